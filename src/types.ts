@@ -1,0 +1,426 @@
+/**
+ * The contracts of cairn: the memory model, the session substrate, and the interfaces every
+ * adapter (store, embedder, clock, logger) implements. The rest of the code depends on these,
+ * not on each other's internals.
+ */
+
+export const KINDS = [
+  'fact',
+  'decision',
+  'preference',
+  'procedure',
+  'correction',
+  'entity',
+  'continuation',
+  'note',
+] as const;
+export type Kind = (typeof KINDS)[number];
+
+export const SCOPES = ['session', 'project', 'user'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export const SOURCES = ['manual', 'hook', 'ingest', 'distill', 'import'] as const;
+export type Source = (typeof SOURCES)[number];
+
+/** A file a memory talks about, captured at write time so staleness can be checked later. */
+export interface FileRef {
+  /** Path as written (relative to the project root when inside it). */
+  path: string;
+  /** 1-based line the memory points at, when it names one. */
+  line?: number;
+  /** sha256 of the file's content when the memory was written; absent when the file was not readable. */
+  hash?: string;
+  /** The text of `line` at write time (trimmed), used to find the line again after edits. */
+  lineText?: string;
+}
+
+/** Where a memory came from: a transcript turn, a hook, an import file. */
+export interface Provenance {
+  transcript?: string;
+  line?: number;
+  uuid?: string;
+  sessionId?: string;
+  turnId?: string;
+  /** Every other source that produced the same memory (dedup merges keep them all). */
+  also?: Array<Omit<Provenance, 'also'>>;
+}
+
+/** One stored memory. Times are epoch milliseconds. */
+export interface Memory {
+  id: string;
+  text: string;
+  kind: Kind;
+  scope: Scope;
+  /** Project identity (see workspace/project.ts); null for user-scope memories. */
+  project: string | null;
+  session: string | null;
+  tags: string[];
+  /** 0..1 */
+  importance: number;
+  source: Source;
+  provenance: Provenance | null;
+  files: FileRef[];
+  createdAt: number;
+  updatedAt: number;
+  validFrom: number;
+  /** Set when a newer version superseded this one; the row is kept. */
+  validTo: number | null;
+  supersedes: string | null;
+  accessCount: number;
+  lastAccessedAt: number | null;
+  lastRecalledAt: number | null;
+  pinned: boolean;
+  /** Soft delete (forget); restore clears it. */
+  deletedAt: number | null;
+  /** Normalised-text hash used for exact-duplicate detection. */
+  contentHash: string;
+  meta: Record<string, unknown>;
+}
+
+export const EVENT_TYPES = [
+  'create',
+  'revise',
+  'supersede',
+  'forget',
+  'restore',
+  'access',
+  'update',
+  'merge',
+  'pin',
+  'unpin',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** One line of the append-only audit log. */
+export interface MemoryEvent {
+  id?: number;
+  memoryId: string;
+  type: EventType;
+  at: number;
+  /** Who made the change: 'cli', 'mcp', 'hook', 'ingest', a token name … */
+  actor: string;
+  data: Record<string, unknown>;
+}
+
+export interface Snapshot {
+  id: string;
+  label: string;
+  createdAt: number;
+  memoryCount: number;
+}
+
+/** Filters shared by recall, listing and counting. Absent fields do not filter. */
+export interface MemoryFilter {
+  project?: string | null;
+  /** Include user-scope memories (project null) alongside `project`. Default true. */
+  includeUserScope?: boolean;
+  session?: string;
+  kinds?: Kind[];
+  scopes?: Scope[];
+  /** Memories carrying all of these tags. */
+  tags?: string[];
+  /** Only memories sealed in this snapshot (id). */
+  snapshotId?: string;
+  /** Include superseded versions. Default false. */
+  includeSuperseded?: boolean;
+  /** Include forgotten memories. Default false. */
+  includeDeleted?: boolean;
+  /** Only forgotten memories. */
+  onlyDeleted?: boolean;
+  createdAfter?: number;
+  createdBefore?: number;
+  pinned?: boolean;
+  sources?: Source[];
+}
+
+export interface ListOptions extends MemoryFilter {
+  limit?: number;
+  offset?: number;
+  order?: 'created-desc' | 'created-asc' | 'updated-desc' | 'importance-desc' | 'access-desc';
+}
+
+export interface ScoredId {
+  id: string;
+  /** Higher is better; comparable only within one result list. */
+  score: number;
+}
+
+/** What a memory write changes atomically. */
+export interface MemoryWrite {
+  memory: Memory;
+  /** Precomputed embedding (computed before the transaction starts). */
+  vector?: Float32Array;
+  events: MemoryEvent[];
+  /** Close this memory's validity (a revision or a supersede). */
+  closes?: { id: string; at: number };
+}
+
+export interface MemoryPatch {
+  text?: string;
+  tags?: string[];
+  importance?: number;
+  kind?: Kind;
+  scope?: Scope;
+  pinned?: boolean;
+  deletedAt?: number | null;
+  validTo?: number | null;
+  meta?: Record<string, unknown>;
+  provenance?: Provenance | null;
+  files?: FileRef[];
+  updatedAt: number;
+}
+
+export interface EmbedderIdentity {
+  /** Stable model id, e.g. `static:potion-base-8M` or `ollama:nomic-embed-text`. */
+  model: string;
+  dimension: number;
+}
+
+/** Turns text into unit-length vectors. Batched; may be slow; never called inside a DB transaction. */
+export interface Embedder extends EmbedderIdentity {
+  embed(texts: string[]): Promise<Float32Array[]>;
+  /** Release resources (workers, sockets). */
+  close?(): Promise<void>;
+}
+
+export interface StoreCapabilities {
+  /** Ranked full-text search over memories. */
+  fullText: boolean;
+  /** Vector storage and similarity search. */
+  vectors: boolean;
+  /** Approximate nearest neighbour index (else exact search). */
+  ann: boolean;
+  /** Session substrate (sessions, turns, compactions, corrections). */
+  substrate: boolean;
+}
+
+export interface StoreStats {
+  memories: number;
+  active: number;
+  superseded: number;
+  forgotten: number;
+  events: number;
+  snapshots: number;
+  vectors: number;
+  byKind: Record<string, number>;
+  byScope: Record<string, number>;
+  sizeBytes: number | null;
+  schemaVersion: number;
+  vectorModel: EmbedderIdentity | null;
+}
+
+export interface TextSearchOptions extends MemoryFilter {
+  limit: number;
+}
+
+export interface VectorSearchOptions extends MemoryFilter {
+  limit: number;
+}
+
+/**
+ * The storage contract. Every backend (SQLite, PostgreSQL, …) implements it and passes the
+ * conformance suite in test/store/conformance.ts. Each method is atomic on its own.
+ */
+export interface Store {
+  /** Backend name, e.g. `sqlite`. */
+  readonly name: string;
+  readonly capabilities: StoreCapabilities;
+  /** Where the data lives, for `status` (a path or a redacted URL). */
+  readonly location: string;
+
+  /** Create or migrate the schema; refuse a schema newer than this code knows. */
+  open(): Promise<void>;
+  close(): Promise<void>;
+
+  /**
+   * Insert a memory with its events (and vector, and closing of a superseded row) atomically.
+   * When an active memory with the same project and content hash already exists, nothing is
+   * inserted and that memory is returned with `inserted: false`.
+   */
+  writeMemory(write: MemoryWrite): Promise<{ memory: Memory; inserted: boolean }>;
+  patchMemory(id: string, patch: MemoryPatch, event: MemoryEvent): Promise<Memory>;
+  getMemory(id: string): Promise<Memory | null>;
+  getMemories(ids: string[]): Promise<Memory[]>;
+  findByContentHash(contentHash: string, project: string | null): Promise<Memory | null>;
+  listMemories(options: ListOptions): Promise<Memory[]>;
+  countMemories(filter: MemoryFilter): Promise<number>;
+  /** Every version chained to `id` through `supersedes`, oldest first. */
+  versions(id: string): Promise<Memory[]>;
+
+  /** BM25-ranked ids for a free-text query (the backend applies the code-aware tokenizer). */
+  searchText(query: string, options: TextSearchOptions): Promise<ScoredId[]>;
+  /** Cosine-ranked ids. Throws `EMBEDDER_MISMATCH` when `model` differs from the stored index. */
+  searchVector(vector: Float32Array, model: EmbedderIdentity, options: VectorSearchOptions): Promise<ScoredId[]>;
+  putVectors(model: EmbedderIdentity, items: Array<{ id: string; vector: Float32Array }>): Promise<void>;
+  getVectors(ids: string[], model: EmbedderIdentity): Promise<Map<string, Float32Array>>;
+  /** The embedder identity the vector index was built with, or null when empty. */
+  vectorModel(): Promise<EmbedderIdentity | null>;
+  /** Ids of memories without a vector for `model` (for reindex), oldest first. */
+  missingVectors(model: EmbedderIdentity, limit: number): Promise<Memory[]>;
+  /** Drop every vector (before a reindex with another model). */
+  clearVectors(): Promise<void>;
+
+  /** Bump access counters; `recalled` also sets lastRecalledAt. */
+  touch(ids: string[], at: number, recalled: boolean): Promise<void>;
+
+  appendEvents(events: MemoryEvent[]): Promise<void>;
+  listEvents(options: { memoryId?: string; since?: number; limit?: number; types?: EventType[] }): Promise<MemoryEvent[]>;
+
+  createSnapshot(snapshot: Snapshot, filter: MemoryFilter): Promise<Snapshot>;
+  listSnapshots(): Promise<Snapshot[]>;
+  getSnapshot(idOrLabel: string): Promise<Snapshot | null>;
+  snapshotMemberIds(snapshotId: string): Promise<Set<string>>;
+
+  /** Small key/value state (cursors, budgets, settings). */
+  getState(key: string): Promise<string | null>;
+  setState(key: string, value: string): Promise<void>;
+
+  stats(): Promise<StoreStats>;
+}
+
+export interface Clock {
+  now(): number;
+}
+
+export interface IdSource {
+  /** A new sortable unique id (ULID). */
+  next(at?: number): string;
+}
+
+export interface Logger {
+  debug(message: string, data?: Record<string, unknown>): void;
+  info(message: string, data?: Record<string, unknown>): void;
+  warn(message: string, data?: Record<string, unknown>): void;
+  error(message: string, data?: Record<string, unknown>): void;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Session substrate: what transcript readers produce and the store keeps.                     */
+/* ------------------------------------------------------------------------------------------ */
+
+export const AGENTS = ['claude-code', 'codex', 'gemini', 'aider', 'cursor', 'generic'] as const;
+export type Agent = (typeof AGENTS)[number];
+
+export const TURN_ROLES = ['user', 'assistant', 'tool_call', 'tool_result', 'system', 'summary'] as const;
+export type TurnRole = (typeof TURN_ROLES)[number];
+
+export interface SessionRecord {
+  /** Stable id: the agent's own session id when it has one. */
+  id: string;
+  agent: Agent;
+  project: string | null;
+  cwd: string | null;
+  branch: string | null;
+  /** Parent session for subagent / sidechain sessions. */
+  parentId: string | null;
+  startedAt: number | null;
+  endedAt: number | null;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheCreationTokens: number;
+  compactions: number;
+  /** Transcript file(s) it was read from. */
+  sourcePath: string;
+  title: string | null;
+}
+
+export interface TurnRecord {
+  /** Stable id: `${sessionId}:${sourceUuid ?? line}` so re-ingest is idempotent. */
+  id: string;
+  sessionId: string;
+  /** Order within the session. */
+  seq: number;
+  role: TurnRole;
+  text: string;
+  toolName: string | null;
+  /** Bounded summary of the tool input (tool_call) or output (tool_result). */
+  toolInput: string | null;
+  toolUseId: string | null;
+  isError: boolean;
+  /** Flags: interrupt, rejection, queued, slash-command, meta, sidechain, compact-summary. */
+  flags: string[];
+  at: number | null;
+  sourceUuid: string | null;
+  sourceLine: number;
+}
+
+export interface CompactionRecord {
+  id: string;
+  sessionId: string;
+  trigger: 'manual' | 'auto' | null;
+  preTokens: number | null;
+  summary: string | null;
+  at: number | null;
+  /** seq of the boundary turn. */
+  seq: number;
+  sourceLine: number;
+}
+
+export interface CorrectionRecord {
+  id: string;
+  sessionId: string;
+  /** The assistant turn the user pushed back on (may be null when none precedes). */
+  premiseTurnId: string | null;
+  correctionTurnId: string;
+  kind: 'interrupt' | 'rejection' | 'pushback';
+  /** Language code of the matched pattern, e.g. `en`, `ru`. */
+  lang: string | null;
+  text: string;
+  at: number | null;
+}
+
+/** Per-file reading position so ingest is incremental and idempotent. */
+export interface IngestCursor {
+  path: string;
+  size: number;
+  mtimeMs: number;
+  /** Bytes consumed (always at a line boundary). */
+  offset: number;
+  /** sha256 of the first min(size, 4096) bytes, to detect a rewritten or replaced file. */
+  headHash: string;
+  /** Reader-specific state needed to continue (e.g. seq counters, open message ids). */
+  state: Record<string, unknown>;
+  updatedAt: number;
+}
+
+export interface TurnSearchOptions {
+  project?: string;
+  sessionId?: string;
+  agent?: Agent;
+  roles?: TurnRole[];
+  since?: number;
+  limit: number;
+}
+
+export interface TurnHit {
+  turn: TurnRecord;
+  session: SessionRecord;
+  score: number;
+  /** A short excerpt around the match. */
+  snippet: string;
+}
+
+/** One reader pass's output, written atomically together with the file's new cursor. */
+export interface SubstrateBatch {
+  sessions: SessionRecord[];
+  turns: TurnRecord[];
+  compactions: CompactionRecord[];
+  corrections: CorrectionRecord[];
+  cursor: IngestCursor | null;
+}
+
+/** The session substrate part of a store (capabilities.substrate). */
+export interface SubstrateStore {
+  /** Upsert sessions (token totals and end time merged), insert turns/compactions/corrections
+   * ignoring ones already present, and save the cursor — all in one transaction. */
+  writeSubstrate(batch: SubstrateBatch): Promise<{ turnsAdded: number }>;
+  getCursor(path: string): Promise<IngestCursor | null>;
+  getSession(id: string): Promise<SessionRecord | null>;
+  listSessions(options: { project?: string; agent?: Agent; limit?: number; offset?: number }): Promise<SessionRecord[]>;
+  getTurns(sessionId: string, options?: { fromSeq?: number; limit?: number }): Promise<TurnRecord[]>;
+  getCompactions(sessionId: string): Promise<CompactionRecord[]>;
+  getCorrections(options: { sessionId?: string; limit?: number }): Promise<CorrectionRecord[]>;
+  searchTurns(query: string, options: TurnSearchOptions): Promise<TurnHit[]>;
+  substrateStats(): Promise<{ sessions: number; turns: number; compactions: number; corrections: number; files: number; lastIngestAt: number | null }>;
+}
