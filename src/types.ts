@@ -119,6 +119,8 @@ export interface MemoryFilter {
   scopes?: Scope[];
   /** Memories carrying all of these tags. */
   tags?: string[];
+  /** Memories carrying at least one of these tags. */
+  anyTags?: string[];
   /** Only memories sealed in this snapshot (id). */
   snapshotId?: string;
   /** Include superseded versions. Default false. */
@@ -148,8 +150,8 @@ export interface ScoredId {
 /** What a memory write changes atomically. */
 export interface MemoryWrite {
   memory: Memory;
-  /** Precomputed embedding (computed before the transaction starts). */
-  vector?: Float32Array;
+  /** Precomputed embedding (computed before the transaction starts) and the model that made it. */
+  embedding?: { model: EmbedderIdentity; vector: Float32Array };
   events: MemoryEvent[];
   /** Close this memory's validity (a revision or a supersede). */
   closes?: { id: string; at: number };

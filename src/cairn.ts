@@ -1,0 +1,129 @@
+import type { Deps } from './deps.js';
+import {
+  diff,
+  forget,
+  getDetail,
+  restore,
+  revise,
+  snapshot,
+  update,
+  type ForgetResult,
+  type MemoryDetail,
+  type ReviseOptions,
+  type SnapshotDiff,
+  type UpdateInput,
+} from './memory/lifecycle.js';
+import { remember, type RememberInput, type RememberResult } from './memory/remember.js';
+import { importJsonl, toExportLine, toMarkdown, type ImportResult } from './memory/transfer.js';
+import { recall, type RecallInput, type RecallResult } from './recall/recall.js';
+import { silentLogger, systemClock, ulidSource } from './runtime.js';
+import type { Clock, Embedder, IdSource, ListOptions, Logger, Memory, Snapshot, Store, StoreStats } from './types.js';
+
+export interface CairnOptions {
+  /** Where memories live (e.g. `await openSqliteStore(path)`). */
+  store: Store;
+  /** Semantic embedder; without one recall runs on BM25 alone. @default null */
+  embedder?: Embedder | null;
+  /** @default the system clock */
+  clock?: Clock;
+  /** @default monotonic ULIDs */
+  ids?: IdSource;
+  /** @default a silent logger (library code never writes to stdout) */
+  logger?: Logger;
+  /** Project identity for writes and recall (see `resolveProject`). @default null (user scope only) */
+  project?: string | null;
+  /** Folder file references resolve against, for staleness. @default null (no file checks) */
+  workspaceRoot?: string | null;
+  /** Agent session id, for session-scoped memories. @default null */
+  session?: string | null;
+  /** Who is acting, recorded in the event log. @default 'library' */
+  actor?: string;
+}
+
+export interface CairnStatus {
+  store: { name: string; location: string };
+  project: string | null;
+  embedder: { model: string; dimension: number } | null;
+  /** `hybrid` with an embedder and a vector index, else `bm25`. */
+  recallMode: 'hybrid' | 'bm25';
+  stats: StoreStats;
+}
+
+/** The typed operations every surface (CLI, MCP, hooks, browser) is a thin layer over. */
+export interface Cairn {
+  readonly deps: Deps;
+  remember(input: RememberInput): Promise<RememberResult>;
+  recall(input: RecallInput): Promise<RecallResult>;
+  forget(ids: string[], reason?: string): Promise<ForgetResult>;
+  restore(id: string): Promise<Memory>;
+  revise(id: string, text: string, options?: ReviseOptions): Promise<RememberResult>;
+  update(id: string, input: UpdateInput): Promise<Memory>;
+  get(id: string): Promise<MemoryDetail>;
+  list(options?: ListOptions): Promise<Memory[]>;
+  snapshot(label: string): Promise<Snapshot>;
+  snapshots(): Promise<Snapshot[]>;
+  diff(from: string, to: string): Promise<SnapshotDiff>;
+  importJsonl(lines: AsyncIterable<string> | Iterable<string>, onProgress?: (line: number) => void): Promise<ImportResult>;
+  exportJsonl(options?: ListOptions): AsyncGenerator<string>;
+  exportMarkdown(options?: ListOptions): Promise<string>;
+  status(): Promise<CairnStatus>;
+  close(): Promise<void>;
+}
+
+/** Wire a store and an embedder into the operations. */
+export function createCairn(options: CairnOptions): Cairn {
+  const deps: Deps = {
+    store: options.store,
+    embedder: options.embedder ?? null,
+    clock: options.clock ?? systemClock,
+    ids: options.ids ?? ulidSource(),
+    logger: options.logger ?? silentLogger,
+    project: options.project ?? null,
+    workspaceRoot: options.workspaceRoot ?? null,
+    session: options.session ?? null,
+    actor: options.actor ?? 'library',
+  };
+  const scoped = (list: ListOptions = {}): ListOptions =>
+    list.project === undefined && deps.project !== null ? { ...list, project: deps.project } : list;
+  return {
+    deps,
+    remember: (input) => remember(deps, input),
+    recall: (input) => recall(deps, input),
+    forget: (ids, reason) => forget(deps, ids, reason),
+    restore: (id) => restore(deps, id),
+    revise: (id, text, opts) => revise(deps, id, text, opts),
+    update: (id, input) => update(deps, id, input),
+    get: (id) => getDetail(deps, id),
+    list: (list) => deps.store.listMemories(scoped(list)),
+    snapshot: (label) => snapshot(deps, label),
+    snapshots: () => deps.store.listSnapshots(),
+    diff: (from, to) => diff(deps, from, to),
+    importJsonl: (lines, onProgress) => importJsonl(deps, lines, onProgress),
+    async *exportJsonl(list = {}) {
+      const pageSize = 1000;
+      for (let offset = 0; ; offset += pageSize) {
+        const page = await deps.store.listMemories({ ...scoped(list), order: 'created-asc', limit: pageSize, offset });
+        for (const memory of page) yield JSON.stringify(toExportLine(memory));
+        if (page.length < pageSize) return;
+      }
+    },
+    async exportMarkdown(list = {}) {
+      const memories = await deps.store.listMemories({ ...scoped(list), order: 'created-asc', limit: list.limit ?? 1_000_000 });
+      return toMarkdown(memories, deps.project ? `cairn memories — ${deps.project}` : 'cairn memories');
+    },
+    async status() {
+      const stats = await deps.store.stats();
+      return {
+        store: { name: deps.store.name, location: deps.store.location },
+        project: deps.project,
+        embedder: deps.embedder ? { model: deps.embedder.model, dimension: deps.embedder.dimension } : null,
+        recallMode: deps.embedder && deps.store.capabilities.vectors ? 'hybrid' : 'bm25',
+        stats,
+      };
+    },
+    close: async () => {
+      await deps.embedder?.close?.();
+      await deps.store.close();
+    },
+  };
+}

@@ -1,0 +1,63 @@
+import type { Deps } from '../deps.js';
+import type { Memory } from '../types.js';
+import { indexTerms } from '../store/tokenize.js';
+
+/** Jaccard similarity of two texts' index-term sets. */
+export function termJaccard(a: string, b: string): number {
+  const setA = new Set(indexTerms(a));
+  const setB = new Set(indexTerms(b));
+  if (setA.size === 0 || setB.size === 0) return 0;
+  let shared = 0;
+  for (const term of setA) if (setB.has(term)) shared++;
+  return shared / (setA.size + setB.size - shared);
+}
+
+export function cosine(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  for (let i = 0; i < a.length; i++) dot += (a[i] as number) * (b[i] as number);
+  return dot;
+}
+
+export interface SimilarMemory {
+  id: string;
+  text: string;
+  kind: Memory['kind'];
+  /** 0..1: the larger of term overlap (Jaccard) and cosine similarity. */
+  similarity: number;
+}
+
+/** Thresholds above which two memories are called near-duplicates. */
+export const NEAR_DUPLICATE = { jaccard: 0.5, cosine: 0.9 } as const;
+
+/**
+ * Active memories in the same project that say nearly the same thing as `text`: candidates from
+ * full-text and vector search, kept when their term overlap or cosine passes the threshold.
+ */
+export async function findSimilar(
+  deps: Deps,
+  text: string,
+  vector: Float32Array | null,
+  project: string | null,
+  excludeId?: string,
+): Promise<SimilarMemory[]> {
+  const filter = project === null ? { project: null } : { project };
+  const ids = new Set((await deps.store.searchText(text, { ...filter, limit: 20 })).map((hit) => hit.id));
+  const model = deps.embedder;
+  if (vector && model) {
+    for (const hit of await deps.store.searchVector(vector, model, { ...filter, limit: 10 })) ids.add(hit.id);
+  }
+  if (excludeId) ids.delete(excludeId);
+  if (ids.size === 0) return [];
+  const memories = await deps.store.getMemories([...ids]);
+  const vectors = vector && model ? await deps.store.getVectors([...ids], model) : new Map<string, Float32Array>();
+  const out: SimilarMemory[] = [];
+  for (const memory of memories) {
+    const jaccard = termJaccard(text, memory.text);
+    const other = vectors.get(memory.id);
+    const cos = vector && other ? cosine(vector, other) : 0;
+    if (jaccard >= NEAR_DUPLICATE.jaccard || cos >= NEAR_DUPLICATE.cosine) {
+      out.push({ id: memory.id, text: memory.text, kind: memory.kind, similarity: Math.max(jaccard, cos) });
+    }
+  }
+  return out.sort((a, b) => b.similarity - a.similarity).slice(0, 5);
+}

@@ -1,0 +1,131 @@
+import { z } from 'zod';
+import { isCairnError } from '../errors.js';
+import type { Deps } from '../deps.js';
+import { KINDS, SCOPES, type Memory } from '../types.js';
+import { remember } from './remember.js';
+
+/** One line of an import file (SPEC §5.1). */
+export const importLineSchema = z.object({
+  text: z.string(),
+  kind: z.enum(KINDS).optional(),
+  tags: z.array(z.string()).optional(),
+  scope: z.enum(SCOPES).optional(),
+  project: z.string().nullable().optional(),
+  importance: z.number().min(0).max(1).optional(),
+  createdAt: z.union([z.string(), z.number()]).optional(),
+  meta: z.record(z.string(), z.unknown()).optional(),
+});
+export type ImportLine = z.infer<typeof importLineSchema>;
+
+export interface ImportProblem {
+  line: number;
+  error: string;
+}
+
+export interface ImportResult {
+  lines: number;
+  imported: number;
+  duplicates: number;
+  failed: ImportProblem[];
+}
+
+function parseTime(value: string | number | undefined): number | undefined | 'bad' {
+  if (value === undefined) return undefined;
+  const ms = typeof value === 'number' ? value : Date.parse(value);
+  return Number.isFinite(ms) ? ms : 'bad';
+}
+
+/** zod issues as one line: `kind: Invalid option …`. */
+export function describeZodError(error: z.ZodError): string {
+  return error.issues.map((issue) => `${issue.path.join('.') || 'value'}: ${issue.message}`).join('; ');
+}
+
+/**
+ * Import memories from JSONL text, one memory per line. Bad lines are reported with their line
+ * number and skipped; the rest are imported. Each memory is written in its own transaction and
+ * keyed by content hash, so a killed import leaves a consistent store and a re-run adds no
+ * duplicates.
+ */
+export async function importJsonl(
+  deps: Deps,
+  lines: AsyncIterable<string> | Iterable<string>,
+  onProgress?: (done: number) => void,
+): Promise<ImportResult> {
+  const result: ImportResult = { lines: 0, imported: 0, duplicates: 0, failed: [] };
+  let lineNo = 0;
+  for await (const raw of lines) {
+    lineNo++;
+    const line = raw.trim();
+    if (line.length === 0) continue;
+    result.lines++;
+    let json: unknown;
+    try {
+      json = JSON.parse(line);
+    } catch {
+      result.failed.push({ line: lineNo, error: 'not valid JSON' });
+      continue;
+    }
+    const parsed = importLineSchema.safeParse(json);
+    if (!parsed.success) {
+      result.failed.push({ line: lineNo, error: describeZodError(parsed.error) });
+      continue;
+    }
+    const createdAt = parseTime(parsed.data.createdAt);
+    if (createdAt === 'bad') {
+      result.failed.push({ line: lineNo, error: 'createdAt: not a date' });
+      continue;
+    }
+    try {
+      const rest = parsed.data;
+      const written = await remember(deps, {
+        text: rest.text,
+        ...(rest.kind ? { kind: rest.kind } : {}),
+        ...(rest.tags ? { tags: rest.tags } : {}),
+        ...(rest.scope ? { scope: rest.scope } : {}),
+        ...(rest.project !== undefined ? { project: rest.project } : {}),
+        ...(rest.importance !== undefined ? { importance: rest.importance } : {}),
+        ...(createdAt !== undefined ? { createdAt } : {}),
+        ...(rest.meta ? { meta: rest.meta } : {}),
+        source: 'import',
+      });
+      if (written.created) result.imported++;
+      else result.duplicates++;
+    } catch (error) {
+      if (!isCairnError(error) || !error.isUserError) throw error;
+      result.failed.push({ line: lineNo, error: error.message });
+    }
+    onProgress?.(lineNo);
+  }
+  return result;
+}
+
+/** One memory as an import-compatible JSONL object (round-trips through importJsonl). */
+export function toExportLine(memory: Memory): Record<string, unknown> {
+  return {
+    text: memory.text,
+    kind: memory.kind,
+    tags: memory.tags,
+    scope: memory.scope,
+    project: memory.project,
+    importance: memory.importance,
+    createdAt: new Date(memory.createdAt).toISOString(),
+    meta: { ...memory.meta, id: memory.id, source: memory.source, pinned: memory.pinned, files: memory.files },
+  };
+}
+
+/** Memories as Markdown, grouped by kind, each with its id, tags and files. */
+export function toMarkdown(memories: Memory[], title = 'cairn memories'): string {
+  const out: string[] = [`# ${title}`, ''];
+  for (const kind of KINDS) {
+    const group = memories.filter((m) => m.kind === kind);
+    if (group.length === 0) continue;
+    out.push(`## ${kind[0]?.toUpperCase()}${kind.slice(1)}s`, '');
+    for (const memory of group) {
+      const tags = memory.tags.length > 0 ? ` ${memory.tags.map((t) => `#${t}`).join(' ')}` : '';
+      const text = memory.text.replace(/\n/g, '\n  ');
+      out.push(`- ${text}${tags} <!-- ${memory.id} · ${memory.scope} · ${new Date(memory.createdAt).toISOString().slice(0, 10)} -->`);
+    }
+    out.push('');
+  }
+  return out.join('\n');
+}

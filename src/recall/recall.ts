@@ -1,0 +1,157 @@
+import { invalid } from '../errors.js';
+import type { Deps } from '../deps.js';
+import { resolveSnapshot } from '../memory/lifecycle.js';
+import { normalizeTags } from '../memory/normalize.js';
+import { queryTerms, indexTerms } from '../store/tokenize.js';
+import { KINDS, SCOPES, type Kind, type Memory, type MemoryFilter, type Scope, type ScoredId } from '../types.js';
+import { checkStaleness, type FileStatus } from '../workspace/files.js';
+import { RRF_K, reciprocalRankFusion } from './fusion.js';
+import { compositeScore, precedence, type Why } from './score.js';
+
+export interface RecallInput {
+  query: string;
+  /** Number of hits. @default 10 */
+  k?: number;
+  /** Only memories carrying at least one of these tags; each matching tag also adds 10%. */
+  tags?: string[];
+  kinds?: Kind[];
+  scopes?: Scope[];
+  /** Project to search (plus user-scope memories). @default the instance's project */
+  project?: string | null;
+  /** Search every project. */
+  allProjects?: boolean;
+  /** Recall over the memory set sealed in this snapshot (id or label). */
+  asOf?: string;
+  /** Count this recall as an access (usage, recently-recalled penalty). @default true */
+  touch?: boolean;
+  /** Candidates taken from each retriever before fusion. @default max(50, 5k) */
+  candidates?: number;
+  /** Check file references against the workspace. @default true */
+  checkFiles?: boolean;
+}
+
+export type StaleReason = 'file-missing' | 'file-changed' | 'line-moved' | 'superseded' | 'forgotten';
+
+export interface Staleness {
+  stale: boolean;
+  reasons: StaleReason[];
+  files: FileStatus[];
+}
+
+export interface RecallHit {
+  memory: Memory;
+  score: number;
+  why: Why;
+  staleness: Staleness;
+}
+
+export interface RecallResult {
+  query: string;
+  /** Which retrievers ran: `hybrid` (BM25 + vectors), `bm25`, or `vector`. */
+  mode: 'hybrid' | 'bm25' | 'vector';
+  hits: RecallHit[];
+  /** Candidates considered before the cut to k. */
+  considered: number;
+}
+
+function checkList<T extends string>(values: T[] | undefined, allowed: readonly T[], field: string): void {
+  for (const value of values ?? []) {
+    if (!allowed.includes(value)) throw invalid(`${field} must be among ${allowed.join(', ')} (got "${value}")`, field);
+  }
+}
+
+/** Share of distinct query terms present in the memory's text and tags. */
+export function termCoverage(terms: readonly string[], memory: Memory): number {
+  if (terms.length === 0) return 0;
+  const own = new Set(indexTerms(`${memory.text} ${memory.tags.join(' ')}`));
+  let hit = 0;
+  for (const term of terms) if (own.has(term)) hit++;
+  return hit / terms.length;
+}
+
+export function stalenessOf(deps: Deps, memory: Memory, checkFiles = true): Staleness {
+  const reasons = new Set<StaleReason>();
+  if (memory.validTo !== null) reasons.add('superseded');
+  if (memory.deletedAt !== null) reasons.add('forgotten');
+  let files: FileStatus[] = [];
+  const local = deps.workspaceRoot !== null && (memory.project === deps.project || memory.project === null);
+  if (checkFiles && local && memory.files.length > 0) {
+    files = checkStaleness(memory.files, deps.workspaceRoot as string);
+    for (const file of files) {
+      if (file.status === 'file-missing' || file.status === 'file-changed' || file.status === 'line-moved') reasons.add(file.status);
+    }
+  }
+  return { stale: reasons.size > 0, reasons: [...reasons], files };
+}
+
+/**
+ * Hybrid recall: BM25 and vector candidates fused by reciprocal rank (k = 60), re-scored by the
+ * composite score (relevance, recency by kind, importance, usage, recently-recalled penalty,
+ * tag boost, scope), pinned and continuation first, each hit with `why` and staleness.
+ */
+export async function recall(deps: Deps, input: RecallInput): Promise<RecallResult> {
+  if (typeof input.query !== 'string' || input.query.trim().length === 0) throw invalid('query is empty', 'query');
+  const k = input.k ?? 10;
+  if (!Number.isInteger(k) || k < 1 || k > 1000) throw invalid(`k must be an integer from 1 to 1000 (got ${k})`, 'k');
+  checkList(input.kinds, KINDS, 'kind');
+  checkList(input.scopes, SCOPES, 'scope');
+  const tags = normalizeTags(input.tags);
+  const filter: MemoryFilter = {};
+  if (!input.allProjects) {
+    const project = input.project !== undefined ? input.project : deps.project;
+    filter.project = project;
+  }
+  if (input.kinds?.length) filter.kinds = input.kinds;
+  if (input.scopes?.length) filter.scopes = input.scopes;
+  if (tags.length > 0) filter.anyTags = tags;
+  if (input.asOf !== undefined) filter.snapshotId = (await resolveSnapshot(deps, input.asOf)).id;
+
+  const candidates = input.candidates ?? Math.max(50, k * 5);
+  const lists: ScoredId[][] = [];
+  const text = await deps.store.searchText(input.query, { ...filter, limit: candidates });
+  lists.push(text);
+  let vectorList: ScoredId[] | null = null;
+  if (deps.embedder && deps.store.capabilities.vectors && (await deps.store.vectorModel()) !== null) {
+    const [vector] = await deps.embedder.embed([input.query]);
+    if (vector) {
+      vectorList = await deps.store.searchVector(vector, deps.embedder, { ...filter, limit: candidates });
+      lists.push(vectorList);
+    }
+  }
+  const fused = reciprocalRankFusion(lists, RRF_K);
+  const maxRrf = lists.filter((l) => l.length > 0).length / (RRF_K + 1);
+  const memories = new Map((await deps.store.getMemories(fused.map((f) => f.id))).map((m) => [m.id, m]));
+  const terms = queryTerms(input.query);
+  const now = deps.clock.now();
+  const scored: Array<{ memory: Memory; why: Why }> = [];
+  for (const hit of fused) {
+    const memory = memories.get(hit.id);
+    if (!memory) continue;
+    const why = compositeScore({
+      memory,
+      now,
+      rrf: hit.rrf,
+      maxRrf,
+      coverage: termCoverage(terms, memory),
+      bm25Rank: hit.ranks[0] ?? null,
+      bm25: hit.scores[0] ?? null,
+      vectorRank: hit.ranks[1] ?? null,
+      cosine: hit.scores[1] ?? null,
+      boostTags: tags,
+      session: deps.session,
+    });
+    scored.push({ memory, why });
+  }
+  scored.sort((a, b) => precedence(b.memory) - precedence(a.memory) || b.why.score - a.why.score);
+  const top = scored.slice(0, k);
+  const hits: RecallHit[] = top.map(({ memory, why }) => ({
+    memory,
+    score: why.score,
+    why,
+    staleness: stalenessOf(deps, memory, input.checkFiles !== false),
+  }));
+  if (input.touch !== false && hits.length > 0) {
+    await deps.store.touch(hits.map((h) => h.memory.id), now, true);
+  }
+  return { query: input.query, mode: vectorList === null ? 'bm25' : 'hybrid', hits, considered: fused.length };
+}

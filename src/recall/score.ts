@@ -1,0 +1,131 @@
+import type { Kind, Memory, Scope } from '../types.js';
+
+const DAY = 86_400_000;
+
+/**
+ * Recency half-life per kind, in days. Durable knowledge (facts, preferences, decisions,
+ * corrections, procedures) fades slowly; operational context (continuation) halves in a week.
+ */
+export const HALF_LIFE_DAYS: Record<Kind, number> = {
+  fact: 180,
+  decision: 180,
+  preference: 365,
+  correction: 365,
+  procedure: 365,
+  entity: 180,
+  note: 30,
+  continuation: 7,
+};
+
+/** Weights of the composite score's parts (they sum to 1 before boosts and penalties). */
+export const WEIGHTS = { relevance: 0.55, importance: 0.2, recency: 0.15, usage: 0.1 } as const;
+/** A memory recalled within this window is pushed down, so the same few do not crowd every answer. */
+export const RECENT_RECALL_WINDOW_MS = 10 * 60_000;
+export const RECENT_RECALL_PENALTY = 0.25;
+export const TAG_BOOST = 0.1;
+export const SCOPE_FACTOR = { sameSession: 1.15, otherSession: 0.85, project: 1.0, user: 0.95 } as const;
+
+/** The score broken down: every recall hit carries one. */
+export interface Why {
+  /** 1-based rank in the BM25 list, or null when full-text did not find it. */
+  bm25Rank: number | null;
+  bm25: number | null;
+  vectorRank: number | null;
+  cosine: number | null;
+  /** Reciprocal-rank-fusion score (k = 60). */
+  rrf: number;
+  /** Share of the query's terms the memory contains, 0..1. */
+  coverage: number;
+  /** 0..1: fused rank normalised, blended with coverage. */
+  relevance: number;
+  recency: number;
+  halfLifeDays: number;
+  importance: number;
+  usage: number;
+  recentlyRecalledPenalty: number;
+  matchedTags: string[];
+  /** Multiplier: 1 + 0.1 per matching tag. */
+  tagBoost: number;
+  scope: Scope;
+  scopeFactor: number;
+  pinned: boolean;
+  score: number;
+}
+
+export interface ScoreInput {
+  memory: Memory;
+  now: number;
+  rrf: number;
+  /** The largest rrf achievable with the lists used (a hit ranked first in every list). */
+  maxRrf: number;
+  coverage: number;
+  bm25Rank: number | null;
+  bm25: number | null;
+  vectorRank: number | null;
+  cosine: number | null;
+  boostTags: readonly string[];
+  session: string | null;
+}
+
+export function recencyOf(memory: Memory, now: number): number {
+  const ageDays = Math.max(0, now - memory.updatedAt) / DAY;
+  return Math.pow(0.5, ageDays / HALF_LIFE_DAYS[memory.kind]);
+}
+
+export function usageOf(memory: Memory): number {
+  return Math.min(1, Math.log1p(memory.accessCount) / Math.log1p(50));
+}
+
+function scopeFactorOf(memory: Memory, session: string | null): number {
+  if (memory.scope === 'session') {
+    return session !== null && memory.session === session ? SCOPE_FACTOR.sameSession : SCOPE_FACTOR.otherSession;
+  }
+  return memory.scope === 'project' ? SCOPE_FACTOR.project : SCOPE_FACTOR.user;
+}
+
+/** The composite score of SPEC §4, with its breakdown. */
+export function compositeScore(input: ScoreInput): Why {
+  const { memory, now } = input;
+  const rankPart = input.maxRrf > 0 ? input.rrf / input.maxRrf : 0;
+  const relevance = 0.6 * rankPart + 0.4 * input.coverage;
+  const recency = recencyOf(memory, now);
+  const usage = usageOf(memory);
+  let penalty = 0;
+  if (memory.lastRecalledAt !== null) {
+    const elapsed = now - memory.lastRecalledAt;
+    if (elapsed >= 0 && elapsed < RECENT_RECALL_WINDOW_MS) penalty = RECENT_RECALL_PENALTY * (1 - elapsed / RECENT_RECALL_WINDOW_MS);
+  }
+  const matchedTags = input.boostTags.filter((tag) => memory.tags.includes(tag));
+  const tagBoost = 1 + TAG_BOOST * matchedTags.length;
+  const scopeFactor = scopeFactorOf(memory, input.session);
+  const base =
+    WEIGHTS.relevance * relevance + WEIGHTS.importance * memory.importance + WEIGHTS.recency * recency + WEIGHTS.usage * usage - penalty;
+  const score = Math.max(0, base) * tagBoost * scopeFactor;
+  return {
+    bm25Rank: input.bm25Rank,
+    bm25: input.bm25,
+    vectorRank: input.vectorRank,
+    cosine: input.cosine,
+    rrf: input.rrf,
+    coverage: input.coverage,
+    relevance,
+    recency,
+    halfLifeDays: HALF_LIFE_DAYS[memory.kind],
+    importance: memory.importance,
+    usage,
+    recentlyRecalledPenalty: penalty,
+    matchedTags,
+    tagBoost,
+    scope: memory.scope,
+    scopeFactor,
+    pinned: memory.pinned,
+    score,
+  };
+}
+
+/** Pinned memories and continuation state come first; then by score. */
+export function precedence(memory: Memory): number {
+  if (memory.pinned) return 2;
+  if (memory.kind === 'continuation') return 1;
+  return 0;
+}

@@ -1,0 +1,79 @@
+import { readdirSync, readFileSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { CairnError } from '../../errors.js';
+
+/** Migrations ship as numbered SQL files in src/store/sqlite/migrations (also used from dist/). */
+const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../../src/store/sqlite/migrations');
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export function loadMigrations(dir: string = MIGRATIONS_DIR): Migration[] {
+  return readdirSync(dir)
+    .filter((file) => /^\d{3}_[\w-]+\.sql$/.test(file))
+    .sort()
+    .map((file) => ({
+      version: Number(file.slice(0, 3)),
+      name: file.slice(4, -4),
+      sql: readFileSync(join(dir, file), 'utf8'),
+    }));
+}
+
+export interface OpenOptions {
+  /** Milliseconds to wait for another process's write lock. @default 10000 */
+  busyTimeoutMs?: number;
+  readonly?: boolean;
+  migrations?: Migration[];
+}
+
+/**
+ * Open (creating when needed) a cairn SQLite database: WAL, a busy timeout so several agent
+ * processes can write, and forward migrations applied in one transaction each.
+ */
+export function openDatabase(path: string, options: OpenOptions = {}): Database.Database {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path, { timeout: options.busyTimeoutMs ?? 10_000, readonly: options.readonly ?? false });
+  try {
+    if (!options.readonly) db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('temp_store = MEMORY');
+    db.pragma('cache_size = -32000');
+    migrate(db, options.migrations ?? loadMigrations());
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return db;
+}
+
+export function schemaVersion(db: Database.Database): number {
+  return db.pragma('user_version', { simple: true }) as number;
+}
+
+/** Apply every migration newer than the database, each in an IMMEDIATE transaction. */
+export function migrate(db: Database.Database, migrations: Migration[]): void {
+  const latest = migrations.at(-1)?.version ?? 0;
+  const current = schemaVersion(db);
+  if (current > latest) {
+    throw new CairnError(
+      'SCHEMA_TOO_NEW',
+      `database ${db.name} has schema version ${current}, newer than this cairn understands (${latest}); upgrade cairn`,
+    );
+  }
+  for (const migration of migrations) {
+    if (migration.version <= current) continue;
+    const apply = db.transaction(() => {
+      // Another process may have migrated while we waited for the lock.
+      if (schemaVersion(db) >= migration.version) return;
+      db.exec(migration.sql);
+      db.pragma(`user_version = ${migration.version}`);
+    });
+    apply.immediate();
+  }
+}

@@ -1,0 +1,582 @@
+import { statSync } from 'node:fs';
+import type Database from 'better-sqlite3';
+import { CairnError, notFound } from '../../errors.js';
+import type {
+  EmbedderIdentity,
+  EventType,
+  ListOptions,
+  Memory,
+  MemoryEvent,
+  MemoryFilter,
+  MemoryPatch,
+  MemoryWrite,
+  ScoredId,
+  Snapshot,
+  Store,
+  StoreCapabilities,
+  StoreStats,
+  TextSearchOptions,
+  VectorSearchOptions,
+} from '../../types.js';
+import { indexText, queryTerms } from '../tokenize.js';
+import { ExactVectorIndex } from '../vector-index.js';
+import { openDatabase, schemaVersion, type OpenOptions } from './database.js';
+import {
+  MEMORY_COLUMNS,
+  blobToVector,
+  filterSql,
+  memoryToParams,
+  rowToMemory,
+  vectorToBlob,
+  type MemoryRow,
+} from './rows.js';
+
+const ORDER_SQL: Record<NonNullable<ListOptions['order']>, string> = {
+  'created-desc': 'm.created_at DESC, m.id DESC',
+  'created-asc': 'm.created_at ASC, m.id ASC',
+  'updated-desc': 'm.updated_at DESC, m.id DESC',
+  'importance-desc': 'm.importance DESC, m.created_at DESC',
+  'access-desc': 'm.access_count DESC, m.created_at DESC',
+};
+
+/** The text a memory is indexed under: its text and its tags. */
+function ftsTerms(memory: Pick<Memory, 'text' | 'tags'>): string {
+  return indexText(`${memory.text} ${memory.tags.join(' ')}`);
+}
+
+/** FTS5 MATCH expression: OR of quoted terms (BM25 ranks documents matching more and rarer terms first). */
+function matchExpression(query: string): string | null {
+  const terms = queryTerms(query);
+  if (terms.length === 0) return null;
+  return terms.map((term) => `"${term.replaceAll('"', '""')}"`).join(' OR ');
+}
+
+export interface SqliteStoreOptions extends OpenOptions {
+  /** Database file, or `:memory:`. */
+  path: string;
+}
+
+/**
+ * The default store: one SQLite file (WAL, busy timeout, FTS5, vectors in a table with an
+ * in-memory exact index synced incrementally), safe with several processes writing at once.
+ */
+export class SqliteStore implements Store {
+  readonly name = 'sqlite';
+  readonly capabilities: StoreCapabilities = { fullText: true, vectors: true, ann: false, substrate: false };
+  readonly location: string;
+  private readonly options: SqliteStoreOptions;
+  private database: Database.Database | null = null;
+  private index: ExactVectorIndex | null = null;
+  private indexModel: string | null = null;
+  private indexSeq = 0;
+  private indexEpoch = '';
+
+  constructor(options: SqliteStoreOptions) {
+    this.options = options;
+    this.location = options.path;
+  }
+
+  /** The underlying connection, for adapters that extend this store (substrate, ANN). */
+  get db(): Database.Database {
+    if (!this.database) throw new CairnError('STORE_FAILED', 'store is not open; call open() first');
+    return this.database;
+  }
+
+  async open(): Promise<void> {
+    if (this.database) return;
+    this.database = openDatabase(this.options.path, this.options);
+  }
+
+  async close(): Promise<void> {
+    this.database?.close();
+    this.database = null;
+    this.index = null;
+  }
+
+  /* ---------------------------------------------------------------- memories */
+
+  async writeMemory(write: MemoryWrite): Promise<{ memory: Memory; inserted: boolean }> {
+    const db = this.db;
+    const { memory } = write;
+    const run = db.transaction((): { memory: Memory; inserted: boolean } => {
+      if (write.closes) {
+        const closed = db
+          .prepare('UPDATE memories SET valid_to = ?, updated_at = ? WHERE id = ? AND valid_to IS NULL')
+          .run(write.closes.at, write.closes.at, write.closes.id);
+        if (closed.changes === 0) {
+          const exists = db.prepare('SELECT valid_to FROM memories WHERE id = ?').get(write.closes.id);
+          if (!exists) throw notFound(`memory ${write.closes.id}`);
+          throw new CairnError('CONFLICT', `memory ${write.closes.id} was already superseded`);
+        }
+      }
+      const params = memoryToParams(memory);
+      const columns = Object.keys(params);
+      const result = db
+        .prepare(
+          `INSERT INTO memories (${columns.join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})
+           ON CONFLICT DO NOTHING`,
+        )
+        .run(params);
+      if (result.changes === 0) {
+        const existing = this.activeByHash(memory.contentHash, memory.project);
+        if (!existing) throw new CairnError('CONFLICT', `memory id ${memory.id} already exists`);
+        if (write.closes) throw new CairnError('CONFLICT', 'the revised text is identical to an existing memory');
+        return { memory: existing, inserted: false };
+      }
+      const rowid = Number(result.lastInsertRowid);
+      db.prepare('INSERT INTO memories_fts (rowid, terms) VALUES (?, ?)').run(rowid, ftsTerms(memory));
+      if (write.embedding) {
+        this.claimVectorModel(write.embedding.model);
+        this.insertVector(rowid, write.embedding.vector);
+      }
+      this.insertEvents(write.events);
+      return { memory, inserted: true };
+    });
+    return run.immediate();
+  }
+
+  async patchMemory(id: string, patch: MemoryPatch, event: MemoryEvent): Promise<Memory> {
+    const db = this.db;
+    const run = db.transaction((): Memory => {
+      const row = this.rowById(id);
+      if (!row) throw notFound(`memory ${id}`);
+      const sets: string[] = ['updated_at = @updated_at'];
+      const params: Record<string, unknown> = { id, updated_at: patch.updatedAt };
+      const assign = (column: string, value: unknown): void => {
+        sets.push(`${column} = @${column}`);
+        params[column] = value;
+      };
+      if (patch.text !== undefined) assign('text', patch.text);
+      if (patch.tags !== undefined) assign('tags', JSON.stringify(patch.tags));
+      if (patch.importance !== undefined) assign('importance', patch.importance);
+      if (patch.kind !== undefined) assign('kind', patch.kind);
+      if (patch.scope !== undefined) assign('scope', patch.scope);
+      if (patch.pinned !== undefined) assign('pinned', patch.pinned ? 1 : 0);
+      if (patch.deletedAt !== undefined) assign('deleted_at', patch.deletedAt);
+      if (patch.validTo !== undefined) assign('valid_to', patch.validTo);
+      if (patch.meta !== undefined) assign('meta', JSON.stringify(patch.meta));
+      if (patch.provenance !== undefined) assign('provenance', patch.provenance === null ? null : JSON.stringify(patch.provenance));
+      if (patch.files !== undefined) assign('files', JSON.stringify(patch.files));
+      try {
+        db.prepare(`UPDATE memories SET ${sets.join(', ')} WHERE id = @id`).run(params);
+      } catch (error) {
+        if (error instanceof Error && /UNIQUE constraint/.test(error.message)) {
+          throw new CairnError('CONFLICT', `an identical active memory already exists; cannot restore ${id}`, { cause: error });
+        }
+        throw error;
+      }
+      if (patch.text !== undefined || patch.tags !== undefined) {
+        const updated = this.rowById(id) as MemoryRow;
+        db.prepare('DELETE FROM memories_fts WHERE rowid = ?').run(row.rowid);
+        db.prepare('INSERT INTO memories_fts (rowid, terms) VALUES (?, ?)').run(row.rowid, ftsTerms(rowToMemory(updated)));
+      }
+      this.insertEvents([event]);
+      return rowToMemory(this.rowById(id) as MemoryRow);
+    });
+    return run.immediate();
+  }
+
+  async getMemory(id: string): Promise<Memory | null> {
+    const row = this.rowById(id);
+    return row ? rowToMemory(row) : null;
+  }
+
+  async getMemories(ids: string[]): Promise<Memory[]> {
+    if (ids.length === 0) return [];
+    const out: Memory[] = [];
+    const stmt = this.db.prepare<unknown[], MemoryRow>(
+      `SELECT ${MEMORY_COLUMNS} FROM memories m WHERE m.id IN (SELECT value FROM json_each(?))`,
+    );
+    const byId = new Map(stmt.all(JSON.stringify(ids)).map((row) => [row.id, row]));
+    for (const id of ids) {
+      const row = byId.get(id);
+      if (row) out.push(rowToMemory(row));
+    }
+    return out;
+  }
+
+  async findByContentHash(contentHash: string, project: string | null): Promise<Memory | null> {
+    return this.activeByHash(contentHash, project);
+  }
+
+  async listMemories(options: ListOptions): Promise<Memory[]> {
+    const { where, params } = filterSql(options);
+    const order = ORDER_SQL[options.order ?? 'created-desc'];
+    const rows = this.db
+      .prepare<unknown[], MemoryRow>(
+        `SELECT ${MEMORY_COLUMNS} FROM memories m WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?`,
+      )
+      .all(...params, options.limit ?? 100, options.offset ?? 0);
+    return rows.map(rowToMemory);
+  }
+
+  async countMemories(filter: MemoryFilter): Promise<number> {
+    const { where, params } = filterSql(filter);
+    const row = this.db.prepare(`SELECT count(*) AS n FROM memories m WHERE ${where}`).get(...params) as { n: number };
+    return row.n;
+  }
+
+  async versions(id: string): Promise<Memory[]> {
+    // Walk back through `supersedes`, then forward through rows that supersede the newest.
+    const chain: Memory[] = [];
+    const seen = new Set<string>();
+    let current = await this.getMemory(id);
+    if (!current) return [];
+    while (current && !seen.has(current.id)) {
+      seen.add(current.id);
+      chain.unshift(current);
+      current = current.supersedes ? await this.getMemory(current.supersedes) : null;
+    }
+    let newest = chain[chain.length - 1] as Memory;
+    for (;;) {
+      const row = this.db
+        .prepare<unknown[], MemoryRow>(`SELECT ${MEMORY_COLUMNS} FROM memories m WHERE m.supersedes = ? ORDER BY m.created_at LIMIT 1`)
+        .get(newest.id);
+      if (!row || seen.has(row.id)) break;
+      seen.add(row.id);
+      newest = rowToMemory(row);
+      chain.push(newest);
+    }
+    return chain;
+  }
+
+  /* ---------------------------------------------------------------- search */
+
+  async searchText(query: string, options: TextSearchOptions): Promise<ScoredId[]> {
+    const match = matchExpression(query);
+    if (match === null) return [];
+    const { where, params } = filterSql(options);
+    const rows = this.db
+      .prepare(
+        `SELECT m.id AS id, f.rank AS rank
+           FROM memories_fts f JOIN memories m ON m.rowid = f.rowid
+          WHERE memories_fts MATCH ? AND ${where}
+          ORDER BY f.rank LIMIT ?`,
+      )
+      .all(match, ...params, options.limit) as Array<{ id: string; rank: number }>;
+    // FTS5 rank is bm25() negated (smaller is better); flip so higher is better.
+    return rows.map((row) => ({ id: row.id, score: -row.rank }));
+  }
+
+  async searchVector(vector: Float32Array, model: EmbedderIdentity, options: VectorSearchOptions): Promise<ScoredId[]> {
+    const index = this.syncIndex(model);
+    if (!index || index.size === 0) return [];
+    const { where, params } = filterSql(options);
+    const unfiltered = where === '1';
+    // Over-fetch, then keep the hits that pass the filter; widen when the filter is selective.
+    for (let fetch = Math.max(options.limit * 4, 64); ; fetch *= 4) {
+      const hits = index.search(vector, fetch);
+      if (hits.length === 0) return [];
+      let accepted: Map<number, string>;
+      if (unfiltered) {
+        accepted = this.idsForRowids(hits.map((h) => h.key), '1', []);
+      } else {
+        accepted = this.idsForRowids(hits.map((h) => h.key), where, params);
+      }
+      const out: ScoredId[] = [];
+      for (const hit of hits) {
+        const id = accepted.get(hit.key);
+        if (id !== undefined) out.push({ id, score: hit.score });
+        if (out.length >= options.limit) break;
+      }
+      if (out.length >= options.limit || hits.length < fetch || fetch >= index.size) return out;
+    }
+  }
+
+  async putVectors(model: EmbedderIdentity, items: Array<{ id: string; vector: Float32Array }>): Promise<void> {
+    const db = this.db;
+    const run = db.transaction(() => {
+      this.claimVectorModel(model);
+      const rowidOf = db.prepare('SELECT rowid FROM memories WHERE id = ?').pluck();
+      for (const item of items) {
+        if (item.vector.length !== model.dimension) {
+          throw new CairnError('EMBEDDER_MISMATCH', `vector for ${item.id} has ${item.vector.length} dimensions, expected ${model.dimension}`);
+        }
+        const rowid = rowidOf.get(item.id) as number | undefined;
+        if (rowid === undefined) throw notFound(`memory ${item.id}`);
+        this.insertVector(rowid, item.vector);
+      }
+    });
+    run.immediate();
+  }
+
+  async getVectors(ids: string[], model: EmbedderIdentity): Promise<Map<string, Float32Array>> {
+    const out = new Map<string, Float32Array>();
+    const stored = await this.vectorModel();
+    if (!stored || stored.model !== model.model || ids.length === 0) return out;
+    const rows = this.db
+      .prepare(
+        `SELECT m.id AS id, v.vector AS vector FROM vectors v JOIN memories m ON m.rowid = v.memory_rowid
+          WHERE m.id IN (SELECT value FROM json_each(?))`,
+      )
+      .all(JSON.stringify(ids)) as Array<{ id: string; vector: Buffer }>;
+    for (const row of rows) out.set(row.id, blobToVector(row.vector));
+    return out;
+  }
+
+  async vectorModel(): Promise<EmbedderIdentity | null> {
+    const raw = this.stateValue('vector_model');
+    return raw === null ? null : (JSON.parse(raw) as EmbedderIdentity);
+  }
+
+  async missingVectors(model: EmbedderIdentity, limit: number): Promise<Memory[]> {
+    const stored = await this.vectorModel();
+    if (stored && stored.model !== model.model) {
+      throw new CairnError('EMBEDDER_MISMATCH', `the vector index holds ${stored.model}; run \`cairn reindex\` to switch to ${model.model}`);
+    }
+    const rows = this.db
+      .prepare<unknown[], MemoryRow>(
+        `SELECT ${MEMORY_COLUMNS} FROM memories m WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.memory_rowid = m.rowid)
+          ORDER BY m.rowid LIMIT ?`,
+      )
+      .all(limit);
+    return rows.map(rowToMemory);
+  }
+
+  async clearVectors(): Promise<void> {
+    const db = this.db;
+    db.transaction(() => {
+      db.prepare('DELETE FROM vectors').run();
+      db.prepare("DELETE FROM state WHERE key = 'vector_model'").run();
+      this.writeState('vector_epoch', String(Date.now()) + Math.random().toString(36).slice(2));
+    }).immediate();
+    this.index = null;
+  }
+
+  /* ---------------------------------------------------------------- usage, events */
+
+  async touch(ids: string[], at: number, recalled: boolean): Promise<void> {
+    if (ids.length === 0) return;
+    const sql = recalled
+      ? `UPDATE memories SET access_count = access_count + 1, last_accessed_at = ?, last_recalled_at = ?
+          WHERE id IN (SELECT value FROM json_each(?))`
+      : `UPDATE memories SET access_count = access_count + 1, last_accessed_at = ?
+          WHERE id IN (SELECT value FROM json_each(?))`;
+    const params = recalled ? [at, at, JSON.stringify(ids)] : [at, JSON.stringify(ids)];
+    this.db.transaction(() => this.db.prepare(sql).run(...params)).immediate();
+  }
+
+  async appendEvents(events: MemoryEvent[]): Promise<void> {
+    this.db.transaction(() => this.insertEvents(events)).immediate();
+  }
+
+  async listEvents(options: { memoryId?: string; since?: number; limit?: number; types?: EventType[] }): Promise<MemoryEvent[]> {
+    const clauses: string[] = [];
+    const params: unknown[] = [];
+    if (options.memoryId !== undefined) {
+      clauses.push('memory_id = ?');
+      params.push(options.memoryId);
+    }
+    if (options.since !== undefined) {
+      clauses.push('at >= ?');
+      params.push(options.since);
+    }
+    if (options.types && options.types.length > 0) {
+      clauses.push(`type IN (${options.types.map(() => '?').join(', ')})`);
+      params.push(...options.types);
+    }
+    const where = clauses.length > 0 ? `WHERE ${clauses.join(' AND ')}` : '';
+    const rows = this.db
+      .prepare(`SELECT id, memory_id, type, at, actor, data FROM events ${where} ORDER BY id DESC LIMIT ?`)
+      .all(...params, options.limit ?? 100) as Array<{ id: number; memory_id: string; type: EventType; at: number; actor: string; data: string }>;
+    return rows.map((row) => ({
+      id: row.id,
+      memoryId: row.memory_id,
+      type: row.type,
+      at: row.at,
+      actor: row.actor,
+      data: JSON.parse(row.data) as Record<string, unknown>,
+    }));
+  }
+
+  /* ---------------------------------------------------------------- snapshots */
+
+  async createSnapshot(snapshot: Snapshot, filter: MemoryFilter): Promise<Snapshot> {
+    const db = this.db;
+    const { where, params } = filterSql({ ...filter, snapshotId: undefined, includeSuperseded: false, includeDeleted: false });
+    return db
+      .transaction((): Snapshot => {
+        if (db.prepare('SELECT 1 FROM snapshots WHERE label = ?').get(snapshot.label)) {
+          throw new CairnError('CONFLICT', `a snapshot labelled "${snapshot.label}" already exists`, { field: 'label' });
+        }
+        const inserted = db
+          .prepare(`INSERT INTO snapshot_members (snapshot_id, memory_rowid) SELECT ?, m.rowid FROM memories m WHERE ${where}`)
+          .run(snapshot.id, ...params);
+        const sealed = { ...snapshot, memoryCount: inserted.changes };
+        db.prepare('INSERT INTO snapshots (id, label, created_at, memory_count) VALUES (?, ?, ?, ?)').run(
+          sealed.id,
+          sealed.label,
+          sealed.createdAt,
+          sealed.memoryCount,
+        );
+        return sealed;
+      })
+      .immediate();
+  }
+
+  async listSnapshots(): Promise<Snapshot[]> {
+    const rows = this.db
+      .prepare('SELECT id, label, created_at, memory_count FROM snapshots ORDER BY created_at, id')
+      .all() as Array<{ id: string; label: string; created_at: number; memory_count: number }>;
+    return rows.map((r) => ({ id: r.id, label: r.label, createdAt: r.created_at, memoryCount: r.memory_count }));
+  }
+
+  async getSnapshot(idOrLabel: string): Promise<Snapshot | null> {
+    const row = this.db
+      .prepare('SELECT id, label, created_at, memory_count FROM snapshots WHERE id = ? OR label = ? LIMIT 1')
+      .get(idOrLabel, idOrLabel) as { id: string; label: string; created_at: number; memory_count: number } | undefined;
+    return row ? { id: row.id, label: row.label, createdAt: row.created_at, memoryCount: row.memory_count } : null;
+  }
+
+  async snapshotMemberIds(snapshotId: string): Promise<Set<string>> {
+    const ids = this.db
+      .prepare('SELECT m.id FROM snapshot_members s JOIN memories m ON m.rowid = s.memory_rowid WHERE s.snapshot_id = ?')
+      .pluck()
+      .all(snapshotId) as string[];
+    return new Set(ids);
+  }
+
+  /* ---------------------------------------------------------------- state, stats */
+
+  async getState(key: string): Promise<string | null> {
+    return this.stateValue(key);
+  }
+
+  async setState(key: string, value: string): Promise<void> {
+    this.writeState(key, value);
+  }
+
+  async stats(): Promise<StoreStats> {
+    const db = this.db;
+    const one = (sql: string): number => (db.prepare(sql).pluck().get() as number | null) ?? 0;
+    const group = (column: string): Record<string, number> =>
+      Object.fromEntries(
+        (
+          db
+            .prepare(`SELECT ${column} AS k, count(*) AS n FROM memories WHERE valid_to IS NULL AND deleted_at IS NULL GROUP BY ${column}`)
+            .all() as Array<{ k: string; n: number }>
+        ).map((r) => [r.k, r.n]),
+      );
+    let sizeBytes: number | null = null;
+    if (this.location !== ':memory:') {
+      sizeBytes = 0;
+      for (const suffix of ['', '-wal', '-shm']) {
+        try {
+          sizeBytes += statSync(this.location + suffix).size;
+        } catch {
+          // the -wal / -shm files exist only while a connection is open in WAL mode
+        }
+      }
+    }
+    return {
+      memories: one('SELECT count(*) FROM memories'),
+      active: one('SELECT count(*) FROM memories WHERE valid_to IS NULL AND deleted_at IS NULL'),
+      superseded: one('SELECT count(*) FROM memories WHERE valid_to IS NOT NULL'),
+      forgotten: one('SELECT count(*) FROM memories WHERE deleted_at IS NOT NULL'),
+      events: one('SELECT count(*) FROM events'),
+      snapshots: one('SELECT count(*) FROM snapshots'),
+      vectors: one('SELECT count(*) FROM vectors'),
+      byKind: group('kind'),
+      byScope: group('scope'),
+      sizeBytes,
+      schemaVersion: schemaVersion(db),
+      vectorModel: await this.vectorModel(),
+    };
+  }
+
+  /* ---------------------------------------------------------------- internals */
+
+  private rowById(id: string): MemoryRow | undefined {
+    return this.db.prepare<unknown[], MemoryRow>(`SELECT ${MEMORY_COLUMNS} FROM memories m WHERE m.id = ?`).get(id);
+  }
+
+  private activeByHash(contentHash: string, project: string | null): Memory | null {
+    const row = this.db
+      .prepare<unknown[], MemoryRow>(
+        `SELECT ${MEMORY_COLUMNS} FROM memories m
+          WHERE coalesce(m.project, '') = ? AND m.content_hash = ? AND m.valid_to IS NULL AND m.deleted_at IS NULL`,
+      )
+      .get(project ?? '', contentHash);
+    return row ? rowToMemory(row) : null;
+  }
+
+  private insertEvents(events: MemoryEvent[]): void {
+    const stmt = this.db.prepare('INSERT INTO events (memory_id, type, at, actor, data) VALUES (?, ?, ?, ?, ?)');
+    for (const event of events) stmt.run(event.memoryId, event.type, event.at, event.actor, JSON.stringify(event.data));
+  }
+
+  private insertVector(rowid: number, vector: Float32Array): void {
+    this.db
+      .prepare(
+        `INSERT INTO vectors (memory_rowid, vector, seq) VALUES (?, ?, (SELECT coalesce(max(seq), 0) + 1 FROM vectors))
+         ON CONFLICT (memory_rowid) DO UPDATE SET vector = excluded.vector, seq = excluded.seq`,
+      )
+      .run(rowid, vectorToBlob(vector));
+  }
+
+  /** Record the embedder identity on first use; refuse vectors from another model. */
+  private claimVectorModel(model: EmbedderIdentity): void {
+    const raw = this.stateValue('vector_model');
+    if (raw === null) {
+      this.writeState('vector_model', JSON.stringify({ model: model.model, dimension: model.dimension }));
+      return;
+    }
+    const stored = JSON.parse(raw) as EmbedderIdentity;
+    if (stored.model !== model.model || stored.dimension !== model.dimension) {
+      throw new CairnError(
+        'EMBEDDER_MISMATCH',
+        `the vector index was built with ${stored.model} (${stored.dimension} dims) but the embedder is ${model.model} (${model.dimension} dims); run \`cairn reindex\``,
+      );
+    }
+  }
+
+  /** Bring the in-memory index up to date with what any process wrote since the last call. */
+  private syncIndex(model: EmbedderIdentity): ExactVectorIndex | null {
+    const raw = this.stateValue('vector_model');
+    if (raw === null) return null;
+    const stored = JSON.parse(raw) as EmbedderIdentity;
+    if (stored.model !== model.model || stored.dimension !== model.dimension) {
+      throw new CairnError(
+        'EMBEDDER_MISMATCH',
+        `the vector index was built with ${stored.model} (${stored.dimension} dims) but the query embedder is ${model.model} (${model.dimension} dims); run \`cairn reindex\``,
+      );
+    }
+    const epoch = this.stateValue('vector_epoch') ?? '';
+    if (!this.index || this.indexModel !== stored.model || this.indexEpoch !== epoch) {
+      this.index = new ExactVectorIndex(stored.dimension);
+      this.indexModel = stored.model;
+      this.indexEpoch = epoch;
+      this.indexSeq = 0;
+    }
+    const rows = this.db
+      .prepare('SELECT memory_rowid, vector, seq FROM vectors WHERE seq > ? ORDER BY seq')
+      .all(this.indexSeq) as Array<{ memory_rowid: number; vector: Buffer; seq: number }>;
+    for (const row of rows) {
+      this.index.upsert(row.memory_rowid, blobToVector(row.vector));
+      this.indexSeq = row.seq;
+    }
+    return this.index;
+  }
+
+  private idsForRowids(rowids: number[], where: string, params: unknown[]): Map<number, string> {
+    const rows = this.db
+      .prepare(`SELECT m.rowid AS rowid, m.id AS id FROM memories m WHERE m.rowid IN (SELECT value FROM json_each(?)) AND ${where}`)
+      .all(JSON.stringify(rowids), ...params) as Array<{ rowid: number; id: string }>;
+    return new Map(rows.map((r) => [r.rowid, r.id]));
+  }
+
+  private stateValue(key: string): string | null {
+    return (this.db.prepare('SELECT value FROM state WHERE key = ?').pluck().get(key) as string | undefined) ?? null;
+  }
+
+  private writeState(key: string, value: string): void {
+    this.db.prepare('INSERT INTO state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, value);
+  }
+}
+
+/** Open a SQLite store at `path` (created and migrated when needed). */
+export async function openSqliteStore(path: string, options: OpenOptions = {}): Promise<SqliteStore> {
+  const store = new SqliteStore({ ...options, path });
+  await store.open();
+  return store;
+}
