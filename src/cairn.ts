@@ -59,13 +59,14 @@ export interface Cairn {
   revise(id: string, text: string, options?: ReviseOptions): Promise<RememberResult>;
   update(id: string, input: UpdateInput): Promise<Memory>;
   get(id: string): Promise<MemoryDetail>;
-  list(options?: ListOptions): Promise<Memory[]>;
+  /** Memories of the current project (and the user's), or of every project with `allProjects`. */
+  list(options?: ListOptions & { allProjects?: boolean }): Promise<Memory[]>;
   snapshot(label: string): Promise<Snapshot>;
   snapshots(): Promise<Snapshot[]>;
   diff(from: string, to: string): Promise<SnapshotDiff>;
   importJsonl(lines: AsyncIterable<string> | Iterable<string>, onProgress?: (line: number) => void): Promise<ImportResult>;
-  exportJsonl(options?: ListOptions): AsyncGenerator<string>;
-  exportMarkdown(options?: ListOptions): Promise<string>;
+  exportJsonl(options?: ListOptions & { allProjects?: boolean }): AsyncGenerator<string>;
+  exportMarkdown(options?: ListOptions & { allProjects?: boolean }): Promise<string>;
   status(): Promise<CairnStatus>;
   close(): Promise<void>;
 }
@@ -83,8 +84,8 @@ export function createCairn(options: CairnOptions): Cairn {
     session: options.session ?? null,
     actor: options.actor ?? 'library',
   };
-  const scoped = (list: ListOptions = {}): ListOptions =>
-    list.project === undefined && deps.project !== null ? { ...list, project: deps.project } : list;
+  const scoped = ({ allProjects, ...list }: ListOptions & { allProjects?: boolean } = {}): ListOptions =>
+    !allProjects && list.project === undefined && deps.project !== null ? { ...list, project: deps.project } : list;
   return {
     deps,
     remember: (input) => remember(deps, input),
@@ -99,7 +100,7 @@ export function createCairn(options: CairnOptions): Cairn {
     snapshots: () => deps.store.listSnapshots(),
     diff: (from, to) => diff(deps, from, to),
     importJsonl: (lines, onProgress) => importJsonl(deps, lines, onProgress),
-    async *exportJsonl(list = {}) {
+    async *exportJsonl(list: ListOptions & { allProjects?: boolean } = {}) {
       const pageSize = 1000;
       for (let offset = 0; ; offset += pageSize) {
         const page = await deps.store.listMemories({ ...scoped(list), order: 'created-asc', limit: pageSize, offset });
@@ -107,7 +108,7 @@ export function createCairn(options: CairnOptions): Cairn {
         if (page.length < pageSize) return;
       }
     },
-    async exportMarkdown(list = {}) {
+    async exportMarkdown(list: ListOptions & { allProjects?: boolean } = {}) {
       const memories = await deps.store.listMemories({ ...scoped(list), order: 'created-asc', limit: list.limit ?? 1_000_000 });
       return toMarkdown(memories, deps.project ? `cairn memories — ${deps.project}` : 'cairn memories');
     },

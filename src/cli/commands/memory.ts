@@ -1,0 +1,217 @@
+import type { Command } from 'commander';
+import { invalid } from '../../errors.js';
+import type { Priority } from '../../memory/normalize.js';
+import type { Kind, Scope } from '../../types.js';
+import type { CommandContext } from '../context.js';
+import { day, memoryLine, recallHitLines, similarLines, when } from '../format.js';
+
+export type Run = (command: Command, handler: (ctx: CommandContext, ...args: never[]) => Promise<void>) => void;
+
+export const list = (value: string, previous: string[] = []): string[] => [
+  ...previous,
+  ...value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+];
+
+export function positiveInt(name: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 1) throw invalid(`${name} must be a positive integer (got "${value}")`, name);
+    return n;
+  };
+}
+
+function importance(value: string): number {
+  const n = Number(value);
+  if (!(n >= 0 && n <= 1)) throw invalid(`--importance must be a number from 0 to 1 (got "${value}")`, 'importance');
+  return n;
+}
+
+export function registerMemoryCommands(program: Command, run: Run): void {
+  run(
+    program
+      .command('remember')
+      .summary('store one memory')
+      .description(
+        'Store one memory (a finding, decision, preference, correction …). Secrets are redacted and <private> spans dropped first.\n' +
+          'Prints the new id, or the existing one when the same text is already stored, and any similar memories.',
+      )
+      .argument('<text...>', 'the memory text (quote it)')
+      .option('-k, --kind <kind>', 'fact | decision | preference | procedure | correction | entity | continuation | note', 'note')
+      .option('-t, --tags <tags>', 'comma-separated tags', list)
+      .option('-p, --priority <priority>', 'high | medium | low (sets importance 0.9 / 0.6 / 0.3)')
+      .option('--importance <n>', 'importance from 0 to 1 (overrides --priority)', importance)
+      .option('-s, --scope <scope>', 'session | project | user (default: project inside a project, else user)')
+      .option('-f, --file <path[:line]>', 'a file this memory is about (repeatable)', (v: string, p: string[] = []) => [...p, v])
+      .option('--supersedes <id>', 'replace this memory (it is kept as an older version)')
+      .option('--pin', 'always recall first')
+      .addHelpText('after', '\nExamples:\n  cairn remember "acquire_lock() must run before touching workspace metadata (watcher race)" --kind fact --file src/ws.rs:214\n  cairn remember "use pnpm, never npm" --kind preference --scope user'),
+    async (ctx, words: string[], opts: { kind: Kind; tags?: string[]; priority?: Priority; importance?: number; scope?: Scope; file?: string[]; supersedes?: string; pin?: boolean }) => {
+      const cairn = await ctx.cairn();
+      const result = await cairn.remember({
+        text: words.join(' '),
+        kind: opts.kind,
+        ...(opts.tags ? { tags: opts.tags } : {}),
+        ...(opts.priority ? { priority: opts.priority } : {}),
+        ...(opts.importance !== undefined ? { importance: opts.importance } : {}),
+        ...(opts.scope ? { scope: opts.scope } : {}),
+        ...(opts.file ? { files: opts.file } : {}),
+        ...(opts.supersedes ? { supersedes: opts.supersedes } : {}),
+        ...(opts.pin ? { pinned: true } : {}),
+      });
+      if (ctx.json) return ctx.printJson(result);
+      ctx.out(result.created ? `remembered ${result.memory.id}` : `already stored as ${result.memory.id} (no new memory)`);
+      const redacted = Object.entries(result.redacted);
+      if (redacted.length > 0) ctx.note(`redacted: ${redacted.map(([k, n]) => `${n}× ${k}`).join(', ')}`);
+      for (const line of similarLines(result.similar)) ctx.out(line);
+    },
+  );
+
+  run(
+    program
+      .command('recall')
+      .summary('search memories, ranked, with why')
+      .description('Hybrid recall (BM25 + vectors, fused by reciprocal rank, then the composite score). Each hit shows why it ranked and whether it is stale.')
+      .argument('<query...>', 'what to look for')
+      .option('-n, --k <n>', 'number of results', positiveInt('k'), 10)
+      .option('-t, --tags <tags>', 'only memories with any of these tags (each match also boosts +10%)', list)
+      .option('--kind <kinds>', 'only these kinds (comma-separated)', list)
+      .option('--scope <scopes>', 'only these scopes (comma-separated)', list)
+      .option('--project <id>', 'search this project instead of the current one')
+      .option('--all-projects', 'search every project')
+      .option('--as-of <snapshot>', 'recall over the memories sealed in a snapshot')
+      .option('--no-touch', 'do not count this as an access'),
+    async (
+      ctx,
+      words: string[],
+      opts: { k: number; tags?: string[]; kind?: Kind[]; scope?: Scope[]; project?: string; allProjects?: boolean; asOf?: string; touch: boolean },
+    ) => {
+      const cairn = await ctx.cairn();
+      const result = await cairn.recall({
+        query: words.join(' '),
+        k: opts.k,
+        ...(opts.tags ? { tags: opts.tags } : {}),
+        ...(opts.kind ? { kinds: opts.kind } : {}),
+        ...(opts.scope ? { scopes: opts.scope } : {}),
+        ...(opts.project ? { project: opts.project } : {}),
+        ...(opts.allProjects ? { allProjects: true } : {}),
+        ...(opts.asOf ? { asOf: opts.asOf } : {}),
+        touch: opts.touch,
+      });
+      if (ctx.json) return ctx.printJson(result);
+      if (result.hits.length === 0) {
+        ctx.out(`no memories match "${result.query}"`);
+        return;
+      }
+      result.hits.forEach((hit, i) => {
+        for (const line of recallHitLines(hit, i + 1)) ctx.out(line);
+      });
+      ctx.note(`${result.hits.length} of ${result.considered} candidates · mode ${result.mode}`);
+    },
+  );
+
+  run(
+    program
+      .command('forget')
+      .summary('soft-delete memories (undo with restore)')
+      .argument('<ids...>', 'memory ids')
+      .option('-r, --reason <reason>', 'why (kept in the event log)'),
+    async (ctx, ids: string[], opts: { reason?: string }) => {
+      const result = await (await ctx.cairn()).forget(ids, opts.reason);
+      if (ctx.json) return ctx.printJson(result);
+      for (const id of result.forgotten) ctx.out(`forgot ${id} (undo: cairn restore ${id})`);
+      for (const id of result.unchanged) ctx.out(`${id} was already forgotten`);
+    },
+  );
+
+  run(
+    program.command('restore').summary('undo a forget').argument('<id>', 'memory id'),
+    async (ctx, id: string) => {
+      const memory = await (await ctx.cairn()).restore(id);
+      if (ctx.json) return ctx.printJson(memory);
+      ctx.out(`restored ${memoryLine(memory)}`);
+    },
+  );
+
+  run(
+    program
+      .command('revise')
+      .summary('replace a memory with a new version (history kept)')
+      .argument('<id>', 'memory id')
+      .argument('<text...>', 'the new text'),
+    async (ctx, id: string, words: string[]) => {
+      const result = await (await ctx.cairn()).revise(id, words.join(' '));
+      if (ctx.json) return ctx.printJson(result);
+      ctx.out(`revised ${id} → ${result.memory.id}`);
+    },
+  );
+
+  run(
+    program.command('show').summary('one memory with its versions and history').argument('<id>', 'memory id'),
+    async (ctx, id: string) => {
+      const detail = await (await ctx.cairn()).get(id);
+      if (ctx.json) return ctx.printJson(detail);
+      const m = detail.memory;
+      ctx.out(memoryLine(m, 10_000));
+      ctx.out(`  importance ${m.importance.toFixed(2)} · source ${m.source} · created ${when(m.createdAt)} · accessed ${m.accessCount}×`);
+      if (m.project) ctx.out(`  project ${m.project}${m.session ? ` · session ${m.session}` : ''}`);
+      for (const f of m.files) ctx.out(`  file ${f.path}${f.line ? `:${f.line}` : ''}${f.hash ? ` (sha256 ${f.hash.slice(0, 12)})` : ''}`);
+      if (m.provenance?.transcript) ctx.out(`  from ${m.provenance.transcript}${m.provenance.line ? `:${m.provenance.line}` : ''}`);
+      if (detail.versions.length > 1) {
+        ctx.out('  versions:');
+        for (const v of detail.versions) ctx.out(`    ${v.id === m.id ? '*' : ' '} ${day(v.createdAt)} ${memoryLine(v, 100)}`);
+      }
+      ctx.out('  history:');
+      for (const e of detail.events) ctx.out(`    ${when(e.at)} ${e.type} by ${e.actor}${e.memoryId !== m.id ? ` (${e.memoryId})` : ''}`);
+    },
+  );
+
+  run(
+    program
+      .command('list')
+      .summary('list memories, newest first')
+      .option('-n, --limit <n>', 'how many', positiveInt('limit'), 20)
+      .option('--offset <n>', 'skip this many', (v: string) => Number(v), 0)
+      .option('--kind <kinds>', 'only these kinds', list)
+      .option('--scope <scopes>', 'only these scopes', list)
+      .option('-t, --tags <tags>', 'only memories with any of these tags', list)
+      .option('--forgotten', 'list forgotten memories instead')
+      .option('--superseded', 'include superseded versions')
+      .option('--all-projects', 'every project'),
+    async (
+      ctx,
+      opts: { limit: number; offset: number; kind?: Kind[]; scope?: Scope[]; tags?: string[]; forgotten?: boolean; superseded?: boolean; allProjects?: boolean },
+    ) => {
+      const cairn = await ctx.cairn();
+      const memories = await cairn.list({
+        limit: opts.limit,
+        offset: opts.offset,
+        ...(opts.kind ? { kinds: opts.kind } : {}),
+        ...(opts.scope ? { scopes: opts.scope } : {}),
+        ...(opts.tags ? { anyTags: opts.tags } : {}),
+        ...(opts.forgotten ? { onlyDeleted: true } : {}),
+        ...(opts.superseded ? { includeSuperseded: true } : {}),
+        ...(opts.allProjects ? { allProjects: true } : {}),
+      });
+      if (ctx.json) return ctx.printJson(memories);
+      if (memories.length === 0) ctx.out('no memories');
+      for (const m of memories) ctx.out(`${day(m.createdAt)} ${memoryLine(m)}`);
+    },
+  );
+
+  for (const pin of [true, false]) {
+    run(
+      program
+        .command(pin ? 'pin' : 'unpin')
+        .summary(pin ? 'always put a memory first' : 'stop pinning a memory')
+        .argument('<id>', 'memory id'),
+      async (ctx, id: string) => {
+        const memory = await (await ctx.cairn()).update(id, { pinned: pin });
+        if (ctx.json) return ctx.printJson(memory);
+        ctx.out(`${pin ? 'pinned' : 'unpinned'} ${memoryLine(memory)}`);
+      },
+    );
+  }
+}

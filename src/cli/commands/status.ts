@@ -1,0 +1,25 @@
+import type { Command } from 'commander';
+import { bytes, when } from '../format.js';
+import type { Run } from './memory.js';
+
+export function registerStatusCommand(program: Command, run: Run): void {
+  run(program.command('status').summary('counts, paths, embedder, database size'), async (ctx) => {
+    const cairn = await ctx.cairn();
+    const status = await cairn.status();
+    const lastIngest = await cairn.deps.store.getState('last_ingest_at');
+    const report = { ...status, home: ctx.config.home, lastIngestAt: lastIngest ? Number(lastIngest) : null };
+    if (ctx.json) return ctx.printJson(report);
+    const s = status.stats;
+    ctx.out(`cairn home   ${ctx.config.home}`);
+    ctx.out(`database     ${status.store.location} (${status.store.name}, schema v${s.schemaVersion}, ${bytes(s.sizeBytes)})`);
+    ctx.out(`project      ${status.project ?? '(none — user scope only)'}`);
+    ctx.out(`memories     ${s.active} active · ${s.superseded} superseded · ${s.forgotten} forgotten · ${s.events} events · ${s.snapshots} snapshots`);
+    const kinds = Object.entries(s.byKind).map(([k, n]) => `${k} ${n}`).join(' · ');
+    if (kinds) ctx.out(`by kind      ${kinds}`);
+    const scopes = Object.entries(s.byScope).map(([k, n]) => `${k} ${n}`).join(' · ');
+    if (scopes) ctx.out(`by scope     ${scopes}`);
+    if (status.embedder) ctx.out(`embedder     ${status.embedder.model} (${status.embedder.dimension} dims) · ${s.vectors} vectors · recall: hybrid`);
+    else ctx.out('embedder     none configured · recall runs on BM25 alone (full-text)');
+    ctx.out(`last ingest  ${report.lastIngestAt ? when(report.lastIngestAt) : 'never'}`);
+  });
+}

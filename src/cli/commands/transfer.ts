@@ -1,0 +1,69 @@
+import { createReadStream, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { Command } from 'commander';
+import { CairnError, invalid } from '../../errors.js';
+import { ProgressBar } from '../progress.js';
+import type { Run } from './memory.js';
+
+export function registerTransferCommands(program: Command, run: Run): void {
+  run(
+    program
+      .command('import')
+      .summary('import memories from JSONL')
+      .description(
+        'Import one memory per line: {"text": "...", "kind"?, "tags"?, "scope"?, "project"?, "importance"?, "createdAt"?, "meta"?}.\n' +
+          'Bad lines are reported with their line numbers and skipped. Re-running an import adds no duplicates. Use - for stdin.',
+      )
+      .argument('<file>', 'a .jsonl file, or - for stdin'),
+    async (ctx, file: string) => {
+      let input: NodeJS.ReadableStream;
+      let lineCount = 0;
+      if (file === '-') input = ctx.io.stdin;
+      else {
+        const path = resolve(ctx.io.cwd, file);
+        let size: number;
+        try {
+          const stat = statSync(path);
+          if (!stat.isFile()) throw invalid(`${file} is not a file`, 'file');
+          size = stat.size;
+        } catch (error) {
+          if (error instanceof CairnError) throw error;
+          throw invalid(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, 'file');
+        }
+        lineCount = Math.max(1, Math.round(size / 200));
+        input = createReadStream(path, 'utf8');
+      }
+      const bar = new ProgressBar(ctx.io.stderr, 'importing', lineCount);
+      const cairn = await ctx.cairn();
+      const result = await cairn.importJsonl(createInterface({ input, crlfDelay: Infinity }), (line) => {
+        if (line > lineCount) bar.setTotal(line * 2);
+        bar.update(line);
+      });
+      bar.done();
+      if (ctx.json) return ctx.printJson(result);
+      ctx.out(`imported ${result.imported} of ${result.lines} lines (${result.duplicates} already stored, ${result.failed.length} bad)`);
+      for (const problem of result.failed.slice(0, 50)) ctx.note(`line ${problem.line}: ${problem.error}`);
+      if (result.failed.length > 50) ctx.note(`… and ${result.failed.length - 50} more bad lines`);
+    },
+  );
+
+  run(
+    program
+      .command('export')
+      .summary('export memories as JSONL or Markdown')
+      .description('Write memories to stdout: JSONL (re-importable with `cairn import`) or Markdown grouped by kind.')
+      .option('--format <format>', 'jsonl | markdown', 'jsonl')
+      .option('--all-projects', 'every project, not just the current one'),
+    async (ctx, opts: { format: string; allProjects?: boolean }) => {
+      const cairn = await ctx.cairn();
+      const scope = opts.allProjects ? { allProjects: true } : {};
+      if (opts.format === 'markdown' || opts.format === 'md') {
+        ctx.io.stdout.write(await cairn.exportMarkdown(scope));
+        return;
+      }
+      if (opts.format !== 'jsonl') throw invalid(`--format must be jsonl or markdown (got "${opts.format}")`, 'format');
+      for await (const line of cairn.exportJsonl(scope)) ctx.io.stdout.write(`${line}\n`);
+    },
+  );
+}

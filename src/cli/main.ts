@@ -1,0 +1,103 @@
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError } from 'commander';
+import { isCairnError } from '../errors.js';
+import { CommandContext, type CliIo, type GlobalOptions } from './context.js';
+import { registerMemoryCommands, type Run } from './commands/memory.js';
+import { registerSnapshotCommands } from './commands/snapshots.js';
+import { registerStatusCommand } from './commands/status.js';
+import { registerTransferCommands } from './commands/transfer.js';
+import { registerMcpCommand } from './commands/mcp.js';
+
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+const defaultIo = (): CliIo => ({
+  stdout: process.stdout,
+  stderr: process.stderr,
+  stdin: process.stdin,
+  env: process.env,
+  cwd: process.cwd(),
+});
+
+/** Exit codes (SPEC §5.1): 0 ok, 1 user error, 2 internal error. */
+export const EXIT = { ok: 0, user: 1, internal: 2 } as const;
+
+/**
+ * Run the CLI with `argv` (without node and script) and return the exit code. Everything the
+ * process touches comes through `io`, so tests drive the real CLI in-process.
+ */
+export async function main(argv: string[], io: CliIo = defaultIo()): Promise<number> {
+  const program = new Command('cairn');
+  let exitCode: number = EXIT.ok;
+  const contexts: CommandContext[] = [];
+  program
+    .description('cairn — long-term memory for AI coding agents: exact findings survive /compact and new sessions.')
+    .version(packageVersion(), '-V, --version')
+    .option('--home <dir>', 'data home (default: $CAIRN_HOME, else ~/.cairn)')
+    .option('--json', 'print machine-readable JSON')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+      outputError: (s, write) => write(s),
+    })
+    .addHelpText(
+      'after',
+      '\nGetting started:\n' +
+        '  cairn remember "parse_config(path: Path, *, strict: bool = False) -> Config lives in src/config.py:42" --kind fact\n' +
+        '  cairn recall "parse config signature"\n' +
+        '  cairn forget <id>      cairn restore <id>\n' +
+        '  cairn snapshot before-refactor   cairn diff before-refactor now\n' +
+        '\nEvery command takes --json. Exit codes: 0 ok, 1 user error, 2 internal error.',
+    );
+
+  const run: Run = (command, handler) => {
+    command.action(async (...args: unknown[]) => {
+      const cmd = args[args.length - 1] as Command;
+      const globals = cmd.optsWithGlobals<GlobalOptions>();
+      const ctx = new CommandContext(io, globals);
+      contexts.push(ctx);
+      // commander passes positional args, then the options object, then the command.
+      const positional = args.slice(0, -2);
+      const options = args[args.length - 2];
+      await (handler as (ctx: CommandContext, ...rest: unknown[]) => Promise<void>)(ctx, ...positional, options);
+    });
+  };
+
+  registerMemoryCommands(program, run);
+  registerSnapshotCommands(program, run);
+  registerTransferCommands(program, run);
+  registerStatusCommand(program, run);
+  registerMcpCommand(program, run);
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (error) {
+    exitCode = reportError(error, io, argv.includes('--json'));
+  } finally {
+    for (const ctx of contexts) await ctx.close().catch(() => {});
+  }
+  return exitCode;
+}
+
+function reportError(error: unknown, io: CliIo, json: boolean): number {
+  if (error instanceof CommanderError) {
+    // help and version "errors" are normal exits; commander already printed its message.
+    if (error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return EXIT.ok;
+    return EXIT.user;
+  }
+  if (isCairnError(error) && error.isUserError) {
+    if (json) io.stdout.write(`${JSON.stringify({ error: { code: error.code, message: error.message, field: error.field ?? null } })}\n`);
+    io.stderr.write(`cairn: ${error.message}\n`);
+    return EXIT.user;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  if (json) io.stdout.write(`${JSON.stringify({ error: { code: 'INTERNAL', message } })}\n`);
+  io.stderr.write(`cairn: internal error: ${message}\n`);
+  if (io.env.CAIRN_DEBUG && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
+  else io.stderr.write('(set CAIRN_DEBUG=1 for a stack trace; please report it)\n');
+  return EXIT.internal;
+}

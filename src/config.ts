@@ -1,0 +1,92 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createCairn, type Cairn } from './cairn.js';
+import { CairnError } from './errors.js';
+import { streamLogger } from './runtime.js';
+import { openSqliteStore } from './store/sqlite/store.js';
+import type { Embedder, Logger } from './types.js';
+import { resolveProject, type ProjectIdentity } from './workspace/project.js';
+
+/**
+ * Configuration read once at an entry point (CLI, MCP server, hook): flags, then environment,
+ * then `<home>/config.json`, then defaults. Nothing below the entry points reads env or files.
+ */
+export interface Config {
+  /** Data home. @default `--home`, else `$CAIRN_HOME`, else `~/.cairn` */
+  home: string;
+  /** SQLite database file. @default `<home>/cairn.db` */
+  dbPath: string;
+  /** Embedder spec (`hash`, `static:/dir`, `ollama:model@url`, …) or null for BM25 only. */
+  embedder: string | null;
+  logDir: string;
+}
+
+interface FileConfig {
+  embedder?: string | null;
+  db?: string;
+}
+
+export interface ConfigSources {
+  home?: string | undefined;
+  env?: NodeJS.ProcessEnv;
+}
+
+export function loadConfig(sources: ConfigSources = {}): Config {
+  const env = sources.env ?? process.env;
+  const home = resolve(sources.home ?? env.CAIRN_HOME ?? join(homedir(), '.cairn'));
+  const file = join(home, 'config.json');
+  let fileConfig: FileConfig = {};
+  if (existsSync(file)) {
+    try {
+      fileConfig = JSON.parse(readFileSync(file, 'utf8')) as FileConfig;
+    } catch (error) {
+      throw new CairnError('INVALID_INPUT', `${file} is not valid JSON: ${(error as Error).message}`, { cause: error });
+    }
+  }
+  return {
+    home,
+    dbPath: env.CAIRN_DB ?? fileConfig.db ?? join(home, 'cairn.db'),
+    embedder: env.CAIRN_EMBEDDER ?? fileConfig.embedder ?? null,
+    logDir: join(home, 'logs'),
+  };
+}
+
+export interface OpenOptions {
+  cwd: string;
+  actor: string;
+  session?: string | null;
+  logger?: Logger;
+  /** Build an embedder from its spec (injected so entry points choose what to load). */
+  makeEmbedder?: (spec: string) => Promise<Embedder>;
+}
+
+export interface Opened {
+  cairn: Cairn;
+  project: ProjectIdentity;
+}
+
+/** Open the configured store and wire cairn for work in `cwd`. */
+export async function openCairn(config: Config, options: OpenOptions): Promise<Opened> {
+  const project = resolveProject(options.cwd);
+  const store = await openSqliteStore(config.dbPath);
+  let embedder: Embedder | null = null;
+  if (config.embedder && options.makeEmbedder) {
+    try {
+      embedder = await options.makeEmbedder(config.embedder);
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
+  }
+  const cairn = createCairn({
+    store,
+    embedder,
+    project: project.id,
+    workspaceRoot: project.root,
+    session: options.session ?? null,
+    actor: options.actor,
+    logger: options.logger ?? streamLogger((line) => process.stderr.write(line), 'warn'),
+  });
+  return { cairn, project };
+}
