@@ -1,24 +1,171 @@
 /**
- * The embedders: every export here is public API.
+ * The embedders: every export here is public API. `createEmbedder(spec)` builds one from a spec
+ * string (what the config file and `--embedder` carry); the factories below build them directly.
  */
+import os from 'node:os';
+import path from 'node:path';
 import { invalid } from '../errors.js';
 import type { Embedder } from '../types.js';
 import { createHashEmbedder } from './hash.js';
+import { createOllamaEmbedder, createOpenAIEmbedder, type RemoteEmbedderOptions } from './remote.js';
+import { loadStaticEmbedder } from './static.js';
+import { loadTransformersEmbedder } from './transformers.js';
+import { loadUseLiteEmbedder } from './use.js';
 
+/** Feature hashing of code-aware terms: deterministic, instant, no meaning (tests, floor). */
 export { createHashEmbedder, type HashEmbedderOptions } from './hash.js';
+/** Static (Model2Vec-format) embedders: a tokenizer and an embedding table, microseconds a text. */
+export {
+  createStaticEmbedder,
+  KNOWN_STATIC_MODELS,
+  loadStaticEmbedder,
+  type StaticEmbedder,
+  type StaticEmbedderOptions,
+  type StaticModel,
+} from './static.js';
+/** Hugging Face `tokenizer.json` (WordPiece, Unigram, WordLevel) as used by static embedders. */
+export { parseTokenizer, type Tokenizer } from './tokenizer/index.js';
+/** safetensors reading and writing (embedding tables, distilled models). */
+export {
+  parseSafetensors,
+  tensorToFloat32,
+  tensorToFloat64,
+  tensorToInt32,
+  writeSafetensors,
+  type SafetensorsDtype,
+  type SafetensorsFile,
+  type TensorInfo,
+  type TensorInput,
+} from './safetensors.js';
+/** Ollama and OpenAI-compatible HTTP embedders. */
+export { createOllamaEmbedder, createOpenAIEmbedder, type RemoteEmbedderOptions } from './remote.js';
+/** Universal Sentence Encoder Lite, bundled with its weights (512 dimensions). */
+export { loadUseLiteEmbedder, USE_LITE_MODEL, type UseLiteOptions } from './use.js';
+/** transformers.js with a local model folder (optional dependency). */
+export { loadTransformersEmbedder, type TransformersEmbedderOptions } from './transformers.js';
+/** The embedding cache: in-process LRU plus an optional persistent layer. */
+export { embeddingCacheKey, withCache, type EmbeddingCacheOptions, type EmbeddingCacheStore } from './cache.js';
+/** Retrieval quality of an embedder on a BEIR-style set. */
+export {
+  evaluateRetrieval,
+  rankingMetrics,
+  type EvaluateRetrievalOptions,
+  type Qrels,
+  type RankingMetrics,
+  type RetrievalEvaluation,
+  type RetrievalItem,
+} from './evaluate.js';
+/** Vector helpers. */
+export { cosine, dot, normalizeInPlace } from './vector.js';
+
+/** A parsed embedder spec. */
+export type EmbedderSpec =
+  | { kind: 'hash'; dimension?: number }
+  | { kind: 'static'; location: string }
+  | { kind: 'ollama'; model: string; url?: string }
+  | { kind: 'openai'; model: string; url?: string }
+  | { kind: 'use-lite' }
+  | { kind: 'transformers'; location: string };
 
 /** Options for {@link createEmbedder}. */
 export interface CreateEmbedderOptions {
-  /** cairn's home folder (where downloaded or distilled models live). */
+  /**
+   * cairn's home folder: a static or transformers model given by bare name (`static:potion-base-8M`)
+   * is looked up in `<home>/models/<name>`.
+   */
   home?: string;
+  /**
+   * Folder relative model paths are resolved against.
+   * @default process.cwd()
+   */
+  cwd?: string;
+  /** API key for `openai:` specs (sent as a Bearer token). */
+  apiKey?: string;
+  /** Timeouts, retries, batch size … for `ollama:` and `openai:` specs. */
+  remote?: Omit<RemoteEmbedderOptions, 'model' | 'url' | 'apiKey'>;
+}
+
+const SPEC_FORMS =
+  'hash[:<dimension>], static:<folder>, ollama:<model>[@<url>], openai:<model>[@<url>], use-lite, transformers:<folder>';
+
+/**
+ * Parse an embedder spec without loading anything.
+ *
+ * @example
+ * parseEmbedderSpec('ollama:nomic-embed-text@http://127.0.0.1:11434');
+ * // { kind: 'ollama', model: 'nomic-embed-text', url: 'http://127.0.0.1:11434' }
+ */
+export function parseEmbedderSpec(spec: string): EmbedderSpec {
+  const trimmed = spec.trim();
+  const colon = trimmed.indexOf(':');
+  const kind = colon < 0 ? trimmed : trimmed.slice(0, colon);
+  const rest = colon < 0 ? '' : trimmed.slice(colon + 1).trim();
+  const unknown = () => invalid(`unknown embedder spec "${spec}"; expected one of: ${SPEC_FORMS}`, 'embedder');
+  switch (kind) {
+    case 'hash': {
+      if (!rest) return { kind };
+      const dimension = Number(rest);
+      if (!Number.isInteger(dimension) || dimension < 1) throw invalid(`embedder spec "${spec}": the hash dimension must be a positive integer`, 'embedder');
+      return { kind, dimension };
+    }
+    case 'use-lite':
+      if (rest && rest !== '512') throw unknown();
+      return { kind };
+    case 'static':
+    case 'transformers':
+      if (!rest) throw invalid(`embedder spec "${spec}" needs a model folder, e.g. ${kind}:/path/to/model`, 'embedder');
+      return { kind, location: rest };
+    case 'ollama':
+    case 'openai': {
+      const at = rest.indexOf('@');
+      const model = (at < 0 ? rest : rest.slice(0, at)).trim();
+      const url = at < 0 ? '' : rest.slice(at + 1).trim();
+      if (!model) throw invalid(`embedder spec "${spec}" needs a model name, e.g. ${kind}:<model>@<url>`, 'embedder');
+      return url ? { kind, model, url } : { kind, model };
+    }
+    default:
+      throw unknown();
+  }
+}
+
+/** A model folder from a spec: a path, `~/…`, or a bare name under `<home>/models`. */
+function modelFolder(location: string, options: CreateEmbedderOptions): string {
+  if (location === '~' || location.startsWith('~/')) return path.join(os.homedir(), location.slice(1));
+  const isPath = path.isAbsolute(location) || location.startsWith('.') || /[/\\]/.test(location);
+  if (!isPath && options.home) return path.join(options.home, 'models', location);
+  return path.resolve(options.cwd ?? process.cwd(), location);
 }
 
 /**
- * Build an embedder from a spec string such as `hash` or `hash:128`.
- * More providers are being added (static, ollama, openai, use-lite, transformers).
+ * Build an embedder from a spec string. Nothing is downloaded: local models load from disk, and
+ * only `ollama:` / `openai:` specs talk to a server (the one named).
+ *
+ * Specs: `hash`, `hash:128`, `static:/path/to/model`, `static:potion-base-8M` (in
+ * `<home>/models`), `ollama:nomic-embed-text@http://127.0.0.1:11434`,
+ * `openai:text-embedding-3-small@https://host/v1`, `use-lite`, `transformers:/path/to/model`.
+ * An unknown spec is an `INVALID_INPUT` error listing the valid forms.
+ *
+ * @example
+ * const embedder = await createEmbedder('static:potion-base-8M', { home: '~/.cairn' });
  */
-export async function createEmbedder(spec: string, _options: CreateEmbedderOptions = {}): Promise<Embedder> {
-  const match = /^hash(?::(\d+))?$/.exec(spec.trim());
-  if (match) return createHashEmbedder(match[1] ? { dimension: Number(match[1]) } : {});
-  throw invalid(`unknown embedder spec "${spec}"`, 'embedder');
+export async function createEmbedder(spec: string, options: CreateEmbedderOptions = {}): Promise<Embedder> {
+  const parsed = parseEmbedderSpec(spec);
+  switch (parsed.kind) {
+    case 'hash':
+      return createHashEmbedder(parsed.dimension === undefined ? {} : { dimension: parsed.dimension });
+    case 'static':
+      return loadStaticEmbedder(modelFolder(parsed.location, options));
+    case 'transformers':
+      return loadTransformersEmbedder(modelFolder(parsed.location, options));
+    case 'use-lite':
+      return loadUseLiteEmbedder();
+    case 'ollama':
+    case 'openai': {
+      const remote: RemoteEmbedderOptions = { ...options.remote, model: parsed.model };
+      if (parsed.url) remote.url = parsed.url;
+      if (parsed.kind === 'ollama') return createOllamaEmbedder(remote);
+      if (options.apiKey) remote.apiKey = options.apiKey;
+      return createOpenAIEmbedder(remote);
+    }
+  }
 }
