@@ -107,10 +107,11 @@ export function createStaticEmbedder(model: StaticModel, options: { name: string
   }
   const maxChars = maxTokens * medianTokenLength(tokenizer.tokens);
   const unk = tokenizer.unkTokenId;
-  const sum = (model.accumulate ?? (weights ? 'float64' : 'float32')) === 'float32' ? new Float32Array(dimension) : new Float64Array(dimension);
+  // The reference rounds the running sum to float32 after every row for float tables.
+  const round32 = (model.accumulate ?? (weights ? 'float64' : 'float32')) === 'float32';
+  const sum = new Float64Array(dimension);
 
-  function embedOne(text: string): Float32Array {
-    const ids = tokenizer.encode(truncateCodePoints(text, maxChars));
+  function accumulate(ids: number[]): number {
     sum.fill(0);
     let used = 0;
     for (let i = 0; i < ids.length && used < maxTokens; i++) {
@@ -119,17 +120,29 @@ export function createStaticEmbedder(model: StaticModel, options: { name: string
       used++;
       const row = mapping ? (mapping[id] ?? id) : id;
       if (row >= rows) continue;
-      const scale = weights ? (weights[id] ?? 1) : 1;
       const offset = row * dimension;
-      for (let d = 0; d < dimension; d++) sum[d]! += embeddings[offset + d]! * scale;
+      if (weights) {
+        const scale = weights[id] ?? 1;
+        for (let d = 0; d < dimension; d++) sum[d] = sum[d]! + embeddings[offset + d]! * scale;
+      } else if (round32) {
+        for (let d = 0; d < dimension; d++) sum[d] = Math.fround(sum[d]! + embeddings[offset + d]!);
+      } else {
+        for (let d = 0; d < dimension; d++) sum[d] = sum[d]! + embeddings[offset + d]!;
+      }
     }
+    return used;
+  }
+
+  function embedOne(text: string): Float32Array {
+    const used = accumulate(tokenizer.encode(truncateCodePoints(text, maxChars)));
     const out = new Float32Array(dimension);
     if (used === 0) return out;
-    // Mean (stored back in the accumulator's precision, as the reference does), then L2 norm.
+    // Mean (in the reference's precision), then L2 normalisation.
     let norm = 0;
     for (let d = 0; d < dimension; d++) {
-      sum[d] = sum[d]! / used;
-      norm += sum[d]! * sum[d]!;
+      const mean = round32 ? Math.fround(sum[d]! / used) : sum[d]! / used;
+      sum[d] = mean;
+      norm += mean * mean;
     }
     if (norm === 0) return out;
     const scale = Math.sqrt(norm);
