@@ -7,6 +7,7 @@ import { registerSnapshotCommands } from './commands/snapshots.js';
 import { registerStatusCommand } from './commands/status.js';
 import { registerTransferCommands } from './commands/transfer.js';
 import { registerMcpCommand } from './commands/mcp.js';
+import { registerBenchCommand } from './commands/bench.js';
 
 function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -72,6 +73,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
   registerTransferCommands(program, run);
   registerStatusCommand(program, run);
   registerMcpCommand(program, run);
+  registerBenchCommand(program, run);
 
   try {
     await program.parseAsync(argv, { from: 'user' });

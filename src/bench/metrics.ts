@@ -1,0 +1,34 @@
+/** Building the rows of a suite's table: a figure, its target and anchor, pass or fail. */
+import type { Metric, Target } from './types.js';
+import { round } from './stats.js';
+
+export function metric(
+  name: string,
+  value: number | null,
+  unit: string,
+  options: { target?: Target | null; anchor?: string | null; note?: string } = {},
+): Metric {
+  const target = options.target ?? null;
+  const finite = value !== null && Number.isFinite(value) ? round(value) : null;
+  let pass: boolean | null = null;
+  if (target && finite !== null) pass = target.op === '<=' ? finite <= target.value : finite >= target.value;
+  return {
+    name,
+    value: finite,
+    unit,
+    target,
+    anchor: options.anchor ?? null,
+    pass,
+    ...(options.note ? { note: options.note } : {}),
+  };
+}
+
+export const atMost = (value: number): Target => ({ op: '<=', value });
+export const atLeast = (value: number): Target => ({ op: '>=', value });
+
+/** 10000 → 10K, 1000000 → 1M. */
+export function sizeLabel(size: number): string {
+  if (size >= 1_000_000 && size % 1_000_000 === 0) return `${size / 1_000_000}M`;
+  if (size >= 1000 && size % 1000 === 0) return `${size / 1000}K`;
+  return String(size);
+}

@@ -1,0 +1,46 @@
+/**
+ * The suites `cairn bench` knows, in SPEC §9 order. To add one: write src/bench/suites/<name>.ts
+ * exporting a `Suite`, and replace its `planned('<name>')` line below.
+ */
+import { invalid } from '../errors.js';
+import { suiteSpec } from './spec.js';
+import { recallSuite } from './suites/recall.js';
+import { writeSuite } from './suites/write.js';
+import type { Suite } from './types.js';
+
+export const NOT_IMPLEMENTED = 'not yet implemented';
+
+function planned(name: string): Suite {
+  return {
+    name,
+    description: suiteSpec(name)?.measures ?? name,
+    planned: true,
+    run: async () => ({ status: 'skipped', reason: NOT_IMPLEMENTED }),
+  };
+}
+
+export const SUITES: readonly Suite[] = [
+  recallSuite,
+  planned('context'),
+  writeSuite,
+  planned('ingest'),
+  planned('hooks'),
+  planned('rss'),
+  planned('locomo'),
+  planned('beir'),
+  planned('fidelity'),
+  planned('peers'),
+];
+
+/** The suites `name` selects (`all`, or one suite); an unknown name is a one-line user error. */
+export function selectSuites(name: string, suites: readonly Suite[] = SUITES): Suite[] {
+  if (name === 'all') return [...suites];
+  const suite = suites.find((s) => s.name === name);
+  if (suite) return [suite];
+  const ready = suites.filter((s) => !s.planned).map((s) => s.name);
+  const later = suites.filter((s) => s.planned).map((s) => s.name);
+  throw invalid(
+    `unknown suite "${name}"; choose all, ${ready.join(', ')}${later.length > 0 ? ` (${NOT_IMPLEMENTED}: ${later.join(', ')})` : ''}`,
+    'suite',
+  );
+}

@@ -1,0 +1,106 @@
+/**
+ * The contracts of `cairn bench`: a suite is `{ name, description, run(ctx) }`; its result is
+ * self-describing (command, commit, machine, Node, datasets with their hashes, date).
+ */
+
+/** Where and how a run happened, recorded in every result. */
+export interface RunEnv {
+  /** The command that reproduces this run (canonical form, without `--home`). */
+  command: string;
+  /** Commit of the cairn checkout that ran, or null when not in a git checkout. */
+  commit: string | null;
+  machine: {
+    cpu: string;
+    cores: number;
+    memoryBytes: number;
+    platform: string;
+    arch: string;
+  };
+  node: string;
+  /** ISO 8601 start time. */
+  date: string;
+}
+
+/** A synthetic or on-disk dataset a suite measured on. */
+export interface Dataset {
+  name: string;
+  /** sha256 of the dataset's content (for synthetic corpora: over the generated memories). */
+  sha256: string | null;
+  /** For synthetic corpora: what regenerates it exactly. */
+  generator: { version: string; seed: number; size: number; queries: number } | null;
+  /** Time to build the corpus database in this run, or null when it came from the cache. */
+  buildMs: number | null;
+  /** Time the cached build took when it was made. */
+  cachedBuildMs: number | null;
+}
+
+export interface Target {
+  op: '<=' | '>=';
+  value: number;
+}
+
+/** One figure in a suite's table. */
+export interface Metric {
+  /** e.g. `recall p50 @100K (touch)` */
+  name: string;
+  value: number | null;
+  unit: string;
+  /** The SPEC §9 target this figure is judged against, when it has one. */
+  target: Target | null;
+  /** The comparison point from SPEC §9, as text. */
+  anchor: string | null;
+  /** Against the target; null when there is no target or no value. */
+  pass: boolean | null;
+  note?: string;
+}
+
+export type SuiteStatus = 'ok' | 'skipped' | 'failed';
+
+/** What a suite's `run` returns; the runner adds the name, timing and environment. */
+export type SuiteOutcome =
+  | { status: 'ok'; datasets: Dataset[]; metrics: Metric[]; details?: Record<string, unknown> }
+  | { status: 'skipped'; reason: string; datasets?: Dataset[] };
+
+export interface SuiteResult {
+  suite: string;
+  description: string;
+  status: SuiteStatus;
+  /** Why the suite was skipped or failed; null when it ran. */
+  reason: string | null;
+  env: RunEnv;
+  datasets: Dataset[];
+  metrics: Metric[];
+  /** Raw figures (full latency summaries, per-size breakdowns) beyond the table. */
+  details: Record<string, unknown>;
+  durationMs: number;
+}
+
+export interface BenchReport {
+  /** Format of this document. */
+  schema: 'cairn-bench/1';
+  env: RunEnv;
+  options: { suites: string[]; quick: boolean; seed: number; sizes: number[]; data: string };
+  results: SuiteResult[];
+}
+
+/** What a suite gets to run with. */
+export interface BenchContext {
+  quick: boolean;
+  seed: number;
+  /** Corpus sizes to measure at. */
+  sizes: number[];
+  /** Folder with the shared datasets (SPEC §9: `../shared/data`). */
+  dataDir: string;
+  /** Where built corpora are cached (`<home>/bench-cache`). */
+  cacheDir: string;
+  /** Progress for humans (stderr); never part of the results. */
+  log(line: string): void;
+}
+
+export interface Suite {
+  name: string;
+  description: string;
+  /** A SPEC §9 suite that has no implementation yet: it reports `skipped`, never numbers. */
+  planned?: boolean;
+  run(ctx: BenchContext): Promise<SuiteOutcome>;
+}

@@ -1,0 +1,98 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { CairnError, invalid } from '../../errors.js';
+import { formatReport, renderDocs } from '../../bench/report.js';
+import { SUITES, selectSuites } from '../../bench/registry.js';
+import { runBench } from '../../bench/run.js';
+import type { Run } from './memory.js';
+
+interface BenchOptions {
+  quick?: boolean;
+  data?: string;
+  seed: number;
+  sizes?: number[];
+  out?: string;
+  writeDocs?: string | boolean;
+}
+
+function seedOf(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 0xffffffff) throw invalid(`--seed must be an integer from 0 to 4294967295 (got "${value}")`, 'seed');
+  return n;
+}
+
+function sizesOf(value: string): number[] {
+  const sizes = value.split(',').map((s) => s.trim().replaceAll('_', '')).filter(Boolean).map((s) => {
+    const m = /^(\d+(?:\.\d+)?)([kKmM]?)$/.exec(s);
+    const n = m ? Number(m[1]) * (m[2] === '' ? 1 : /k/i.test(m[2] as string) ? 1e3 : 1e6) : Number.NaN;
+    if (!Number.isInteger(n) || n < 1) throw invalid(`--sizes must be positive integers like 10000,100000 or 10K,1M (got "${s}")`, 'sizes');
+    return n;
+  });
+  if (sizes.length === 0) throw invalid('--sizes is empty', 'sizes');
+  return sizes;
+}
+
+/** The command that reproduces a run (without --home, which is machine-specific). */
+function canonicalCommand(suite: string, opts: BenchOptions, json: boolean): string {
+  const parts = ['cairn bench', suite];
+  if (opts.quick) parts.push('--quick');
+  if (opts.seed !== 42) parts.push(`--seed ${opts.seed}`);
+  if (opts.sizes) parts.push(`--sizes ${opts.sizes.join(',')}`);
+  if (opts.data) parts.push(`--data ${opts.data}`);
+  if (opts.writeDocs) parts.push(typeof opts.writeDocs === 'string' ? `--write-docs ${opts.writeDocs}` : '--write-docs');
+  if (json) parts.push('--json');
+  return parts.join(' ');
+}
+
+export function registerBenchCommand(program: Command, run: Run): void {
+  run(
+    program
+      .command('bench')
+      .summary('run benchmarks (SPEC §9) and print figures against their targets')
+      .description(
+        'Run one benchmark suite, or all of them. Results are self-describing (command, commit, machine, Node, datasets and their hashes).\n' +
+          `Suites: ${SUITES.map((s) => (s.planned ? `${s.name} (not yet implemented)` : s.name)).join(', ')}.\n` +
+          'Synthetic corpora are built once and cached under <home>/bench-cache/.',
+      )
+      .argument('<suite>', 'a suite name, or "all"')
+      .option('--quick', 'tiny sizes and few iterations (for CI)')
+      .option('--data <dir>', 'folder with the shared datasets (default: $CAIRN_BENCH_DATA, else ../shared/data)')
+      .option('--seed <n>', 'seed of the synthetic corpus', seedOf, 42)
+      .option('--sizes <list>', 'corpus sizes, comma-separated (default 10000,100000; with --quick 10000; 1M only when listed)', sizesOf)
+      .option('--out <file>', 'also write the JSON results to this file')
+      .option('--write-docs [file]', 'regenerate the benchmarks page from this run (default docs/BENCHMARKS.md)')
+      .addHelpText('after', '\nExamples:\n  cairn bench recall\n  cairn bench all --quick --json\n  cairn bench recall --sizes 10000,100000,1000000\n  cairn bench all --write-docs'),
+    async (ctx, suite: string, opts: BenchOptions) => {
+      selectSuites(suite); // an unknown name fails here, before any work
+      const dataDir = resolve(ctx.io.cwd, opts.data ?? ctx.io.env.CAIRN_BENCH_DATA ?? '../shared/data');
+      const report = await runBench({
+        suite,
+        quick: opts.quick === true,
+        seed: opts.seed,
+        sizes: opts.sizes ?? null,
+        dataDir,
+        cacheDir: join(ctx.config.home, 'bench-cache'),
+        command: canonicalCommand(suite, opts, ctx.json),
+        log: (line) => ctx.note(line),
+      });
+      if (opts.out) {
+        const out = resolve(ctx.io.cwd, opts.out);
+        mkdirSync(dirname(out), { recursive: true });
+        writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
+      }
+      if (opts.writeDocs) {
+        const docs = resolve(ctx.io.cwd, typeof opts.writeDocs === 'string' ? opts.writeDocs : 'docs/BENCHMARKS.md');
+        mkdirSync(dirname(docs), { recursive: true });
+        writeFileSync(docs, renderDocs(report));
+        ctx.note(`wrote ${docs}`);
+      }
+      if (ctx.json) ctx.printJson(report);
+      else for (const line of formatReport(report)) ctx.out(line);
+      const failed = report.results.filter((r) => r.status === 'failed');
+      if (failed.length > 0) {
+        throw new CairnError('INTERNAL', `bench: ${failed.map((r) => `${r.suite} failed: ${r.reason ?? ''}`).join('; ')}`);
+      }
+    },
+  );
+}
