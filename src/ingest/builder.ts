@@ -1,0 +1,279 @@
+/**
+ * What every reader writes into: sessions with their running totals, turns with stable ids and
+ * sequence numbers, compactions, bad-line and unknown-type counters, and the serialisable state
+ * that lets the next pass continue where this one stopped. All text goes through the privacy
+ * sanitizer here, so no reader can forget it.
+ */
+import { sanitize } from '../privacy/redact.js';
+import type { Agent, CompactionRecord, SessionRecord, TurnRecord, TurnRole } from '../types.js';
+import { findCorrections, type PendingUser } from './corrections.js';
+import { LIMITS, bound } from './text.js';
+import { emptyStats, type ReaderStats } from './types.js';
+
+/** A session's running state inside one file (serialised into the cursor). */
+export interface SessionAcc {
+  id: string;
+  cwd: string | null;
+  branch: string | null;
+  parentId: string | null;
+  title: string | null;
+  /** A title taken from a summary beats one taken from the first prompt. */
+  titleFromSummary: boolean;
+  startedAt: number | null;
+  endedAt: number | null;
+  /** Token totals contributed by this file so far (from its first byte). */
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheCreationTokens: number;
+  /** Next turn sequence number. */
+  seq: number;
+}
+
+/** The builder's part of a cursor's state. */
+export interface BuilderState {
+  sessions: Record<string, SessionAcc>;
+  /** Per session, the latest agent turn (premise for the next correction). */
+  lastAgent: Record<string, string>;
+  /** Per session, the user message awaiting the agent's reply (a concession marks it a correction). */
+  pending?: Record<string, PendingUser>;
+}
+
+export interface TurnInput {
+  role: TurnRole;
+  text: string;
+  /** `uuid` of the source line, or null to key the turn by its line number. */
+  uuid: string | null;
+  line: number;
+  at: number | null;
+  toolName?: string | null;
+  toolInput?: string | null;
+  toolUseId?: string | null;
+  isError?: boolean;
+  flags?: string[];
+  /** Explicit id (merged messages re-emitted across passes keep their first id). */
+  id?: string;
+  /** Explicit sequence number (a re-emitted turn keeps its place). */
+  seq?: number;
+  /** Bound for `text`; defaults by role. */
+  limit?: number;
+}
+
+const ROLE_LIMIT: Record<TurnRole, number> = {
+  user: LIMITS.message,
+  assistant: LIMITS.message,
+  tool_call: LIMITS.tool,
+  tool_result: LIMITS.tool,
+  system: LIMITS.system,
+  summary: LIMITS.summary,
+};
+
+/** Cheap test for a `<private>` or `</private>` tag in any letter case. */
+function hasPrivateTag(text: string): boolean {
+  return text.includes('rivate>') || text.includes('RIVATE>');
+}
+
+/** Everything a reader pass produced, before the runner adds the cursor. */
+export interface BuiltBatch {
+  sessions: SessionRecord[];
+  turns: TurnRecord[];
+  compactions: CompactionRecord[];
+  corrections: import('../types.js').CorrectionRecord[];
+  state: BuilderState;
+}
+
+export class BatchBuilder {
+  readonly agent: Agent;
+  readonly path: string;
+  readonly stats: ReaderStats = emptyStats();
+  readonly turns: TurnRecord[] = [];
+  readonly compactions: CompactionRecord[] = [];
+  private readonly sessions = new Map<string, SessionAcc>();
+  private readonly touched = new Set<string>();
+  private readonly lastAgent: Map<string, string>;
+  private readonly pending: Map<string, PendingUser>;
+  /** Turn ids emitted in this pass, to number several turns from one line and drop repeats. */
+  private readonly emitted = new Map<string, TurnRecord>();
+  private lineKey = '';
+  private lineCount = 0;
+
+  constructor(agent: Agent, path: string, state: BuilderState | null) {
+    this.agent = agent;
+    this.path = path;
+    for (const [id, acc] of Object.entries(state?.sessions ?? {})) this.sessions.set(id, acc);
+    this.lastAgent = new Map(Object.entries(state?.lastAgent ?? {}));
+    this.pending = new Map(Object.entries(state?.pending ?? {}));
+  }
+
+  /** The session `id`, created on first use. Marks it as touched by this pass. */
+  session(id: string): SessionAcc {
+    let acc = this.sessions.get(id);
+    if (!acc) {
+      acc = {
+        id,
+        cwd: null,
+        branch: null,
+        parentId: null,
+        title: null,
+        titleFromSummary: false,
+        startedAt: null,
+        endedAt: null,
+        inputTokens: 0,
+        outputTokens: 0,
+        cacheReadTokens: 0,
+        cacheCreationTokens: 0,
+        seq: 0,
+      };
+      this.sessions.set(id, acc);
+    }
+    this.touched.add(id);
+    return acc;
+  }
+
+  /** Whether a session is already known (from this pass or an earlier one). */
+  hasSession(id: string): boolean {
+    return this.sessions.has(id);
+  }
+
+  /** Widen the session's time span. */
+  time(session: SessionAcc, at: number | null): void {
+    if (at === null) return;
+    if (session.startedAt === null || at < session.startedAt) session.startedAt = at;
+    if (session.endedAt === null || at > session.endedAt) session.endedAt = at;
+  }
+
+  /** Set the title from a prompt (only when none yet) or from a summary (always wins). */
+  title(session: SessionAcc, text: string, fromSummary: boolean): void {
+    if (session.titleFromSummary && !fromSummary) return;
+    if (!fromSummary && session.title !== null) return;
+    const line = text.replace(/\s+/g, ' ').trim();
+    if (line.length === 0) return;
+    session.title = this.clean(line.length > LIMITS.title ? `${line.slice(0, LIMITS.title - 1)}…` : line, LIMITS.title);
+    session.titleFromSummary = fromSummary;
+  }
+
+  /** Sanitize (drop `<private>` spans, redact secrets) and bound a text. */
+  clean(text: string, max: number): string {
+    let input = text;
+    if (input.length > max && hasPrivateTag(input)) input = this.redact(input);
+    else if (input.length > max) return this.redact(bound(input, max));
+    else return this.redact(input);
+    return bound(input, max);
+  }
+
+  private redact(text: string): string {
+    const { text: out, found } = sanitize(text);
+    for (const kind in found) this.stats.redactions[kind] = (this.stats.redactions[kind] ?? 0) + (found[kind] ?? 0);
+    return out;
+  }
+
+  /**
+   * The id for the next turn from a source line: `${sessionId}:${uuid ?? line}`, then `:1`, `:2` …
+   * for further turns from the same line.
+   */
+  allocateId(session: SessionAcc, uuid: string | null, line: number): string {
+    const key = `${session.id}:${uuid ?? line}`;
+    if (key === this.lineKey) this.lineCount++;
+    else {
+      this.lineKey = key;
+      this.lineCount = 0;
+    }
+    return this.lineCount === 0 ? key : `${key}:${this.lineCount}`;
+  }
+
+  /**
+   * Add a turn. Its id is `${sessionId}:${uuid ?? line}`, with `:1`, `:2` … for further turns
+   * from the same line. Returns null for an empty text (nothing worth storing).
+   */
+  turn(session: SessionAcc, input: TurnInput): TurnRecord | null {
+    const limit = input.limit ?? ROLE_LIMIT[input.role];
+    const cleaned = this.clean(input.text, limit);
+    // Tool results pass the same output as text and summary: sanitize it once.
+    const toolInput =
+      input.toolInput == null ? null : input.toolInput === input.text && limit === LIMITS.tool ? cleaned : this.clean(input.toolInput, LIMITS.tool);
+    const text = cleaned.trim();
+    if (text.length === 0 && toolInput === null) return null;
+    const id = input.id ?? this.allocateId(session, input.uuid, input.line);
+    const previous = this.emitted.get(id);
+    if (previous && input.id === undefined) return null;
+    const turn: TurnRecord = {
+      id,
+      sessionId: session.id,
+      seq: input.seq ?? session.seq++,
+      role: input.role,
+      text,
+      toolName: input.toolName ?? null,
+      toolInput,
+      toolUseId: input.toolUseId ?? null,
+      isError: input.isError ?? false,
+      flags: input.flags ?? [],
+      at: input.at,
+      sourceUuid: input.uuid,
+      sourceLine: input.line,
+    };
+    if (previous) {
+      // A merged message re-emitted in the same pass: update the earlier record in place.
+      Object.assign(previous, turn);
+      return previous;
+    }
+    this.emitted.set(id, turn);
+    this.turns.push(turn);
+    this.touched.add(session.id);
+    this.time(session, input.at);
+    return turn;
+  }
+
+  compaction(record: Omit<CompactionRecord, 'summary'> & { summary: string | null }): CompactionRecord {
+    const compaction: CompactionRecord = {
+      ...record,
+      summary: record.summary === null ? null : this.clean(record.summary, LIMITS.summary),
+    };
+    const existing = this.compactions.findIndex((c) => c.id === compaction.id);
+    if (existing >= 0) this.compactions[existing] = compaction;
+    else this.compactions.push(compaction);
+    this.touched.add(record.sessionId);
+    return compaction;
+  }
+
+  bad(line: number, reason: string): void {
+    this.stats.badLines.push({ line, reason });
+  }
+
+  unknown(type: string): void {
+    const key = type.length > 60 ? `${type.slice(0, 60)}…` : type;
+    this.stats.unknownTypes[key] = (this.stats.unknownTypes[key] ?? 0) + 1;
+  }
+
+  /** Sessions touched in this pass as records; corrections; the state to carry forward. */
+  finish(): BuiltBatch {
+    const sessions: SessionRecord[] = [];
+    for (const id of this.touched) {
+      const acc = this.sessions.get(id);
+      if (!acc) continue;
+      sessions.push({
+        id: acc.id,
+        agent: this.agent,
+        project: null,
+        cwd: acc.cwd,
+        branch: acc.branch,
+        parentId: acc.parentId,
+        startedAt: acc.startedAt,
+        endedAt: acc.endedAt,
+        inputTokens: acc.inputTokens,
+        outputTokens: acc.outputTokens,
+        cacheReadTokens: acc.cacheReadTokens,
+        cacheCreationTokens: acc.cacheCreationTokens,
+        compactions: 0,
+        sourcePath: this.path,
+        title: acc.title,
+      });
+    }
+    const corrections = findCorrections(this.turns, { lastAgent: this.lastAgent, pending: this.pending });
+    const state: BuilderState = {
+      sessions: Object.fromEntries(this.sessions),
+      lastAgent: Object.fromEntries(this.lastAgent),
+      pending: Object.fromEntries(this.pending),
+    };
+    return { sessions, turns: this.turns, compactions: this.compactions, corrections, state };
+  }
+}

@@ -1,0 +1,303 @@
+/**
+ * Correction pairs: the agent turn a user pushed back on, and the user's correction. Found from
+ * interrupts, tool rejections and explicit pushback ("no, …", "that's wrong", "don't …",
+ * "I said …", "actually, …", "not X but Y") in English, Russian, Ukrainian, German, French,
+ * Spanish, Portuguese, Chinese and Japanese.
+ *
+ * The patterns look at how a message starts and at a few unmistakable phrases anywhere, and skip
+ * polite formulas ("no problem", "don't worry"). Pushback needs a preceding agent turn, so a
+ * first prompt full of "don't"s is an instruction, not a correction.
+ */
+import type { CorrectionRecord, TurnRecord } from '../types.js';
+import { LIMITS, bound } from './text.js';
+
+/** A language a pushback pattern is written in (ISO 639-1). */
+export const CORRECTION_LANGS = ['en', 'ru', 'uk', 'de', 'fr', 'es', 'pt', 'zh', 'ja'] as const;
+export type CorrectionLang = (typeof CORRECTION_LANGS)[number];
+
+export interface PushbackMatch {
+  lang: CorrectionLang;
+  /** The text that matched, for explanations. */
+  cue: string;
+}
+
+interface LangRules {
+  lang: CorrectionLang;
+  /** Polite formulas at the start that look like pushback but are not. */
+  exclude: RegExp;
+  /** Cues at the start of the message. */
+  start: RegExp;
+  /** Cues anywhere (tested on the first 2,000 characters). */
+  anywhere: RegExp;
+}
+
+/** End of a word for scripts `\b` does not understand (Cyrillic, accented Latin). */
+const E = String.raw`(?=$|[^\p{L}\p{N}_'])`;
+/** Start of a sentence inside the message. */
+const S = String.raw`(?:^|[.!?;:\n]\s*|,\s+)`;
+
+function rx(source: string): RegExp {
+  return new RegExp(source, 'u');
+}
+
+const RULES: Record<CorrectionLang, LangRules> = {
+  en: {
+    lang: 'en',
+    exclude: rx(
+      String.raw`^(?:no (?:problem|prob|worries|rush|doubt|offense|biggie)|no need to (?:worry|apologi[sz]e|hurry|thank)|no,? (?:thanks|thank you)|not bad|don't (?:worry|hesitate|mind)|stop(?:words?|-?loss|watch)${E})`,
+    ),
+    start: rx(
+      String.raw`^(?:no\s*[,.!;:—–-]|no$|no (?:i|you|we|it|that|this|don't|do not|use|it's|that's|not|wait|stop|just|please|dont)${E}|nope${E}|nah${E}|wrong${E}|incorrect${E}|not quite${E}|not like that|not that${E}|stop(?:\s*[.!,]|$| (?:it|that|this|doing|changing|adding|using|making|writing|editing|touching|there|right there)${E})|wait\s*[,.!]|hold on${E}|undo${E}|revert${E}|actually${E}|never ?mind${E}|(?:there(?:'s| is) )?no need (?:to|for)${E}|not [^.!?\n]{1,60}[,;]\s|(?:that|this|it)(?:'s| is| was) (?:wrong|incorrect|broken|not (?:right|correct|what|it|how|true|valid))${E}|(?:it|that|this)(?:'s| is) (?:a )?bad idea)`,
+    ),
+    anywhere: rx(
+      String.raw`(?:\b(?:that|this|it)(?:'s| is| was) (?:wrong|incorrect|not (?:right|correct|what i|how i|true|valid|acceptable))\b|\bi (?:said|told you|already told you|asked (?:you )?(?:to|for|not)|meant)\b|\bnot what i (?:asked|said|meant|wanted)\b|\bwhy (?:did|would) you\b|\byou (?:broke|deleted|removed|ignored|forgot|missed|didn't|did not|shouldn't|should not)\b|${S}(?:please\s+)?(?:don't|dont|do not|never)\s+(?!worry|hesitate|mind|forget to)\w|(?:it|that|this)(?:'s| is) (?:a )?bad idea\b|\b(?:is|are|was) not accept?able\b|\bunacceptable\b|${S}\w{1,3}'s not [^.!?\n]{1,80}[.,;]\s*(?:it's|it is|this is|that's|use|should)\b|\b(?:but|however)\b[^.!?\n]{0,80}\b(?:must not|mustn't|should not|shouldn't)\b|\binstead\b|\b(?:that|this|it|you) broke\b|\bstill (?:doesn't|does not|not|fails|failing|broken|wrong|the same|shows|0)\b|\b(?:doesn't|does not|didn't|did not) work\b|\bnot working\b|${S}(?:revert|undo|roll back|redo) (?:it|that|this|the)\b)`,
+    ),
+  },
+  ru: {
+    lang: 'ru',
+    exclude: rx(
+      String.raw`^(?:нет проблем|не за что|не волнуй(?:ся|тесь)|не беспокой(?:ся|тесь)|нет,? спасибо|ничего страшного)${E}`,
+    ),
+    start: rx(
+      String.raw`^(?:нет|не так|не то|неправильно|неверно|не надо|не нужно|не делай(?:те)?|стоп|хватит|подожди(?:те)?|погоди|отмени(?:те)?|откати(?:те)?|вообще-то|на самом деле|ошибка|ты ошиб(?:ся|аешься))${E}`,
+    ),
+    anywhere: rx(
+      String.raw`(?:(?:я же|я) (?:сказал|говорил|просил)[аи]?${E}|это (?:неправильно|неверно|не то)${E}|зачем ты${E}|ты (?:сломал|удалил|забыл|проигнорировал)${E}|${S}не (?:надо|нужно|делай(?:те)?|трогай(?:те)?|меняй(?:те)?)${E}|${S}не [^.!?\n]{1,60}, а )`,
+    ),
+  },
+  uk: {
+    lang: 'uk',
+    exclude: rx(
+      String.raw`^(?:немає проблем|нема проблем|не хвилюй(?:ся|теся)|не турбуй(?:ся|теся)|ні,? дякую|будь ласка)${E}`,
+    ),
+    start: rx(
+      String.raw`^(?:ні|не так|не те|неправильно|невірно|не треба|не потрібно|не роби(?:ть)?|стоп|зупинись|годі|зачекай(?:те)?|відміни(?:ть)?|насправді|взагалі-то)${E}`,
+    ),
+    anywhere: rx(
+      String.raw`(?:(?:я ж|я) (?:казав|сказав|просив|казала|сказала|просила)${E}|це (?:неправильно|невірно|не те)${E}|навіщо ти${E}|ти (?:зламав|видалив|забув)${E}|${S}не (?:треба|потрібно|роби(?:ть)?|чіпай(?:те)?|змінюй(?:те)?)${E}|${S}не [^.!?\n]{1,60}, а )`,
+    ),
+  },
+  de: {
+    lang: 'de',
+    exclude: rx(String.raw`^(?:kein problem|keine sorge|keine ursache|nein,? danke|macht nichts|nicht schlimm)${E}`),
+    start: rx(
+      String.raw`^(?:nein|falsch|stopp?|halt|moment|warte|eigentlich|nicht so|das ist falsch|das stimmt nicht|mach das nicht|bitte nicht)${E}`,
+    ),
+    anywhere: rx(
+      String.raw`(?:ich (?:habe?|hatte) (?:doch |dir |es )*(?:gesagt|gebeten)${E}|ich sagte${E}|das ist (?:falsch|nicht richtig|nicht korrekt|nicht das)${E}|das stimmt nicht${E}|warum hast du${E}|du hast (?:\p{L}+ )?(?:gelöscht|kaputt gemacht|vergessen|ignoriert)${E}|${S}nicht [^.!?\n]{1,60},? sondern${E}|${S}(?:bitte )?(?:mach|ändere|lösche) (?:das|es|die|den) nicht${E})`,
+    ),
+  },
+  fr: {
+    lang: 'fr',
+    exclude: rx(
+      String.raw`^(?:pas de (?:problème|souci|soucis)|ne t'inquiète pas|ne vous inquiétez pas|non,? merci|de rien|aucun problème)${E}`,
+    ),
+    start: rx(
+      String.raw`^(?:non|arrête|arrêtez|stop|attends|attendez|en fait|c'est faux|c'est pas ça|ce n'est pas (?:ça|ce que)|pas comme ça|pas ça|ne fais pas|ne faites pas|annule)${E}`,
+    ),
+    anywhere: rx(
+      String.raw`(?:j'ai dit${E}|je (?:t'|vous )ai (?:dit|demandé)${E}|c'est faux${E}|ce n'est pas (?:correct|juste|ce que)${E}|c'est pas (?:correct|ça)${E}|pourquoi (?:as-tu|tu as|avez-vous)${E}|tu as (?:supprimé|cassé|oublié)${E}|${S}ne (?:fais|faites|touche|touchez|modifie|modifiez) pas${E}|${S}pas [^.!?\n]{1,60},? mais${E})`,
+    ),
+  },
+  es: {
+    lang: 'es',
+    exclude: rx(
+      String.raw`^(?:no hay problema|no te preocupes|no se preocupe|no pasa nada|de nada|no,? gracias|sin problema)${E}`,
+    ),
+    start: rx(
+      String.raw`^(?:no\s*[,.!;:]|no (?:es|lo|uses|hagas|así|eso|toques|cambies)${E}|para\s*[.!,]|detente${E}|basta${E}|espera\s*[,.!]|en realidad${E}|eso (?:está mal|no es)${E}|está mal${E}|incorrecto${E})`,
+    ),
+    anywhere: rx(
+      String.raw`(?:(?:ya )?te dije${E}|dije que${E}|te pedí${E}|eso (?:está mal|es incorrecto|no es lo que)${E}|por qué (?:lo )?hiciste${E}|${S}no (?:hagas|uses|toques|cambies|borres)${E}|${S}no [^.!?\n]{1,60},? sino${E})`,
+    ),
+  },
+  pt: {
+    lang: 'pt',
+    exclude: rx(
+      String.raw`^(?:sem problema|não tem problema|não há problema|não se preocupe|não esquenta|de nada|não,? obrigad[oa])${E}`,
+    ),
+    start: rx(
+      String.raw`^(?:não|pare|para com isso|espera|espere|na verdade|errado|está errado|isso está errado|não faça|não faz)${E}`,
+    ),
+    anywhere: rx(
+      String.raw`(?:eu (?:te )?disse${E}|eu falei${E}|te pedi${E}|isso (?:está|tá) errado${E}|não é (?:isso|o que)${E}|por que você${E}|você (?:apagou|quebrou|esqueceu)${E}|${S}não (?:faça|use|mexa|altere|apague)${E}|${S}não [^.!?\n]{1,60},? mas${E})`,
+    ),
+  },
+  zh: {
+    lang: 'zh',
+    exclude: rx(String.raw`^(?:没问题|没关系|不客气|不用谢|别担心|不用担心|不要担心|不错|不好意思)`),
+    start: rx(String.raw`^(?:不对|不是|错了|不要|别|停|等等|等一下|其实|不行|撤销|回滚)`),
+    anywhere: rx(
+      String.raw`(?:我说过|我说的是|我已经说|我让你|不是[^。！？\n]{1,40}而是|你(?:删|弄坏|忘)了|为什么你|这是错的|这不对|搞错了)`,
+    ),
+  },
+  ja: {
+    lang: 'ja',
+    exclude: rx(
+      String.raw`^(?:問題ない|問題ありません|大丈夫|気にしないで|心配しないで|どういたしまして|いいえ、?どういたしまして)`,
+    ),
+    start: rx(String.raw`^(?:違う|ちがう|違います|いいえ|いや、|そうじゃない|そうではなく|やめて|止めて|ストップ|待って|実は|元に戻して)`),
+    anywhere: rx(
+      String.raw`(?:言ったでしょ|って言った|と言った|と言いました|じゃなくて|ではなく|間違って|(?<!心配|気に)しないで)`,
+    ),
+  },
+};
+
+const LATIN_HINTS: Array<[CorrectionLang, Set<string>]> = [
+  ['en', new Set(['the', 'is', 'it', 'that', 'this', 'you', 'to', 'and', 'of', 'not', "don't", 'use', 'with', 'please', 'i', 'it\'s', 'what', 'should'])],
+  ['es', new Set(['el', 'la', 'los', 'las', 'que', 'es', 'usa', 'por', 'con', 'eso', 'esto', 'una', 'lo', 'del', 'pero', 'sino', 'está', 'hagas', 'dije'])],
+  ['pt', new Set(['o', 'os', 'que', 'é', 'não', 'você', 'isso', 'isto', 'um', 'uma', 'com', 'mas', 'está', 'do', 'da', 'faça', 'disse'])],
+  ['de', new Set(['der', 'die', 'das', 'ist', 'nicht', 'und', 'du', 'ich', 'ein', 'eine', 'mit', 'bitte', 'sondern', 'zu', 'nein', 'habe'])],
+  ['fr', new Set(['le', 'les', 'est', 'pas', 'et', 'tu', 'je', 'un', 'une', 'ce', "c'est", 'ça', 'mais', 'avec', 'vous', 'non', 'fais'])],
+];
+
+const KANA = /[\u3040-\u30ff]/u;
+const HAN = /[\u4e00-\u9fff]/u;
+const CYRILLIC = /[\u0400-\u04ff]/u;
+const UKRAINIAN = /[іїєґ]/u;
+const RUSSIAN = /[ыэъё]/u;
+
+/** Rule sets to try, most likely language first. */
+function candidateLangs(text: string): CorrectionLang[] {
+  if (KANA.test(text)) return ['ja', 'zh'];
+  if (HAN.test(text)) return ['zh', 'ja'];
+  if (CYRILLIC.test(text)) {
+    if (UKRAINIAN.test(text)) return ['uk', 'ru'];
+    if (RUSSIAN.test(text)) return ['ru', 'uk'];
+    return ['ru', 'uk'];
+  }
+  const words = text.slice(0, 400).split(/[^\p{L}']+/u);
+  let best: CorrectionLang = 'en';
+  let bestScore = 0;
+  const scores = new Map<CorrectionLang, number>();
+  for (const word of words) {
+    if (word.length === 0) continue;
+    for (const [lang, hints] of LATIN_HINTS) {
+      if (hints.has(word)) scores.set(lang, (scores.get(lang) ?? 0) + 1);
+    }
+  }
+  for (const [lang, score] of scores) {
+    if (score > bestScore) {
+      best = lang;
+      bestScore = score;
+    }
+  }
+  // The guessed language, then English (commands are often typed in English mid-sentence).
+  return best === 'en' ? ['en'] : [best, 'en'];
+}
+
+/** Lower-case, straight apostrophes, no leading quote / markdown / whitespace. */
+function normalize(text: string): string {
+  return text
+    .slice(0, 2_000)
+    .replace(/[\u2018\u2019\u02bc`´]/gu, "'")
+    .toLowerCase()
+    .replace(/^[\s>*_"'«»“”„\-–—]+/u, '');
+}
+
+/**
+ * Whether a user message pushes back on what the agent did, and in which language.
+ * @example detectPushback("no, use the other table") // { lang: 'en', cue: 'no,' }
+ * @example detectPushback("no problem, thanks") // null
+ */
+export function detectPushback(text: string): PushbackMatch | null {
+  const normalized = normalize(text);
+  if (normalized.length === 0) return null;
+  for (const lang of candidateLangs(normalized)) {
+    const rules = RULES[lang];
+    const excluded = rules.exclude.test(normalized);
+    if (!excluded) {
+      const start = rules.start.exec(normalized);
+      if (start) return { lang, cue: start[0].trim() };
+    }
+    const anywhere = rules.anywhere.exec(normalized);
+    if (anywhere) return { lang, cue: anywhere[0].trim() };
+  }
+  return null;
+}
+
+/** Flags that make a user turn something other than the user's own words to the agent. */
+const NOT_PUSHBACK = new Set(['meta', 'slash-command', 'compact-summary', 'interrupt', 'bash', 'command-output', 'queued-meta']);
+
+/**
+ * An agent reply that opens by conceding it was wrong marks the user message before it as a
+ * correction even when its wording was neutral ("we don't control that process").
+ */
+const CONCESSION =
+  /^(?:[*_#>\s]*)(?:ah[,!. ]+|oh[,!. ]+|brilliant[,!. ]+|good point[,!. ]+)?(?:you(?:'re| are) (?:absolutely |completely |totally |quite )?(?:right|correct)|(?:absolutely|exactly) right|my (?:mistake|bad)|(?:good|great|excellent|nice) catch|you(?:'re| are) right to|вы правы|ты прав|ви праві|ти правий|sie haben recht|du hast recht|vous avez raison|tu as raison|tienes razón|tiene razón|você tem razão|tem razão|你说得对|您说得对|你是对的|おっしゃる通り|その通りです)/iu;
+
+/** The user message waiting for the agent's reply, carried across passes. */
+export interface PendingUser {
+  id: string;
+  text: string;
+  at: number | null;
+  premise: string | null;
+  /** Already recorded as a correction. */
+  recorded: boolean;
+}
+
+/** What {@link findCorrections} carries from one pass to the next, per session. */
+export interface CorrectionCarry {
+  /** The latest agent turn (assistant text or tool call). */
+  lastAgent: Map<string, string>;
+  /** The latest user message, until the agent's next text reply. */
+  pending: Map<string, PendingUser>;
+}
+
+/** The language a text is most likely written in, among those the patterns cover. */
+export function guessLanguage(text: string): CorrectionLang {
+  return candidateLangs(normalize(text))[0] ?? 'en';
+}
+
+function correction(turn: Pick<TurnRecord, 'id' | 'sessionId' | 'text' | 'at'>, premise: string | null, kind: CorrectionRecord['kind'], lang: string | null): CorrectionRecord {
+  return {
+    id: `${turn.id}:correction`,
+    sessionId: turn.sessionId,
+    premiseTurnId: premise,
+    correctionTurnId: turn.id,
+    kind,
+    lang,
+    text: bound(turn.text, LIMITS.tool),
+    at: turn.at,
+  };
+}
+
+/**
+ * Correction pairs in a run of turns (in file order): interrupts, rejections, user messages that
+ * push back, and user messages the agent's next reply concedes. `carry` holds, per session, the
+ * latest agent turn and the user message awaiting a reply; it is updated for the next pass.
+ */
+export function findCorrections(turns: readonly TurnRecord[], carry: CorrectionCarry): CorrectionRecord[] {
+  const out: CorrectionRecord[] = [];
+  for (const turn of turns) {
+    const session = turn.sessionId;
+    if (turn.role === 'assistant' || turn.role === 'tool_call') {
+      if (turn.role === 'assistant') {
+        const pending = carry.pending.get(session);
+        if (pending !== undefined) {
+          carry.pending.delete(session);
+          if (!pending.recorded && CONCESSION.test(turn.text)) {
+            out.push(correction({ id: pending.id, sessionId: session, text: pending.text, at: pending.at }, pending.premise, 'pushback', detectPushback(pending.text)?.lang ?? guessLanguage(pending.text)));
+          }
+        }
+      }
+      carry.lastAgent.set(session, turn.id);
+      continue;
+    }
+    const premise = carry.lastAgent.get(session) ?? null;
+    let kind: CorrectionRecord['kind'] | null = null;
+    let lang: string | null = null;
+    if (turn.flags.includes('interrupt')) kind = 'interrupt';
+    else if (turn.flags.includes('rejection')) kind = 'rejection';
+    else if (turn.role === 'user' && premise !== null && !turn.flags.some((flag) => NOT_PUSHBACK.has(flag))) {
+      const match = detectPushback(turn.text);
+      if (match) {
+        kind = 'pushback';
+        lang = match.lang;
+      }
+      carry.pending.set(session, { id: turn.id, text: bound(turn.text, LIMITS.tool), at: turn.at, premise, recorded: match !== null });
+    }
+    if (kind !== null) out.push(correction(turn, premise, kind, lang));
+  }
+  return out;
+}

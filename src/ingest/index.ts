@@ -1,0 +1,20 @@
+/**
+ * Transcript ingest: readers for each agent's session files, the incremental runner and the
+ * correction finder. Every export here is public API (the CLI `ingest` / `sessions` / `history`
+ * commands and the MCP `history` tool build on it).
+ *
+ * - {@link ingestPaths}: read everything under some paths into a `SubstrateStore`, incrementally.
+ * - {@link defaultTranscriptRoots}: the agents' standard folders that exist on this machine.
+ * - {@link readTranscript}: one file from its cursor → a `SubstrateBatch` (pure; worker-safe).
+ * - {@link detectFormat}: which transcript format a file holds.
+ * - {@link detectPushback} / {@link findCorrections}: correction pairs from turns.
+ */
+export { ingestPaths, defaultTranscriptRoots, expandTranscriptPaths } from './runner.js';
+export type { IngestDeps, IngestProgress, IngestSummary, TranscriptFile } from './runner.js';
+export { readTranscript, HEAD_BYTES } from './read.js';
+export { detectFormat } from './detect.js';
+export type { Detection } from './detect.js';
+export { detectPushback, findCorrections, guessLanguage, CORRECTION_LANGS } from './corrections.js';
+export type { CorrectionCarry, CorrectionLang, PendingUser, PushbackMatch } from './corrections.js';
+export { TRANSCRIPT_FORMATS, FORMAT_AGENT } from './types.js';
+export type { BadLine, ReadOptions, ReadResult, ReaderStats, TranscriptFormat } from './types.js';

@@ -1,0 +1,189 @@
+/**
+ * Gemini CLI chats: `~/.gemini/tmp/<project>/chats/session-*.json` (one JSON document rewritten
+ * as the chat grows: `{sessionId, messages:[…]}`, or the older `{history:[{role, parts}]}`) and
+ * the newer `session-*.jsonl` (a header line, then one message per line, `$set` updates).
+ *
+ * Messages: `user`, `gemini`/`model` (text, `toolCalls` with their results, `tokens`), `info`
+ * ("Request cancelled." is an interrupt), `error`/`warning`. Turn ids come from message ids, so a
+ * rewritten document re-read from the start adds nothing twice.
+ */
+import type { BatchBuilder, SessionAcc } from '../builder.js';
+import { compactJson, contentText, describeToolCall, isObject, num, obj, stem, str, toTime, type JsonObject } from '../text.js';
+import { parseJsonLine, stateObject, type LineParser } from './shared.js';
+
+const CANCELLED = /\b(?:request )?cancel+ed\b/i;
+const EXIT_CODE = /Exit Code: (-?\d+)/;
+
+function toolResultText(call: JsonObject): string {
+  const results = call.result;
+  if (Array.isArray(results)) {
+    const parts: string[] = [];
+    for (const result of results) {
+      const response = obj(obj(obj(result)?.functionResponse)?.response);
+      if (response === null) continue;
+      const text = str(response.output) ?? str(response.error) ?? compactJson(response);
+      if (text.length > 0) parts.push(text);
+    }
+    if (parts.length > 0) return parts.join('\n');
+  }
+  return str(call.resultDisplay) ?? contentText(results);
+}
+
+function addTokens(session: SessionAcc, tokens: JsonObject | null): void {
+  if (tokens === null) return;
+  const cached = num(tokens.cached);
+  session.inputTokens += Math.max(0, num(tokens.input) - cached);
+  session.cacheReadTokens += cached;
+  session.outputTokens += num(tokens.output) + num(tokens.thoughts);
+}
+
+/** Text parts, function calls and function responses of a `{role, parts}` history entry. */
+function historyParts(parts: unknown): { text: string; calls: JsonObject[]; responses: JsonObject[] } {
+  const texts: string[] = [];
+  const calls: JsonObject[] = [];
+  const responses: JsonObject[] = [];
+  if (Array.isArray(parts)) {
+    for (const part of parts) {
+      const p = obj(part);
+      if (p === null) continue;
+      if (typeof p.text === 'string') texts.push(p.text);
+      else if (isObject(p.functionCall)) calls.push(p.functionCall);
+      else if (isObject(p.functionResponse)) responses.push(p.functionResponse);
+      else if (isObject(p.inlineData)) texts.push('[image]');
+    }
+  } else {
+    const text = contentText(parts);
+    if (text.length > 0) texts.push(text);
+  }
+  return { text: texts.join('\n'), calls, responses };
+}
+
+/** Add one chat message (either layout) to the session. */
+function addMessage(builder: BatchBuilder, session: SessionAcc, message: JsonObject, line: number, fallbackId: string, countTokens: boolean): void {
+  const id = str(message.id) ?? fallbackId;
+  const type = str(message.type) ?? str(message.role);
+  const at = toTime(message.timestamp ?? message.ts);
+  builder.time(session, at);
+  const parts = historyParts(message.content ?? message.parts);
+  switch (type) {
+    case 'user': {
+      const text = str(message.displayContent) ?? parts.text;
+      const turn = builder.turn(session, { role: 'user', text, uuid: id, line, at });
+      if (turn !== null) builder.title(session, turn.text, false);
+      for (const response of parts.responses) {
+        const text = compactJson(response.response);
+        builder.turn(session, { role: 'tool_result', text, toolName: str(response.name), toolInput: text, uuid: id, line, at });
+      }
+      return;
+    }
+    case 'gemini':
+    case 'model':
+    case 'assistant': {
+      builder.stats.assistantMessages++;
+      if (countTokens) addTokens(session, obj(message.tokens));
+      builder.turn(session, { role: 'assistant', text: parts.text, uuid: id, line, at });
+      for (const call of parts.calls) {
+        const name = str(call.name) ?? 'function';
+        builder.turn(session, { role: 'tool_call', text: describeToolCall(name, call.args), toolName: name, toolInput: compactJson(call.args), uuid: id, line, at });
+      }
+      const toolCalls = message.toolCalls;
+      if (!Array.isArray(toolCalls)) return;
+      for (const value of toolCalls) {
+        const call = obj(value);
+        if (call === null) continue;
+        const name = str(call.name) ?? 'tool';
+        const callId = str(call.id);
+        const callAt = toTime(call.timestamp) ?? at;
+        builder.turn(session, { role: 'tool_call', text: describeToolCall(name, call.args), toolName: name, toolInput: compactJson(call.args), toolUseId: callId, uuid: id, line, at: callAt });
+        const output = toolResultText(call);
+        const status = str(call.status);
+        const exit = EXIT_CODE.exec(output.slice(0, 4000));
+        const isError = (status !== null && status !== 'success') || (exit !== null && exit[1] !== '0');
+        builder.turn(session, {
+          role: 'tool_result',
+          text: output.length > 0 ? output : `(${status ?? 'no output'})`,
+          toolName: name,
+          toolInput: output,
+          toolUseId: callId,
+          isError,
+          uuid: id,
+          line,
+          at: callAt,
+          flags: status === 'cancelled' ? ['rejection'] : [],
+        });
+      }
+      return;
+    }
+    case 'info': {
+      const text = parts.text;
+      const cancelled = CANCELLED.test(text);
+      builder.turn(session, { role: cancelled ? 'user' : 'system', text, uuid: id, line, at, flags: cancelled ? ['interrupt'] : ['info'] });
+      return;
+    }
+    case 'error':
+    case 'warning':
+      builder.turn(session, { role: 'system', text: parts.text, uuid: id, line, at, flags: [type] });
+      return;
+    default:
+      builder.unknown(`message/${type ?? '(no type)'}`);
+  }
+}
+
+/** The whole-document layout (`session-*.json`). */
+export function parseGeminiDocument(builder: BatchBuilder, path: string, text: string): void {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    builder.bad(1, 'invalid or incomplete JSON document');
+    return;
+  }
+  if (!isObject(doc)) {
+    builder.bad(1, 'JSON document is not an object');
+    return;
+  }
+  const session = builder.session(str(doc.sessionId) ?? stem(path, '.json'));
+  builder.time(session, toTime(doc.startTime ?? doc.start_time));
+  const summary = str(doc.summary);
+  if (summary !== null) builder.title(session, summary, true);
+  const messages = Array.isArray(doc.messages) ? doc.messages : Array.isArray(doc.history) ? doc.history : null;
+  if (messages === null) {
+    builder.bad(1, 'JSON document has no messages');
+    return;
+  }
+  messages.forEach((value, index) => {
+    const message = obj(value);
+    if (message === null) builder.bad(1, `message ${index} is not an object`);
+    else addMessage(builder, session, message, index + 1, `m${index}`, true);
+  });
+}
+
+/** The JSONL layout (`session-*.jsonl`): a header line, then one message per line. */
+export function createGeminiLineParser(builder: BatchBuilder, path: string, raw: unknown): LineParser {
+  const state = stateObject(raw);
+  let sessionId = str(state.session) ?? stem(path, '.jsonl');
+  const counted = new Set<string>(Array.isArray(state.counted) ? state.counted.filter((v): v is string => typeof v === 'string') : []);
+  return {
+    line(text, lineNo) {
+      const line = parseJsonLine(text, lineNo, builder);
+      if (line === null) return;
+      if ('$set' in line || '$unset' in line) return;
+      if (typeof line.sessionId === 'string' && !('type' in line)) {
+        sessionId = line.sessionId;
+        builder.time(builder.session(sessionId), toTime(line.startTime));
+        return;
+      }
+      const id = str(line.id) ?? `${lineNo}`;
+      // A message rewritten later (tool results arriving) repeats its id: tokens count once.
+      const first = !counted.has(id);
+      if (first) {
+        counted.add(id);
+        if (counted.size > 512) counted.delete(counted.values().next().value as string);
+      }
+      addMessage(builder, builder.session(sessionId), line, lineNo, id, first);
+    },
+    end() {
+      return { state: { session: sessionId, counted: [...counted] } };
+    },
+  };
+}

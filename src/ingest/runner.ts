@@ -1,0 +1,273 @@
+/**
+ * The incremental ingest runner: expands paths to transcript files, skips files whose size and
+ * mtime match their cursor, reads the rest from their cursors and writes each reader pass with
+ * its new cursor in one store transaction. Re-running it adds nothing; a transcript deleted from
+ * disk keeps its history; bad input never throws (it is counted, with file and line).
+ */
+import { lstatSync, readdirSync, statSync, type Stats } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Clock, IngestCursor, Logger, SubstrateStore } from '../types.js';
+import { readTranscript } from './read.js';
+import type { ReadOptions } from './types.js';
+
+/** Progress after each file. */
+export interface IngestProgress {
+  filesDone: number;
+  filesTotal: number;
+  bytesDone: number;
+  /** Bytes still to read when the run started (changed files only). */
+  bytesTotal: number;
+}
+
+export interface IngestDeps {
+  substrate: SubstrateStore;
+  clock: Clock;
+  logger: Logger;
+  onProgress?: (progress: IngestProgress) => void;
+  /**
+   * Project identity for a session's working directory (e.g. the git repository).
+   * @default the working directory itself
+   */
+  resolveProject?: (cwd: string) => string | null;
+  /** Reader limits (tests use small ones). */
+  read?: Pick<ReadOptions, 'maxBytes' | 'maxLineBytes'>;
+}
+
+/** What one run did. Counts are for this run; `turns` are the turns newly stored. */
+export interface IngestSummary {
+  /** Candidate files found under the paths. */
+  files: number;
+  /** Files read because they were new or changed. */
+  filesChanged: number;
+  /** Distinct sessions that received something. */
+  sessions: number;
+  /** Turns newly stored. */
+  turns: number;
+  /** Tool calls read. */
+  toolCalls: number;
+  corrections: number;
+  compactions: number;
+  /** Malformed lines passed over. */
+  badLines: number;
+  /** Up to 50 of them, with file and line number. */
+  badLineSamples: Array<{ path: string; line: number; reason: string }>;
+  /** Line types no reader knows, with counts. */
+  unknownTypes: Record<string, number>;
+  /** Files passed over (not a transcript, unreadable), with up to 50 reasons. */
+  skipped: number;
+  skippedSamples: Array<{ path: string; reason: string }>;
+  /** Secrets redacted, by kind. */
+  redactions: Record<string, number>;
+  /** Bytes read. */
+  bytes: number;
+  seconds: number;
+  /** Read throughput in MB/s (10^6 bytes). */
+  mbPerSecond: number;
+}
+
+const MAX_SAMPLES = 50;
+
+/**
+ * The agents' standard transcript folders that exist on this machine. Aider keeps one history
+ * per repository, so it is only read when given explicitly.
+ * @example defaultTranscriptRoots(process.env, os.homedir())
+ */
+export function defaultTranscriptRoots(env: Record<string, string | undefined>, home: string): string[] {
+  const claude = env.CLAUDE_CONFIG_DIR !== undefined && env.CLAUDE_CONFIG_DIR.length > 0 ? env.CLAUDE_CONFIG_DIR : join(home, '.claude');
+  const codex = env.CODEX_HOME !== undefined && env.CODEX_HOME.length > 0 ? env.CODEX_HOME : join(home, '.codex');
+  const candidates = [join(claude, 'projects'), join(codex, 'sessions'), join(home, '.gemini', 'tmp'), join(home, '.cursor', 'projects')];
+  return candidates.filter((dir) => {
+    try {
+      return statSync(dir).isDirectory();
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** A transcript candidate with the stat the skip decision is made on. */
+export interface TranscriptFile {
+  path: string;
+  size: number;
+  mtimeMs: number;
+}
+
+/** Whether a file found while walking a folder may be a transcript. */
+function isCandidate(name: string): boolean {
+  if (name.endsWith('.jsonl')) return true;
+  if (name.endsWith('.json')) return true;
+  if (name.endsWith('.md')) return name.endsWith('.aider.chat.history.md') || /chat.?history/i.test(name);
+  return false;
+}
+
+const SKIP_DIRS = new Set(['node_modules', '.git']);
+
+/**
+ * Files under `paths`: folders are walked (transcript-like names only), files given explicitly
+ * are taken as they are. Paths that cannot be read are reported, not thrown.
+ */
+export function expandTranscriptPaths(paths: string[]): { files: TranscriptFile[]; skipped: Array<{ path: string; reason: string }> } {
+  const files: TranscriptFile[] = [];
+  const skipped: Array<{ path: string; reason: string }> = [];
+  const seen = new Set<string>();
+  const add = (path: string, stat: Stats): void => {
+    if (seen.has(path)) return;
+    seen.add(path);
+    files.push({ path, size: stat.size, mtimeMs: stat.mtimeMs });
+  };
+  const walk = (dir: string): void => {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch (error) {
+      skipped.push({ path: dir, reason: `cannot list: ${(error as NodeJS.ErrnoException).code ?? String(error)}` });
+      return;
+    }
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of entries) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (!SKIP_DIRS.has(entry.name)) walk(path);
+        continue;
+      }
+      if (!isCandidate(entry.name)) continue;
+      if (!entry.isFile() && !entry.isSymbolicLink()) continue;
+      try {
+        const stat = statSync(path);
+        if (stat.isFile()) add(path, stat);
+      } catch (error) {
+        skipped.push({ path, reason: `cannot stat: ${(error as NodeJS.ErrnoException).code ?? String(error)}` });
+      }
+    }
+  };
+  for (const given of paths) {
+    const path = resolve(given);
+    let stat: Stats;
+    try {
+      stat = lstatSync(path).isSymbolicLink() ? statSync(path) : lstatSync(path);
+    } catch (error) {
+      skipped.push({ path, reason: `cannot stat: ${(error as NodeJS.ErrnoException).code ?? String(error)}` });
+      continue;
+    }
+    if (stat.isDirectory()) walk(path);
+    else if (stat.isFile()) add(path, stat);
+    else skipped.push({ path, reason: 'not a regular file or folder' });
+  }
+  return { files, skipped };
+}
+
+/**
+ * Ingest every transcript under `paths` into `deps.substrate`, incrementally.
+ * @example
+ * const summary = await ingestPaths(defaultTranscriptRoots(process.env, homedir()), { substrate, clock, logger });
+ */
+export async function ingestPaths(paths: string[], deps: IngestDeps): Promise<IngestSummary> {
+  const started = performance.now();
+  const { substrate, logger } = deps;
+  const summary: IngestSummary = {
+    files: 0,
+    filesChanged: 0,
+    sessions: 0,
+    turns: 0,
+    toolCalls: 0,
+    corrections: 0,
+    compactions: 0,
+    badLines: 0,
+    badLineSamples: [],
+    unknownTypes: {},
+    skipped: 0,
+    skippedSamples: [],
+    redactions: {},
+    bytes: 0,
+    seconds: 0,
+    mbPerSecond: 0,
+  };
+  const skip = (path: string, reason: string): void => {
+    summary.skipped++;
+    if (summary.skippedSamples.length < MAX_SAMPLES) summary.skippedSamples.push({ path, reason });
+  };
+
+  const expanded = expandTranscriptPaths(paths);
+  for (const { path, reason } of expanded.skipped) skip(path, reason);
+  summary.files = expanded.files.length;
+
+  // Decide what changed from the stat alone; an unchanged file costs one cursor lookup.
+  const work: Array<{ file: TranscriptFile; cursor: IngestCursor | null }> = [];
+  let bytesTotal = 0;
+  for (const file of expanded.files) {
+    const cursor = await substrate.getCursor(file.path);
+    if (cursor !== null && cursor.size === file.size && cursor.mtimeMs === file.mtimeMs) continue;
+    work.push({ file, cursor });
+    bytesTotal += Math.max(0, file.size - (cursor !== null && cursor.offset <= file.size ? cursor.offset : 0));
+  }
+
+  const projects = new Map<string, string | null>();
+  const projectOf = (cwd: string | null): string | null => {
+    if (cwd === null) return null;
+    let project = projects.get(cwd);
+    if (project === undefined) {
+      try {
+        project = deps.resolveProject ? deps.resolveProject(cwd) : cwd;
+      } catch (error) {
+        logger.warn('ingest: cannot resolve project', { cwd, error: String(error) });
+        project = cwd;
+      }
+      projects.set(cwd, project);
+    }
+    return project;
+  };
+
+  const sessions = new Set<string>();
+  // A boundary read in one pass and its summary in the next are one compaction.
+  const compactions = new Set<string>();
+  let filesDone = 0;
+  let bytesDone = 0;
+  for (const { file, cursor: initial } of work) {
+    let cursor = initial;
+    let changed = false;
+    try {
+      for (;;) {
+        const result = readTranscript(file.path, cursor, { now: deps.clock.now(), ...deps.read });
+        if (result.skipped !== undefined) skip(file.path, result.skipped);
+        const { batch, stats } = result;
+        for (const session of batch.sessions) {
+          session.project = projectOf(session.cwd);
+          sessions.add(session.id);
+        }
+        if (batch.cursor !== null) {
+          const { turnsAdded } = await substrate.writeSubstrate(batch);
+          summary.turns += turnsAdded;
+        }
+        if (result.skipped === undefined) changed = true;
+        summary.bytes += stats.bytes;
+        bytesDone += stats.bytes;
+        for (const turn of batch.turns) if (turn.role === 'tool_call') summary.toolCalls++;
+        summary.corrections += batch.corrections.length;
+        for (const compaction of batch.compactions) compactions.add(compaction.id);
+        summary.badLines += stats.badLines.length;
+        for (const bad of stats.badLines) {
+          if (summary.badLineSamples.length >= MAX_SAMPLES) break;
+          summary.badLineSamples.push({ path: file.path, line: bad.line, reason: bad.reason });
+        }
+        for (const [type, count] of Object.entries(stats.unknownTypes)) summary.unknownTypes[type] = (summary.unknownTypes[type] ?? 0) + count;
+        for (const [kind, count] of Object.entries(stats.redactions)) summary.redactions[kind] = (summary.redactions[kind] ?? 0) + count;
+        const next = batch.cursor;
+        if (result.done || next === null || (cursor !== null && next.offset <= cursor.offset && !result.restarted)) break;
+        cursor = next;
+      }
+    } catch (error) {
+      // The store refused a write (disk full, locked for too long…): report it, go on with the rest.
+      logger.error('ingest: cannot ingest file', { path: file.path, error: String(error) });
+      skip(file.path, `store error: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    if (changed) summary.filesChanged++;
+    filesDone++;
+    deps.onProgress?.({ filesDone, filesTotal: work.length, bytesDone, bytesTotal });
+  }
+
+  summary.sessions = sessions.size;
+  summary.compactions = compactions.size;
+  summary.seconds = (performance.now() - started) / 1000;
+  summary.mbPerSecond = summary.seconds > 0 ? summary.bytes / 1e6 / summary.seconds : 0;
+  return summary;
+}

@@ -1,0 +1,89 @@
+/**
+ * Types shared by the transcript readers and the incremental runner. Everything a reader takes
+ * and returns is plain data (structured-clone safe), so readers can run inside worker threads.
+ */
+import type { Agent, SubstrateBatch } from '../types.js';
+
+/** The transcript layouts cairn reads. */
+export const TRANSCRIPT_FORMATS = ['claude-code', 'codex', 'gemini-jsonl', 'gemini-json', 'aider', 'cursor', 'generic'] as const;
+export type TranscriptFormat = (typeof TRANSCRIPT_FORMATS)[number];
+
+/** The agent each format belongs to. */
+export const FORMAT_AGENT: Record<TranscriptFormat, Agent> = {
+  'claude-code': 'claude-code',
+  codex: 'codex',
+  'gemini-jsonl': 'gemini',
+  'gemini-json': 'gemini',
+  aider: 'aider',
+  cursor: 'cursor',
+  generic: 'generic',
+};
+
+/** A malformed line: 1-based line number and why it was passed over. */
+export interface BadLine {
+  line: number;
+  reason: string;
+}
+
+/** What one reader pass saw, besides the records it produced. */
+export interface ReaderStats {
+  /** Complete lines consumed (documents count as one line). */
+  lines: number;
+  badLines: BadLine[];
+  /** Line types the reader does not know, with how often each was passed over. */
+  unknownTypes: Record<string, number>;
+  /** Bytes consumed (up to the last complete line). */
+  bytes: number;
+  /** Lines that are injected context (`isMeta`, `<system-reminder>`, caveats) and were dropped. */
+  metaDropped: number;
+  /** Distinct assistant messages started in this pass (Claude Code: distinct `message.id`s). */
+  assistantMessages: number;
+  /** Secrets redacted, by kind, as reported by the privacy sanitizer. */
+  redactions: Record<string, number>;
+}
+
+/** Options for one reader pass. */
+export interface ReadOptions {
+  /**
+   * Stop after consuming about this many bytes (at a line boundary); the runner calls again to
+   * continue. Bounds memory and the size of one store transaction.
+   * @default 64 MiB
+   */
+  maxBytes?: number;
+  /**
+   * A line longer than this is passed over as a bad line without being held in memory.
+   * @default 128 MiB
+   */
+  maxLineBytes?: number;
+  /** Timestamp written into the new cursor's `updatedAt`. @default Date.now() */
+  now?: number;
+  /** Force a format instead of detecting it from the path and the first line. */
+  format?: TranscriptFormat;
+}
+
+/** The result of reading one file from its cursor. */
+export interface ReadResult {
+  /** Records and the file's new cursor, ready for `SubstrateStore.writeSubstrate`. */
+  batch: SubstrateBatch;
+  stats: ReaderStats;
+  /** The detected (or remembered) format; null when the file is not a transcript cairn reads. */
+  format: TranscriptFormat | null;
+  /** Why the file was passed over (not a transcript, unreadable, …); absent when it was read. */
+  skipped?: string;
+  /** True when the previous cursor no longer matched the file (rewritten, replaced, truncated). */
+  restarted: boolean;
+  /** True when the read stopped at the end of the file (false: `maxBytes` reached, call again). */
+  done: boolean;
+}
+
+export function emptyStats(): ReaderStats {
+  return {
+    lines: 0,
+    badLines: [],
+    unknownTypes: {},
+    bytes: 0,
+    metaDropped: 0,
+    assistantMessages: 0,
+    redactions: {},
+  };
+}

@@ -1,0 +1,562 @@
+/**
+ * The session substrate on SQLite (tables from migrations/002_substrate.sql): sessions, turns
+ * with a contentless FTS5 index over tokenize.ts's index terms, compactions, correction pairs
+ * and ingest cursors.
+ *
+ * Writes are idempotent: turns, compactions and corrections are keyed by their stable ids
+ * (a turn re-emitted with more text — a message that grew between two reads — is updated in
+ * place); token totals are kept per (session, transcript file) and summed, so a file re-read
+ * from its start replaces its share instead of adding to it.
+ */
+import type Database from 'better-sqlite3';
+import type {
+  Agent,
+  CompactionRecord,
+  CorrectionRecord,
+  IngestCursor,
+  SessionRecord,
+  SubstrateBatch,
+  SubstrateStore,
+  TurnHit,
+  TurnRecord,
+  TurnRole,
+  TurnSearchOptions,
+} from '../../types.js';
+import { indexText, queryTerms } from '../tokenize.js';
+
+interface SessionRow {
+  id: string;
+  agent: string;
+  project: string | null;
+  cwd: string | null;
+  branch: string | null;
+  parent_id: string | null;
+  started_at: number | null;
+  ended_at: number | null;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_creation_tokens: number;
+  compactions: number;
+  source_path: string;
+  title: string | null;
+}
+
+interface TurnRow {
+  pk: number;
+  id: string;
+  session_id: string;
+  seq: number;
+  role: string;
+  text: string;
+  tool_name: string | null;
+  tool_input: string | null;
+  tool_use_id: string | null;
+  is_error: number;
+  flags: string;
+  at: number | null;
+  source_uuid: string | null;
+  source_line: number;
+}
+
+interface CompactionRow {
+  id: string;
+  session_id: string;
+  trigger: string | null;
+  pre_tokens: number | null;
+  summary: string | null;
+  at: number | null;
+  seq: number;
+  source_line: number;
+}
+
+interface CorrectionRow {
+  id: string;
+  session_id: string;
+  premise_turn_id: string | null;
+  correction_turn_id: string;
+  kind: string;
+  lang: string | null;
+  text: string;
+  at: number | null;
+}
+
+interface CursorRow {
+  path: string;
+  size: number;
+  mtime_ms: number;
+  offset: number;
+  head_hash: string;
+  state: string;
+  updated_at: number;
+}
+
+const SESSION_COLUMNS =
+  'id, agent, project, cwd, branch, parent_id, started_at, ended_at, input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens, compactions, source_path, title';
+const TURN_COLUMNS = 'pk, id, session_id, seq, role, text, tool_name, tool_input, tool_use_id, is_error, flags, at, source_uuid, source_line';
+
+function rowToSession(row: SessionRow): SessionRecord {
+  return {
+    id: row.id,
+    agent: row.agent as Agent,
+    project: row.project,
+    cwd: row.cwd,
+    branch: row.branch,
+    parentId: row.parent_id,
+    startedAt: row.started_at,
+    endedAt: row.ended_at,
+    inputTokens: row.input_tokens,
+    outputTokens: row.output_tokens,
+    cacheReadTokens: row.cache_read_tokens,
+    cacheCreationTokens: row.cache_creation_tokens,
+    compactions: row.compactions,
+    sourcePath: row.source_path,
+    title: row.title,
+  };
+}
+
+function parseFlags(flags: string): string[] {
+  try {
+    const value: unknown = JSON.parse(flags);
+    return Array.isArray(value) ? value.filter((f): f is string => typeof f === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+function rowToTurn(row: TurnRow): TurnRecord {
+  return {
+    id: row.id,
+    sessionId: row.session_id,
+    seq: row.seq,
+    role: row.role as TurnRole,
+    text: row.text,
+    toolName: row.tool_name,
+    toolInput: row.tool_input,
+    toolUseId: row.tool_use_id,
+    isError: row.is_error === 1,
+    flags: parseFlags(row.flags),
+    at: row.at,
+    sourceUuid: row.source_uuid,
+    sourceLine: row.source_line,
+  };
+}
+
+function rowToCompaction(row: CompactionRow): CompactionRecord {
+  return {
+    id: row.id,
+    sessionId: row.session_id,
+    trigger: row.trigger === 'manual' || row.trigger === 'auto' ? row.trigger : null,
+    preTokens: row.pre_tokens,
+    summary: row.summary,
+    at: row.at,
+    seq: row.seq,
+    sourceLine: row.source_line,
+  };
+}
+
+function rowToCorrection(row: CorrectionRow): CorrectionRecord {
+  return {
+    id: row.id,
+    sessionId: row.session_id,
+    premiseTurnId: row.premise_turn_id,
+    correctionTurnId: row.correction_turn_id,
+    kind: row.kind as CorrectionRecord['kind'],
+    lang: row.lang,
+    text: row.text,
+    at: row.at,
+  };
+}
+
+function rowToCursor(row: CursorRow): IngestCursor {
+  let state: Record<string, unknown> = {};
+  try {
+    const value: unknown = JSON.parse(row.state);
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) state = value as Record<string, unknown>;
+  } catch {
+    // A damaged state only costs a re-read from the start.
+  }
+  return {
+    path: row.path,
+    size: row.size,
+    mtimeMs: row.mtime_ms,
+    offset: row.offset,
+    headHash: row.head_hash,
+    state,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** The text a turn is indexed under: its text and its tool name. */
+function turnTerms(turn: Pick<TurnRecord, 'text' | 'toolName'>): string {
+  return indexText(turn.toolName === null ? turn.text : `${turn.toolName} ${turn.text}`);
+}
+
+/** FTS5 MATCH expression: OR of quoted terms (BM25 ranks turns matching more and rarer terms first). */
+function matchExpression(terms: string[]): string {
+  return terms.map((term) => `"${term.replaceAll('"', '""')}"`).join(' OR ');
+}
+
+const SNIPPET_RADIUS = 80;
+
+/** A short excerpt of `text` around the first place a query term (or its stem) occurs. */
+export function snippetFor(text: string, terms: string[]): string {
+  const lower = text.toLowerCase();
+  let best = -1;
+  let length = 0;
+  for (const term of terms) {
+    for (const candidate of [term, term.replaceAll('_', ' '), term.length > 5 ? term.slice(0, Math.max(4, term.length - 3)) : null]) {
+      if (candidate === null) continue;
+      const at = lower.indexOf(candidate);
+      if (at >= 0 && (best < 0 || at < best)) {
+        best = at;
+        length = candidate.length;
+        break;
+      }
+    }
+  }
+  const flat = (s: string): string => s.replace(/\s+/g, ' ');
+  if (best < 0) return flat(text.length > 2 * SNIPPET_RADIUS ? `${text.slice(0, 2 * SNIPPET_RADIUS)}…` : text);
+  const start = Math.max(0, best - SNIPPET_RADIUS);
+  const end = Math.min(text.length, best + length + SNIPPET_RADIUS);
+  return flat(`${start > 0 ? '…' : ''}${text.slice(start, end)}${end < text.length ? '…' : ''}`);
+}
+
+function prepareStatements(db: Database.Database) {
+  return {
+    upsertSource: db.prepare(
+      `INSERT INTO session_sources (session_id, path, input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens)
+       VALUES (@id, @sourcePath, @inputTokens, @outputTokens, @cacheReadTokens, @cacheCreationTokens)
+       ON CONFLICT (session_id, path) DO UPDATE SET
+         input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens,
+         cache_read_tokens = excluded.cache_read_tokens, cache_creation_tokens = excluded.cache_creation_tokens`,
+    ),
+    upsertSession: db.prepare(
+      `INSERT INTO sessions (id, agent, project, cwd, branch, parent_id, started_at, ended_at, source_path, title)
+       VALUES (@id, @agent, @project, @cwd, @branch, @parentId, @startedAt, @endedAt, @sourcePath, @title)
+       ON CONFLICT (id) DO UPDATE SET
+         project = coalesce(excluded.project, sessions.project),
+         cwd = coalesce(sessions.cwd, excluded.cwd),
+         branch = coalesce(excluded.branch, sessions.branch),
+         parent_id = coalesce(sessions.parent_id, excluded.parent_id),
+         started_at = coalesce(min(sessions.started_at, excluded.started_at), sessions.started_at, excluded.started_at),
+         ended_at = coalesce(max(sessions.ended_at, excluded.ended_at), sessions.ended_at, excluded.ended_at),
+         title = coalesce(excluded.title, sessions.title)`,
+    ),
+    sumSession: db.prepare(
+      `UPDATE sessions SET
+         input_tokens = (SELECT coalesce(sum(input_tokens), 0) FROM session_sources WHERE session_id = @id),
+         output_tokens = (SELECT coalesce(sum(output_tokens), 0) FROM session_sources WHERE session_id = @id),
+         cache_read_tokens = (SELECT coalesce(sum(cache_read_tokens), 0) FROM session_sources WHERE session_id = @id),
+         cache_creation_tokens = (SELECT coalesce(sum(cache_creation_tokens), 0) FROM session_sources WHERE session_id = @id),
+         compactions = (SELECT count(*) FROM compactions WHERE session_id = @id)
+       WHERE id = @id`,
+    ),
+    insertTurn: db.prepare(
+      `INSERT OR IGNORE INTO turns (id, session_id, seq, role, text, tool_name, tool_input, tool_use_id, is_error, flags, at, source_uuid, source_line)
+       VALUES (@id, @sessionId, @seq, @role, @text, @toolName, @toolInput, @toolUseId, @isError, @flags, @at, @sourceUuid, @sourceLine)`,
+    ),
+    growTurn: db.prepare<{ id: string; text: string; toolInput: string | null }, { pk: number }>(
+      `UPDATE turns SET text = @text, tool_input = @toolInput WHERE id = @id AND text <> @text RETURNING pk`,
+    ),
+    insertFts: db.prepare('INSERT INTO turns_fts (rowid, terms) VALUES (?, ?)'),
+    deleteFts: db.prepare('DELETE FROM turns_fts WHERE rowid = ?'),
+    upsertCompaction: db.prepare(
+      `INSERT INTO compactions (id, session_id, "trigger", pre_tokens, summary, at, seq, source_line)
+       VALUES (@id, @sessionId, @trigger, @preTokens, @summary, @at, @seq, @sourceLine)
+       ON CONFLICT (id) DO UPDATE SET
+         summary = coalesce(compactions.summary, excluded.summary),
+         "trigger" = coalesce(compactions."trigger", excluded."trigger"),
+         pre_tokens = coalesce(compactions.pre_tokens, excluded.pre_tokens)`,
+    ),
+    insertCorrection: db.prepare(
+      `INSERT OR IGNORE INTO corrections (id, session_id, premise_turn_id, correction_turn_id, kind, lang, text, at)
+       VALUES (@id, @sessionId, @premiseTurnId, @correctionTurnId, @kind, @lang, @text, @at)`,
+    ),
+    upsertCursor: db.prepare(
+      `INSERT OR REPLACE INTO ingest_cursors (path, size, mtime_ms, "offset", head_hash, state, updated_at)
+       VALUES (@path, @size, @mtimeMs, @offset, @headHash, @state, @updatedAt)`,
+    ),
+    getCursor: db.prepare<[string], CursorRow>(
+      'SELECT path, size, mtime_ms, "offset" AS offset, head_hash, state, updated_at FROM ingest_cursors WHERE path = ?',
+    ),
+    getSession: db.prepare<[string], SessionRow>(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = ?`),
+    getCompactions: db.prepare<[string], CompactionRow>(
+      'SELECT id, session_id, "trigger" AS trigger, pre_tokens, summary, at, seq, source_line FROM compactions WHERE session_id = ? ORDER BY seq, id',
+    ),
+  };
+}
+
+/**
+ * {@link SubstrateStore} over a better-sqlite3 connection whose schema includes migration 002.
+ * Each method runs synchronously inside; `writeSubstrate` is one transaction.
+ */
+export class SqliteSubstrate implements SubstrateStore {
+  private readonly db: Database.Database;
+  private readonly statements: ReturnType<typeof prepareStatements>;
+  private readonly transaction: (batch: SubstrateBatch) => number;
+
+  constructor(db: Database.Database) {
+    this.db = db;
+    this.statements = prepareStatements(db);
+    const write = db.transaction((batch: SubstrateBatch) => this.write(batch));
+    this.transaction = (batch) => write.immediate(batch);
+  }
+
+  private write(batch: SubstrateBatch): number {
+    const s = this.statements;
+    let added = 0;
+    const touched = new Set<string>();
+    for (const session of batch.sessions) {
+      s.upsertSession.run({
+        id: session.id,
+        agent: session.agent,
+        project: session.project,
+        cwd: session.cwd,
+        branch: session.branch,
+        parentId: session.parentId,
+        startedAt: session.startedAt,
+        endedAt: session.endedAt,
+        sourcePath: session.sourcePath,
+        title: session.title,
+      });
+      s.upsertSource.run({
+        id: session.id,
+        sourcePath: session.sourcePath,
+        inputTokens: session.inputTokens,
+        outputTokens: session.outputTokens,
+        cacheReadTokens: session.cacheReadTokens,
+        cacheCreationTokens: session.cacheCreationTokens,
+      });
+      touched.add(session.id);
+    }
+    for (const turn of batch.turns) {
+      const result = s.insertTurn.run({
+        id: turn.id,
+        sessionId: turn.sessionId,
+        seq: turn.seq,
+        role: turn.role,
+        text: turn.text,
+        toolName: turn.toolName,
+        toolInput: turn.toolInput,
+        toolUseId: turn.toolUseId,
+        isError: turn.isError ? 1 : 0,
+        flags: JSON.stringify(turn.flags),
+        at: turn.at,
+        sourceUuid: turn.sourceUuid,
+        sourceLine: turn.sourceLine,
+      });
+      if (result.changes > 0) {
+        added++;
+        s.insertFts.run(result.lastInsertRowid, turnTerms(turn));
+        continue;
+      }
+      // Already stored: a message that grew since it was first read (an assistant message
+      // continued, an Aider block appended to) is updated in place. Tool turns never grow.
+      if (turn.role === 'tool_call' || turn.role === 'tool_result') continue;
+      const grown = s.growTurn.get({ id: turn.id, text: turn.text, toolInput: turn.toolInput });
+      if (grown !== undefined) {
+        s.deleteFts.run(grown.pk);
+        s.insertFts.run(grown.pk, turnTerms(turn));
+      }
+    }
+    for (const compaction of batch.compactions) {
+      s.upsertCompaction.run({
+        id: compaction.id,
+        sessionId: compaction.sessionId,
+        trigger: compaction.trigger,
+        preTokens: compaction.preTokens,
+        summary: compaction.summary,
+        at: compaction.at,
+        seq: compaction.seq,
+        sourceLine: compaction.sourceLine,
+      });
+      touched.add(compaction.sessionId);
+    }
+    for (const correction of batch.corrections) {
+      s.insertCorrection.run({
+        id: correction.id,
+        sessionId: correction.sessionId,
+        premiseTurnId: correction.premiseTurnId,
+        correctionTurnId: correction.correctionTurnId,
+        kind: correction.kind,
+        lang: correction.lang,
+        text: correction.text,
+        at: correction.at,
+      });
+    }
+    for (const id of touched) s.sumSession.run({ id });
+    const cursor = batch.cursor;
+    if (cursor !== null) {
+      s.upsertCursor.run({
+        path: cursor.path,
+        size: cursor.size,
+        mtimeMs: cursor.mtimeMs,
+        offset: cursor.offset,
+        headHash: cursor.headHash,
+        state: JSON.stringify(cursor.state),
+        updatedAt: cursor.updatedAt,
+      });
+    }
+    return added;
+  }
+
+  async writeSubstrate(batch: SubstrateBatch): Promise<{ turnsAdded: number }> {
+    return { turnsAdded: this.transaction(batch) };
+  }
+
+  async getCursor(path: string): Promise<IngestCursor | null> {
+    const row = this.statements.getCursor.get(path);
+    return row === undefined ? null : rowToCursor(row);
+  }
+
+  /** Every cursor (one query), for a runner checking many files at once. */
+  async listCursors(): Promise<IngestCursor[]> {
+    const rows = this.db
+      .prepare<[], CursorRow>('SELECT path, size, mtime_ms, "offset" AS offset, head_hash, state, updated_at FROM ingest_cursors')
+      .all();
+    return rows.map(rowToCursor);
+  }
+
+  async getSession(id: string): Promise<SessionRecord | null> {
+    const row = this.statements.getSession.get(id);
+    return row === undefined ? null : rowToSession(row);
+  }
+
+  async listSessions(options: { project?: string; agent?: Agent; limit?: number; offset?: number }): Promise<SessionRecord[]> {
+    const where: string[] = [];
+    const params: Record<string, unknown> = { limit: options.limit ?? 100, offset: options.offset ?? 0 };
+    if (options.project !== undefined) {
+      where.push('project = @project');
+      params.project = options.project;
+    }
+    if (options.agent !== undefined) {
+      where.push('agent = @agent');
+      params.agent = options.agent;
+    }
+    const rows = this.db
+      .prepare<Record<string, unknown>, SessionRow>(
+        `SELECT ${SESSION_COLUMNS} FROM sessions ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
+         ORDER BY coalesce(ended_at, started_at) DESC NULLS LAST, id LIMIT @limit OFFSET @offset`,
+      )
+      .all(params);
+    return rows.map(rowToSession);
+  }
+
+  async getTurns(sessionId: string, options: { fromSeq?: number; limit?: number } = {}): Promise<TurnRecord[]> {
+    const rows = this.db
+      .prepare<{ sessionId: string; fromSeq: number; limit: number }, TurnRow>(
+        `SELECT ${TURN_COLUMNS} FROM turns WHERE session_id = @sessionId AND seq >= @fromSeq ORDER BY seq, pk LIMIT @limit`,
+      )
+      .all({ sessionId, fromSeq: options.fromSeq ?? 0, limit: options.limit ?? -1 });
+    return rows.map(rowToTurn);
+  }
+
+  async getCompactions(sessionId: string): Promise<CompactionRecord[]> {
+    return this.statements.getCompactions.all(sessionId).map(rowToCompaction);
+  }
+
+  async getCorrections(options: { sessionId?: string; limit?: number }): Promise<CorrectionRecord[]> {
+    const limit = options.limit ?? -1;
+    const rows =
+      options.sessionId !== undefined
+        ? this.db
+            .prepare<[string, number], CorrectionRow>('SELECT * FROM corrections WHERE session_id = ? ORDER BY at, id LIMIT ?')
+            .all(options.sessionId, limit)
+        : this.db.prepare<[number], CorrectionRow>('SELECT * FROM corrections ORDER BY at DESC NULLS LAST, id LIMIT ?').all(limit);
+    return rows.map(rowToCorrection);
+  }
+
+  async searchTurns(query: string, options: TurnSearchOptions): Promise<TurnHit[]> {
+    const terms = queryTerms(query);
+    if (terms.length === 0 || options.limit <= 0) return [];
+    const where = ['turns_fts MATCH @match'];
+    const params: Record<string, unknown> = { match: matchExpression(terms), limit: options.limit };
+    if (options.project !== undefined) {
+      where.push('s.project = @project');
+      params.project = options.project;
+    }
+    if (options.sessionId !== undefined) {
+      where.push('t.session_id = @sessionId');
+      params.sessionId = options.sessionId;
+    }
+    if (options.agent !== undefined) {
+      where.push('s.agent = @agent');
+      params.agent = options.agent;
+    }
+    if (options.roles !== undefined && options.roles.length > 0) {
+      const names = options.roles.map((_, i) => `@role${i}`);
+      options.roles.forEach((role, i) => {
+        params[`role${i}`] = role;
+      });
+      where.push(`t.role IN (${names.join(', ')})`);
+    }
+    if (options.since !== undefined) {
+      where.push('t.at >= @since');
+      params.since = options.since;
+    }
+    const rows = this.db
+      .prepare<Record<string, unknown>, TurnRow & { rank: number } & { [K in keyof SessionRow as `s_${K & string}`]: SessionRow[K] }>(
+        `SELECT ${TURN_COLUMNS.split(', ')
+          .map((c) => `t.${c}`)
+          .join(', ')}, ${SESSION_COLUMNS.split(', ')
+          .map((c) => `s.${c} AS s_${c}`)
+          .join(', ')}, bm25(turns_fts) AS rank
+         FROM turns_fts JOIN turns t ON t.pk = turns_fts.rowid JOIN sessions s ON s.id = t.session_id
+         WHERE ${where.join(' AND ')}
+         ORDER BY rank LIMIT @limit`,
+      )
+      .all(params);
+    return rows.map((row) => {
+      const session: SessionRow = {
+        id: row.s_id,
+        agent: row.s_agent,
+        project: row.s_project,
+        cwd: row.s_cwd,
+        branch: row.s_branch,
+        parent_id: row.s_parent_id,
+        started_at: row.s_started_at,
+        ended_at: row.s_ended_at,
+        input_tokens: row.s_input_tokens,
+        output_tokens: row.s_output_tokens,
+        cache_read_tokens: row.s_cache_read_tokens,
+        cache_creation_tokens: row.s_cache_creation_tokens,
+        compactions: row.s_compactions,
+        source_path: row.s_source_path,
+        title: row.s_title,
+      };
+      const turn = rowToTurn(row);
+      return { turn, session: rowToSession(session), score: -row.rank, snippet: snippetFor(turn.text, terms) };
+    });
+  }
+
+  async substrateStats(): Promise<{ sessions: number; turns: number; compactions: number; corrections: number; files: number; lastIngestAt: number | null }> {
+    const row = this.db
+      .prepare<[], { sessions: number; turns: number; compactions: number; corrections: number; files: number; last: number | null }>(
+        `SELECT (SELECT count(*) FROM sessions) AS sessions, (SELECT count(*) FROM turns) AS turns,
+                (SELECT count(*) FROM compactions) AS compactions, (SELECT count(*) FROM corrections) AS corrections,
+                (SELECT count(*) FROM ingest_cursors WHERE json_extract(state, '$.format') IS NOT NULL) AS files,
+                (SELECT max(updated_at) FROM ingest_cursors) AS last`,
+      )
+      .get();
+    return {
+      sessions: row?.sessions ?? 0,
+      turns: row?.turns ?? 0,
+      compactions: row?.compactions ?? 0,
+      corrections: row?.corrections ?? 0,
+      files: row?.files ?? 0,
+      lastIngestAt: row?.last ?? null,
+    };
+  }
+}
+
+/**
+ * The session substrate over an open better-sqlite3 database that has migration 002 applied.
+ * @example
+ * const db = openDatabase(path); // applies migrations
+ * const substrate = createSqliteSubstrate(db);
+ * await substrate.writeSubstrate(batch);
+ */
+export function createSqliteSubstrate(db: Database.Database): SqliteSubstrate {
+  return new SqliteSubstrate(db);
+}
