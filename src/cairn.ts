@@ -1,3 +1,6 @@
+import { buildContext, type ContextInput, type ContextResult } from './context/build.js';
+import type { CorePaths } from './context/core.js';
+import { RankerRegistry, type Ranker } from './context/rankers.js';
 import type { Deps } from './deps.js';
 import {
   diff,
@@ -38,6 +41,10 @@ export interface CairnOptions {
   session?: string | null;
   /** Who is acting, recorded in the event log. @default 'library' */
   actor?: string;
+  /** Core memory files injected first by `context`. @default none */
+  core?: Partial<CorePaths>;
+  /** Extra context rankers by name (the built-ins are composite, recency, importance, bm25, cosine, random). */
+  rankers?: Record<string, Ranker>;
 }
 
 export interface CairnStatus {
@@ -67,12 +74,18 @@ export interface Cairn {
   importJsonl(lines: AsyncIterable<string> | Iterable<string>, onProgress?: (line: number) => void): Promise<ImportResult>;
   exportJsonl(options?: ListOptions & { allProjects?: boolean }): AsyncGenerator<string>;
   exportMarkdown(options?: ListOptions & { allProjects?: boolean }): Promise<string>;
+  /** The Markdown injected into an agent, packed into a token budget. */
+  context(input?: ContextInput): Promise<ContextResult>;
+  /** Add or replace a context ranker. */
+  registerRanker(name: string, ranker: Ranker): void;
   status(): Promise<CairnStatus>;
   close(): Promise<void>;
 }
 
 /** Wire a store and an embedder into the operations. */
 export function createCairn(options: CairnOptions): Cairn {
+  const rankers = new RankerRegistry();
+  for (const [name, ranker] of Object.entries(options.rankers ?? {})) rankers.register(name, ranker);
   const deps: Deps = {
     store: options.store,
     embedder: options.embedder ?? null,
@@ -83,6 +96,8 @@ export function createCairn(options: CairnOptions): Cairn {
     workspaceRoot: options.workspaceRoot ?? null,
     session: options.session ?? null,
     actor: options.actor ?? 'library',
+    core: { project: options.core?.project ?? null, user: options.core?.user ?? null },
+    rankers,
   };
   const scoped = ({ allProjects, ...list }: ListOptions & { allProjects?: boolean } = {}): ListOptions =>
     !allProjects && list.project === undefined && deps.project !== null ? { ...list, project: deps.project } : list;
@@ -112,6 +127,8 @@ export function createCairn(options: CairnOptions): Cairn {
       const memories = await deps.store.listMemories({ ...scoped(list), order: 'created-asc', limit: list.limit ?? 1_000_000 });
       return toMarkdown(memories, deps.project ? `cairn memories — ${deps.project}` : 'cairn memories');
     },
+    context: (input) => buildContext(deps, input),
+    registerRanker: (name, ranker) => rankers.register(name, ranker),
     async status() {
       const stats = await deps.store.stats();
       return {

@@ -86,6 +86,7 @@ export async function openCairn(config: Config, options: OpenOptions): Promise<O
     workspaceRoot: project.root,
     session: options.session ?? null,
     actor: options.actor,
+    core: { project: join(project.root, '.cairn', 'MEMORY.md'), user: join(config.home, 'MEMORY.md') },
     logger: options.logger ?? streamLogger((line) => process.stderr.write(line), 'warn'),
   });
   return { cairn, project };

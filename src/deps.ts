@@ -1,3 +1,5 @@
+import type { CorePaths } from './context/core.js';
+import type { RankerRegistry } from './context/rankers.js';
 import type { Clock, Embedder, IdSource, Logger, Store } from './types.js';
 
 /** What the operations need, wired once by createCairn(). */
@@ -15,6 +17,9 @@ export interface Deps {
   session: string | null;
   /** Recorded in the event log: `cli`, `mcp`, `hook`, a token name … */
   actor: string;
+  /** Core memory files (project and user). */
+  core: CorePaths;
+  rankers: RankerRegistry;
 }
 
 /** Embed texts, or return nulls when no embedder is configured. Never inside a DB transaction. */

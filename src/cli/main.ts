@@ -8,6 +8,7 @@ import { registerStatusCommand } from './commands/status.js';
 import { registerTransferCommands } from './commands/transfer.js';
 import { registerMcpCommand } from './commands/mcp.js';
 import { registerBenchCommand } from './commands/bench.js';
+import { registerContextCommands } from './commands/context.js';
 
 function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -71,6 +72,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
   registerMemoryCommands(program, run);
   registerSnapshotCommands(program, run);
   registerTransferCommands(program, run);
+  registerContextCommands(program, run);
   registerStatusCommand(program, run);
   registerMcpCommand(program, run);
   registerBenchCommand(program, run);

@@ -39,3 +39,9 @@ export const snapshotInput = {
 };
 
 export const statusInput = {};
+
+export const contextInput = {
+  query: z.string().max(2000).optional().describe('What you are about to work on; omit for the project and session overview'),
+  budget: z.number().int().min(50).max(20000).optional().describe('Token budget (default 1500)'),
+  ranker: z.string().optional().describe('composite (default), recency, importance, bm25, cosine or random'),
+};

@@ -6,7 +6,7 @@ import { isCairnError } from '../errors.js';
 import { RetrievalBudget, type BudgetLimits } from '../recall/budget.js';
 import type { RecallHit } from '../recall/recall.js';
 import type { Logger, Memory } from '../types.js';
-import { forgetInput, recallInput, rememberInput, reviseInput, snapshotInput, statusInput } from './schemas.js';
+import { contextInput, forgetInput, recallInput, rememberInput, reviseInput, snapshotInput, statusInput } from './schemas.js';
 
 export interface McpServerOptions {
   /** Package version reported to clients. */
@@ -163,6 +163,28 @@ export function createMcpServer(cairn: Cairn, options: McpServerOptions): McpSer
     guard(false, async (args) => {
       const snap = await cairn.snapshot(args.label);
       return { text: `snapshot ${snap.label}: ${snap.memoryCount} memories`, structured: { ...snap } };
+    }),
+  );
+
+  server.registerTool(
+    'context',
+    {
+      title: 'Memory context',
+      description:
+        'The best memories for what you are doing, packed into a token budget as Markdown: core memory, where the work left off, the user’s corrections and rules, then exact facts. ' +
+        'Use it at the start of a task or after /compact instead of re-reading files.',
+      inputSchema: contextInput,
+      outputSchema: loose,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    guard(true, async (args) => {
+      const result = await cairn.context({ budget: args.budget ?? 1500, ...(args.query ? { query: args.query } : {}), ...(args.ranker ? { ranker: args.ranker } : {}) });
+      const ids = result.sections.flatMap((s) => s.ids);
+      return {
+        text: result.markdown || 'no memories stored yet',
+        structured: { tokens: result.tokens, budget: result.budget, sections: result.sections, omitted: result.omitted.length, warnings: result.warnings },
+        items: ids.map((id) => ({ id, label: 'from context' })),
+      };
     }),
   );
 

@@ -1,0 +1,243 @@
+import { invalid } from '../errors.js';
+import type { Deps } from '../deps.js';
+import { RRF_K, reciprocalRankFusion } from '../recall/fusion.js';
+import { stalenessOf, termCoverage } from '../recall/recall.js';
+import { indexTerms, queryTerms } from '../store/tokenize.js';
+import type { Kind, Memory, MemoryFilter, ScoredId } from '../types.js';
+import { coreForInjection, readCores } from './core.js';
+import type { Candidate, RankContext } from './rankers.js';
+import { estimateTokens } from './tokens.js';
+
+export interface ContextInput {
+  /** What the agent is about to do; without it, the session's and project's most valuable memories. */
+  query?: string;
+  /** Token budget for the whole Markdown (chars / 4). @default 2000 */
+  budget?: number;
+  /** Ranker name from the registry. @default 'composite' */
+  ranker?: string;
+  /** Memories of this session are favoured (after /compact: the session that was just compacted). */
+  favorSession?: string | null;
+  /** Include core memory files. @default true */
+  core?: boolean;
+  /** Seed for the random ranker. @default 1 */
+  seed?: number;
+  /** Candidates considered. @default 300 */
+  candidates?: number;
+  /** Count included memories as accessed. @default false */
+  touch?: boolean;
+}
+
+export interface ContextSection {
+  name: string;
+  tokens: number;
+  ids: string[];
+}
+
+export interface ContextResult {
+  markdown: string;
+  tokens: number;
+  budget: number;
+  ranker: string;
+  query: string | null;
+  sections: ContextSection[];
+  /** Candidates left out, and why. */
+  omitted: Array<{ id: string; reason: 'budget' | 'near-duplicate' | 'stale'; detail?: string }>;
+  warnings: string[];
+}
+
+type SectionKey = 'continuation' | 'rules' | 'facts';
+const SECTION_TITLES: Record<SectionKey, string> = {
+  continuation: 'Where we left off',
+  rules: 'Corrections and rules',
+  facts: 'Facts and decisions',
+};
+/** Share of the budget left after core that each section may take before back-filling. */
+const SECTION_SHARE: Record<SectionKey, number> = { continuation: 0.25, rules: 0.4, facts: 1 };
+
+function sectionOf(kind: Kind): SectionKey {
+  if (kind === 'continuation') return 'continuation';
+  if (kind === 'correction' || kind === 'procedure' || kind === 'preference') return 'rules';
+  return 'facts';
+}
+
+const NEAR_DUPLICATE_JACCARD = 0.6;
+const FAVOR_SESSION_BOOST = 1.5;
+
+function jaccard(a: Set<string>, b: Set<string>): number {
+  let shared = 0;
+  for (const t of a) if (b.has(t)) shared++;
+  const union = a.size + b.size - shared;
+  return union === 0 ? 0 : shared / union;
+}
+
+async function gatherCandidates(deps: Deps, input: ContextInput, filter: MemoryFilter): Promise<{ candidates: Candidate[]; maxRrf: number }> {
+  const limit = input.candidates ?? 300;
+  const byId = new Map<string, Candidate>();
+  const blank = (memory: Memory): Candidate => ({ memory, bm25Rank: null, bm25: null, vectorRank: null, cosine: null, rrf: 0, coverage: 0 });
+  let maxRrf = 0;
+  if (input.query && input.query.trim().length > 0) {
+    const lists: ScoredId[][] = [await deps.store.searchText(input.query, { ...filter, limit })];
+    if (deps.embedder && (await deps.store.vectorModel()) !== null) {
+      const [vector] = await deps.embedder.embed([input.query]);
+      if (vector) lists.push(await deps.store.searchVector(vector, deps.embedder, { ...filter, limit }));
+    }
+    maxRrf = lists.filter((l) => l.length > 0).length / (RRF_K + 1);
+    const fused = reciprocalRankFusion(lists);
+    const memories = new Map((await deps.store.getMemories(fused.map((f) => f.id))).map((m) => [m.id, m]));
+    const terms = queryTerms(input.query);
+    for (const hit of fused) {
+      const memory = memories.get(hit.id);
+      if (!memory) continue;
+      byId.set(memory.id, {
+        memory,
+        bm25Rank: hit.ranks[0] ?? null,
+        bm25: hit.scores[0] ?? null,
+        vectorRank: hit.ranks[1] ?? null,
+        cosine: hit.scores[1] ?? null,
+        rrf: hit.rrf,
+        coverage: termCoverage(terms, memory),
+      });
+    }
+  }
+  // Always in view: pinned memories, continuation state, the favoured session, and (without a
+  // query) the most recent and most important memories.
+  const extra: Memory[][] = await Promise.all([
+    deps.store.listMemories({ ...filter, pinned: true, limit: 50 }),
+    deps.store.listMemories({ ...filter, kinds: ['continuation'], order: 'updated-desc', limit: 20 }),
+    input.favorSession ? deps.store.listMemories({ ...filter, session: input.favorSession, order: 'updated-desc', limit }) : Promise.resolve([]),
+    input.query ? Promise.resolve([]) : deps.store.listMemories({ ...filter, order: 'updated-desc', limit }),
+    input.query ? Promise.resolve([]) : deps.store.listMemories({ ...filter, order: 'importance-desc', limit: Math.ceil(limit / 2) }),
+  ]);
+  for (const list of extra) for (const memory of list) if (!byId.has(memory.id)) byId.set(memory.id, blank(memory));
+  return { candidates: [...byId.values()], maxRrf };
+}
+
+function itemLine(memory: Memory, note: string): string {
+  const text = memory.text.replace(/\s*\n\s*/g, ' ⏎ ');
+  return `- ${text}${note} [${memory.id}]`;
+}
+
+/**
+ * The context injected into an agent: core memory first, then continuation state, then
+ * corrections and rules, then facts — relevant to the query (or to the session and project when
+ * there is none) — packed greedily by value per token into the budget, without near-duplicates,
+ * as Markdown carrying each memory's id.
+ */
+export async function buildContext(deps: Deps, input: ContextInput = {}): Promise<ContextResult> {
+  const budget = input.budget ?? 2000;
+  if (!Number.isFinite(budget) || budget < 50 || budget > 200_000) throw invalid(`budget must be 50–200000 tokens (got ${budget})`, 'budget');
+  const rankerName = input.ranker ?? 'composite';
+  const ranker = deps.rankers.get(rankerName);
+  const warnings: string[] = [];
+  const filter: MemoryFilter = deps.project === null ? { project: null } : { project: deps.project };
+
+  const header = `# cairn memory${deps.project ? ` — ${deps.project}` : ''}\n` +
+    '<!-- Exact findings kept across /compact and sessions. Expand one with the recall tool or `cairn show ID`. -->\n';
+  let used = estimateTokens(header);
+  const parts: string[] = [header];
+  const sections: ContextSection[] = [];
+
+  if (input.core !== false) {
+    for (const core of readCores(deps.core)) {
+      if (!core.exists || core.text.trim().length === 0) continue;
+      if (core.overBudget) warnings.push(`${core.which} core memory ${core.path} has ${core.lines} lines, over its budget of ${core.budget}`);
+      const block = `## Core memory (${core.which})\n${coreForInjection(core)}\n`;
+      const tokens = estimateTokens(block);
+      parts.push(block);
+      used += tokens;
+      sections.push({ name: `core:${core.which}`, tokens, ids: [] });
+    }
+  }
+
+  const { candidates, maxRrf } = await gatherCandidates(deps, input, filter);
+  const rankContext: RankContext = { now: deps.clock.now(), hasQuery: Boolean(input.query), maxRrf, session: deps.session, seed: input.seed ?? 1 };
+  const scored = candidates.map((c) => {
+    let score = ranker(c, rankContext);
+    if (input.favorSession && c.memory.session === input.favorSession) score *= FAVOR_SESSION_BOOST;
+    if (c.memory.pinned) score += 10;
+    return { c, score };
+  });
+
+  const omitted: ContextResult['omitted'] = [];
+  const chosen = new Map<SectionKey, Array<{ memory: Memory; line: string; tokens: number; terms: Set<string> }>>([
+    ['continuation', []],
+    ['rules', []],
+    ['facts', []],
+  ]);
+  const chosenTerms: Array<{ id: string; terms: Set<string> }> = [];
+  const remainingAfterCore = Math.max(0, budget - used);
+  const sectionUsed: Record<SectionKey, number> = { continuation: 0, rules: 0, facts: 0 };
+  // Header lines of sections cost tokens once a section has an item.
+  const sectionHeaderTokens = (key: SectionKey): number => estimateTokens(`\n## ${SECTION_TITLES[key]}\n`);
+
+  const prepared = scored.map(({ c, score }) => {
+    const staleness = stalenessOf(deps, c.memory);
+    let note = '';
+    const moved = staleness.files.find((f) => f.status === 'line-moved' && f.movedTo);
+    if (moved) note = ` (${moved.path}:${moved.line} is now line ${moved.movedTo})`;
+    else if (staleness.reasons.includes('file-changed')) note = ' (file changed since — verify)';
+    const line = itemLine(c.memory, note);
+    const tokens = estimateTokens(`${line}\n`);
+    return { c, score, line, tokens, missing: staleness.reasons.includes('file-missing') };
+  });
+  prepared.sort((a, b) => b.score / b.tokens - a.score / a.tokens || b.score - a.score);
+
+  const tryAdd = (item: (typeof prepared)[number], key: SectionKey, cap: number): boolean => {
+    const headerCost = (chosen.get(key)?.length ?? 0) === 0 ? sectionHeaderTokens(key) : 0;
+    const cost = item.tokens + headerCost;
+    if (used + cost > budget || sectionUsed[key] + cost > cap) return false;
+    const terms = new Set(indexTerms(item.c.memory.text));
+    const dup = chosenTerms.find((other) => jaccard(terms, other.terms) >= NEAR_DUPLICATE_JACCARD);
+    if (dup) {
+      omitted.push({ id: item.c.memory.id, reason: 'near-duplicate', detail: dup.id });
+      return true;
+    }
+    chosen.get(key)?.push({ memory: item.c.memory, line: item.line, tokens: item.tokens, terms });
+    chosenTerms.push({ id: item.c.memory.id, terms });
+    used += cost;
+    sectionUsed[key] += cost;
+    return true;
+  };
+
+  const pending: typeof prepared = [];
+  for (const key of ['continuation', 'rules', 'facts'] as const) {
+    const cap = remainingAfterCore * SECTION_SHARE[key];
+    for (const item of prepared) {
+      if (sectionOf(item.c.memory.kind) !== key) continue;
+      if (item.missing) {
+        omitted.push({ id: item.c.memory.id, reason: 'stale', detail: 'file-missing' });
+        continue;
+      }
+      if (!tryAdd(item, key, cap)) pending.push(item);
+    }
+  }
+  // Back-fill what the section caps left over, best value first.
+  pending.sort((a, b) => b.score / b.tokens - a.score / a.tokens);
+  for (const item of pending) {
+    if (!tryAdd(item, sectionOf(item.c.memory.kind), Infinity)) omitted.push({ id: item.c.memory.id, reason: 'budget' });
+  }
+
+  for (const key of ['continuation', 'rules', 'facts'] as const) {
+    const items = chosen.get(key) ?? [];
+    if (items.length === 0) continue;
+    // Within a section, the most valuable first (the packing order was by value per token).
+    const order = new Map(scored.map((s) => [s.c.memory.id, s.score]));
+    items.sort((a, b) => (order.get(b.memory.id) ?? 0) - (order.get(a.memory.id) ?? 0));
+    parts.push(`\n## ${SECTION_TITLES[key]}\n${items.map((i) => i.line).join('\n')}\n`);
+    sections.push({ name: key, tokens: sectionUsed[key], ids: items.map((i) => i.memory.id) });
+  }
+
+  const included = sections.flatMap((s) => s.ids);
+  if (input.touch && included.length > 0) await deps.store.touch(included, deps.clock.now(), false);
+  const markdown = included.length === 0 && sections.length === 0 ? '' : parts.join('');
+  return {
+    markdown,
+    tokens: estimateTokens(markdown),
+    budget,
+    ranker: rankerName,
+    query: input.query ?? null,
+    sections,
+    omitted,
+    warnings,
+  };
+}

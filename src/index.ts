@@ -1,0 +1,29 @@
+/**
+ * cairn's public library API. Every export here is public; everything else is internal.
+ */
+export { createCairn } from './cairn.js';
+export type { Cairn, CairnOptions, CairnStatus } from './cairn.js';
+export { CairnError, isCairnError } from './errors.js';
+export type { CairnErrorCode } from './errors.js';
+export { SqliteStore, openSqliteStore } from './store/sqlite/store.js';
+export type { SqliteStoreOptions } from './store/sqlite/store.js';
+export { ExactVectorIndex } from './store/vector-index.js';
+export type { VectorIndex, VectorHit } from './store/vector-index.js';
+export { indexTerms, queryTerms } from './store/tokenize.js';
+export { createMcpServer } from './mcp/server.js';
+export type { McpServerOptions } from './mcp/server.js';
+export { RetrievalBudget, DEFAULT_BUDGET } from './recall/budget.js';
+export { reciprocalRankFusion, RRF_K } from './recall/fusion.js';
+export { HALF_LIFE_DAYS, WEIGHTS, compositeScore } from './recall/score.js';
+export type { Why } from './recall/score.js';
+export type { RecallInput, RecallResult, RecallHit, Staleness, StaleReason } from './recall/recall.js';
+export type { RememberInput, RememberResult } from './memory/remember.js';
+export type { SnapshotDiff, ForgetResult, MemoryDetail, ReviseOptions, UpdateInput } from './memory/lifecycle.js';
+export type { ImportResult } from './memory/transfer.js';
+export { MAX_TEXT_CHARS, contentHash } from './memory/normalize.js';
+export { estimateTokens } from './context/tokens.js';
+export { sanitize, redactSecrets, stripPrivate } from './privacy/redact.js';
+export { resolveProject } from './workspace/project.js';
+export type { ProjectIdentity } from './workspace/project.js';
+export { systemClock, silentLogger, streamLogger, ulidSource } from './runtime.js';
+export * from './types.js';

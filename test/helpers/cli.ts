@@ -1,0 +1,41 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
+import { main } from '../../src/cli/main.js';
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+  json<T = unknown>(): T;
+}
+
+/** Run the real CLI in-process against a temp home; `stdin` is fed as the input stream. */
+export async function runCli(args: string[], options: { home: string; cwd?: string; stdin?: string; env?: NodeJS.ProcessEnv }): Promise<CliRun> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const code = await main(['--home', options.home, ...args], {
+    stdout,
+    stderr,
+    stdin: Readable.from([options.stdin ?? '']),
+    env: { ...options.env },
+    cwd: options.cwd ?? options.home,
+  });
+  return {
+    code,
+    stdout: out,
+    stderr: err,
+    json<T>(): T {
+      return JSON.parse(out) as T;
+    },
+  };
+}
+
+export function tempDir(prefix = 'cairn-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}

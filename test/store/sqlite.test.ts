@@ -1,0 +1,53 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadMigrations } from '../../src/store/sqlite/database.js';
+import { openSqliteStore } from '../../src/store/sqlite/store.js';
+import { storeConformance } from './conformance.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'cairn-sqlite-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+
+storeConformance('sqlite (file)', () => openSqliteStore(join(dir, `c${n++}.db`)));
+storeConformance('sqlite (:memory:)', () => openSqliteStore(':memory:'));
+
+describe('sqlite migrations', () => {
+  it('refuses a database written by a newer schema, with a clear message', async () => {
+    const path = join(dir, 'newer.db');
+    const db = new Database(path);
+    db.pragma('user_version = 999');
+    db.close();
+    await expect(openSqliteStore(path)).rejects.toThrow(/schema version 999, newer than this cairn understands/);
+  });
+
+  it('migrates forward from every earlier version and keeps the data', async () => {
+    const migrations = loadMigrations();
+    expect(migrations.map((m) => m.version)).toEqual(migrations.map((_, i) => i + 1));
+    for (let upTo = 1; upTo <= migrations.length; upTo++) {
+      const path = join(dir, `from-${upTo}.db`);
+      const db = new Database(path);
+      for (const m of migrations.slice(0, upTo)) {
+        db.exec(m.sql);
+        db.pragma(`user_version = ${m.version}`);
+      }
+      db.prepare(
+        "INSERT INTO memories (id, text, kind, scope, source, created_at, updated_at, valid_from, content_hash) VALUES ('X1', 'kept across migrations', 'fact', 'user', 'manual', 1, 1, 1, 'h')",
+      ).run();
+      db.close();
+      const store = await openSqliteStore(path);
+      expect((await store.getMemory('X1'))?.text).toBe('kept across migrations');
+      expect((await store.stats()).schemaVersion).toBe(migrations.length);
+      await store.close();
+    }
+  });
+
+  it('opens in WAL mode with a busy timeout', async () => {
+    const store = await openSqliteStore(join(dir, 'wal.db'));
+    expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(store.db.pragma('busy_timeout', { simple: true })).toBeGreaterThanOrEqual(5000);
+    await store.close();
+  });
+});
