@@ -8,7 +8,7 @@
  * turn (same id, same seq) is updated with whatever was appended.
  */
 import type { BatchBuilder, SessionAcc } from '../builder.js';
-import { shortHash, str } from '../text.js';
+import { num, obj, shortHash, str } from '../text.js';
 import { stateObject, type LineParser } from './shared.js';
 
 const HEADER = '# aider chat started at ';
@@ -26,6 +26,17 @@ interface Block {
   lastLine: number;
   /** The last line ended with a markdown hard break (two spaces). */
   hardBreak: boolean;
+  /** Inside a fenced code block (assistant blocks only). */
+  fence: boolean;
+}
+
+/** Tokens counted from the block a pass ended in, taken back when the next pass re-reads it. */
+interface PendingTokens {
+  session: string;
+  i: number;
+  o: number;
+  r: number;
+  c: number;
 }
 
 function tokenCount(value: string | undefined): number {
@@ -50,6 +61,14 @@ export function createAiderParser(builder: BatchBuilder, path: string, raw: unkn
   let sessionId = str(state.session) ?? `aider-${fileId}-0`;
   let sessionAt = typeof state.at === 'number' ? state.at : null;
   let block: Block | null = null;
+  const pending = obj(state.pending);
+  if (pending !== null && typeof pending.session === 'string' && builder.hasSession(pending.session)) {
+    const s = builder.session(pending.session);
+    s.inputTokens -= num(pending.i);
+    s.outputTokens -= num(pending.o);
+    s.cacheReadTokens -= num(pending.r);
+    s.cacheCreationTokens -= num(pending.c);
+  }
   /** Kind of the block before the current one: a ^C right after a prompt or an answer stopped the model. */
   let previousKind: Kind | null = state.previous === 'user' || state.previous === 'assistant' || state.previous === 'tool' ? state.previous : null;
 
@@ -91,66 +110,88 @@ export function createAiderParser(builder: BatchBuilder, path: string, raw: unkn
       }
     }
     builder.turn(s, { role: 'system', text, uuid: null, line: b.line, at, flags: ['tool-output'] });
-    if (interrupted) builder.turn(s, { role: 'user', text: '^C KeyboardInterrupt', uuid: null, line: b.line, at, flags: ['interrupt'] });
+    if (interrupted) builder.turn(s, { role: 'user', text: '[interrupted by user: ^C]', uuid: null, line: b.line, at, flags: ['interrupt'] });
+  }
+
+  /** Close the current block (a blank line ends a prompt or an Aider message). */
+  function close(): void {
+    if (block === null) return;
+    emit(block);
+    previousKind = block.kind;
+    block = null;
   }
 
   return {
     line(text, lineNo, offset) {
+      const current = block as Block | null;
+      // Inside a fenced code block of an answer, every line is the answer's (`>>>>>>> REPLACE`…).
+      if (current !== null && current.kind === 'assistant' && current.fence) {
+        for (let gap = current.lastLine + 1; gap < lineNo; gap++) current.lines.push('');
+        current.lines.push(text.trimEnd());
+        current.lastLine = lineNo;
+        if (text.trimStart().startsWith('```')) current.fence = false;
+        return;
+      }
       if (text.startsWith(HEADER)) {
-        if (block !== null) emit(block);
-        block = null;
+        close();
         previousKind = null;
         sessionId = `aider-${fileId}-${lineNo}`;
         sessionAt = headerTime(text.slice(HEADER.length));
         builder.time(session(), sessionAt);
         return;
       }
+      const blank = text.trim().length === 0;
+      // Empty lines never reach us (the line scanner drops them): a gap in line numbers is one.
+      if (current !== null && current.kind !== 'assistant' && (blank || lineNo > current.lastLine + 1)) close();
+      if (blank) return;
       let kind: Kind;
       let content: string;
       if (text.startsWith('####')) {
         kind = 'user';
         content = text.slice(text.startsWith('#### ') ? 5 : 4).trimEnd();
-      } else if (text.startsWith('>')) {
+      } else if (text === '>' || text.startsWith('> ')) {
         kind = 'tool';
         content = text.slice(text.startsWith('> ') ? 2 : 1).trimEnd();
       } else {
-        if (text.trim().length === 0) {
-          if (block !== null) block.lines.push('');
-          return;
-        }
         // Aider prefixes only the first line of a multi-line message of its own with "> ", and
         // ends prefixed lines with a markdown hard break ("  ") unless the message continues.
-        const continues = block !== null && block.kind === 'tool' && block.lastLine === lineNo - 1 && !block.hardBreak;
+        const open = block as Block | null;
+        const continues = open !== null && open.kind === 'tool' && open.lastLine === lineNo - 1 && !open.hardBreak;
         kind = continues ? 'tool' : 'assistant';
         content = text.trimEnd();
       }
       const hardBreak = text.endsWith('  ');
-      if (block !== null && block.kind === kind) {
-        for (let gap = block.lastLine + 1; gap < lineNo; gap++) block.lines.push('');
-        block.lines.push(content);
-        block.lastLine = lineNo;
-        block.hardBreak = hardBreak;
+      const open = block as Block | null;
+      if (open !== null && open.kind === kind) {
+        for (let gap = open.lastLine + 1; gap < lineNo; gap++) open.lines.push('');
+        open.lines.push(content);
+        open.lastLine = lineNo;
+        open.hardBreak = hardBreak;
+        if (kind === 'assistant' && content.trimStart().startsWith('```')) open.fence = true;
         return;
       }
-      if (block !== null) {
-        emit(block);
-        previousKind = block.kind;
-      }
-      block = { kind, line: lineNo, offset, lines: [content], lastLine: lineNo, hardBreak };
+      close();
+      block = { kind, line: lineNo, offset, lines: [content], lastLine: lineNo, hardBreak, fence: kind === 'assistant' && content.trimStart().startsWith('```') };
     },
     end() {
       const open = block as Block | null;
-      if (open === null) return { state: { session: sessionId, at: sessionAt, previous: previousKind } };
-      // Emit the open block, then undo its effect on the session so the next pass can redo it.
+      const state = { session: sessionId, at: sessionAt, previous: previousKind, pending: null as PendingTokens | null };
+      if (open === null) return { state };
+      // Emit the open block (it may still grow), keep its tokens in this pass's totals, and
+      // note them so the next pass, which reads the block again, does not count them twice.
       const s = session();
-      const before = { seq: s.seq, i: s.inputTokens, o: s.outputTokens, r: s.cacheReadTokens, c: s.cacheCreationTokens };
+      const seq = s.seq;
+      const before: PendingTokens = { session: s.id, i: s.inputTokens, o: s.outputTokens, r: s.cacheReadTokens, c: s.cacheCreationTokens };
       emit(open);
-      s.seq = before.seq;
-      s.inputTokens = before.i;
-      s.outputTokens = before.o;
-      s.cacheReadTokens = before.r;
-      s.cacheCreationTokens = before.c;
-      return { state: { session: sessionId, at: sessionAt, previous: previousKind }, rewind: { offset: open.offset, line: open.line - 1 } };
+      s.seq = seq;
+      state.pending = {
+        session: s.id,
+        i: s.inputTokens - before.i,
+        o: s.outputTokens - before.o,
+        r: s.cacheReadTokens - before.r,
+        c: s.cacheCreationTokens - before.c,
+      };
+      return { state, rewind: { offset: open.offset, line: open.line - 1 } };
     },
   };
 }
