@@ -69,7 +69,14 @@ export const KNOWN_STATIC_MODELS: Record<string, Record<string, { sha256: string
 
 /** Python's `int(np.median(...))` over token lengths in code points. */
 function medianTokenLength(tokens: readonly string[]): number {
-  const lengths = tokens.map((token) => [...token].length).sort((a, b) => a - b);
+  const lengths = Int32Array.from(tokens, (token) => {
+    let count = 0;
+    for (let i = 0; i < token.length; i++) {
+      const code = token.charCodeAt(i);
+      if (code < 0xdc00 || code > 0xdfff) count++;
+    }
+    return count;
+  }).sort();
   if (lengths.length === 0) return 1;
   const mid = lengths.length >> 1;
   const median = lengths.length % 2 === 1 ? lengths[mid]! : (lengths[mid - 1]! + lengths[mid]!) / 2;

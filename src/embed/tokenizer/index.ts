@@ -98,11 +98,15 @@ export function parseTokenizer(json: unknown): Tokenizer {
   const splitRaw = addedTokenSplitter(added.filter((t) => !t.normalized), null);
   const splitNormalized = addedTokenSplitter(added.filter((t) => t.normalized), normalize);
 
-  const tokenToIdMap = new Map(model.vocab);
-  for (const token of added) tokenToIdMap.set(token.content, token.id);
-  const tokens: string[] = [];
-  for (const [token, id] of tokenToIdMap) tokens[id] = token;
-  const denseTokens = tokens.filter((token) => token !== undefined);
+  const addedIds = new Map(added.map((token) => [token.content, token.id]));
+  const tokenToId = (token: string): number | undefined => addedIds.get(token) ?? model.vocab.get(token);
+  let maxId = -1;
+  for (const id of model.vocab.values()) if (id > maxId) maxId = id;
+  for (const id of addedIds.values()) if (id > maxId) maxId = id;
+  const tokens = new Array<string | undefined>(maxId + 1).fill(undefined);
+  for (const [token, id] of model.vocab) tokens[id] = token;
+  for (const [token, id] of addedIds) tokens[id] = token;
+  const denseTokens = tokens.filter((token): token is string => token !== undefined);
 
   const truncation = config['truncation'] === null || config['truncation'] === undefined ? null : asObject(config['truncation'], 'truncation');
   const maxLength = truncation && typeof truncation['max_length'] === 'number' ? truncation['max_length'] : Infinity;
@@ -134,7 +138,7 @@ export function parseTokenizer(json: unknown): Tokenizer {
   return {
     encode,
     tokenize: (text) => encode(text).map((id) => tokens[id] ?? ''),
-    tokenToId: (token) => tokenToIdMap.get(token),
+    tokenToId,
     idToToken: (id) => tokens[id],
     tokens: denseTokens,
     unkTokenId: model.unkTokenId,

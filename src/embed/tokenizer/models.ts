@@ -52,11 +52,12 @@ function isLowSurrogate(text: string, index: number): boolean {
 }
 
 function objectVocab(value: unknown): Map<string, number> {
-  const entries = Object.entries(asObject(value, 'model.vocab'));
+  const object = asObject(value, 'model.vocab');
   const vocab = new Map<string, number>();
-  for (const [token, id] of entries) {
-    if (!Number.isInteger(id)) throw badConfig(`model.vocab[${JSON.stringify(token)}] is not an integer id`);
-    vocab.set(token, id as number);
+  for (const token in object) {
+    const id = object[token];
+    if (typeof id !== 'number' || !Number.isInteger(id) || id < 0) throw badConfig(`model.vocab[${JSON.stringify(token)}] is not an integer id`);
+    vocab.set(token, id);
   }
   return vocab;
 }
