@@ -44,10 +44,10 @@ const RULES: Record<CorrectionLang, LangRules> = {
   en: {
     lang: 'en',
     exclude: rx(
-      String.raw`^(?:no (?:problem|prob|worries|rush|doubt|offense|biggie)|no need to (?:worry|apologi[sz]e|hurry|thank)|no,? (?:thanks|thank you)|not bad|don't (?:worry|hesitate|mind)|stop(?:words?|-?loss|watch)${E})`,
+      String.raw`^(?:no (?:problem|prob|worries|rush|doubt|offense|biggie)|no need to (?:worry|apologi[sz]e|hurry|thank)|no,? (?:thanks|thank you)|not (?:bad|sure|yet|only|really|much)|don't (?:worry|hesitate|mind)|stop(?:words?|-?loss|watch)${E})`,
     ),
     start: rx(
-      String.raw`^(?:no\s*[,.!;:—–-]|no$|no (?:i|you|we|it|that|this|don't|do not|use|it's|that's|not|wait|stop|just|please|dont)${E}|nope${E}|nah${E}|wrong${E}|incorrect${E}|not quite${E}|not like that|not that${E}|stop(?:\s*[.!,]|$| (?:it|that|this|doing|changing|adding|using|making|writing|editing|touching|there|right there)${E})|wait\s*[,.!]|hold on${E}|undo${E}|revert${E}|actually${E}|never ?mind${E}|(?:there(?:'s| is) )?no need (?:to|for)${E}|not [^.!?\n]{1,60}[,;]\s|(?:that|this|it)(?:'s| is| was) (?:wrong|incorrect|broken|not (?:right|correct|what|it|how|true|valid))${E}|(?:it|that|this)(?:'s| is) (?:a )?bad idea)`,
+      String.raw`^(?:no\s*[,.!;:—–-]|no$|no (?:i|you|we|it|that|this|don't|do not|use|it's|that's|not|wait|stop|just|please|dont)${E}|nope${E}|nah${E}|wrong${E}|incorrect${E}|not quite${E}|not like that|not that${E}|stop(?:\s*[.!,]|$| (?:it|that|this|doing|changing|adding|using|making|writing|editing|touching|there|right there)${E})|wait\s*[,.!]|hold on${E}|undo${E}|revert${E}|actually${E}|never ?mind${E}|(?:there(?:'s| is) )?no need (?:to|for)${E}|not [^.!?\n]{1,60}(?:[,;]\s|\bbut\b)|(?:that|this|it)(?:'s| is| was) (?:wrong|incorrect|broken|not (?:right|correct|what|it|how|true|valid))${E}|(?:it|that|this)(?:'s| is) (?:a )?bad idea)`,
     ),
     anywhere: rx(
       String.raw`(?:\b(?:that|this|it)(?:'s| is| was) (?:wrong|incorrect|not (?:right|correct|what i|how i|true|valid|acceptable))\b|\bi (?:said|told you|already told you|asked (?:you )?(?:to|for|not)|meant)\b|\bnot what i (?:asked|said|meant|wanted)\b|\bwhy (?:did|would) you\b|\byou (?:broke|deleted|removed|ignored|forgot|missed|didn't|did not|shouldn't|should not)\b|${S}(?:please\s+)?(?:don't|dont|do not|never)\s+(?!worry|hesitate|mind|forget to)\w|(?:it|that|this)(?:'s| is) (?:a )?bad idea\b|\b(?:is|are|was) not accept?able\b|\bunacceptable\b|${S}\w{1,3}'s not [^.!?\n]{1,80}[.,;]\s*(?:it's|it is|this is|that's|use|should)\b|\b(?:but|however)\b[^.!?\n]{0,80}\b(?:must not|mustn't|should not|shouldn't)\b|\binstead\b|\b(?:that|this|it|you) broke\b|\bstill (?:doesn't|does not|not|fails|failing|broken|wrong|the same|shows|0)\b|\b(?:doesn't|does not|didn't|did not) work\b|\bnot working\b|${S}(?:revert|undo|roll back|redo) (?:it|that|this|the)\b)`,
@@ -151,6 +151,13 @@ const LATIN_HINTS: Array<[CorrectionLang, Set<string>]> = [
   ['fr', new Set(['le', 'les', 'est', 'pas', 'et', 'tu', 'je', 'un', 'une', 'ce', "c'est", 'ça', 'mais', 'avec', 'vous', 'non', 'fais'])],
 ];
 
+const CYRILLIC_HINTS: Array<[CorrectionLang, Set<string>]> = [
+  ['uk', new Set(['це', 'що', 'та', 'цей', 'ця', 'який', 'ні', 'треба', 'будь', 'його', 'або', 'тому', 'той', 'ти'])],
+  ['ru', new Set(['это', 'что', 'этот', 'эта', 'как', 'нет', 'надо', 'нужно', 'тот', 'его', 'или', 'поэтому', 'ты'])],
+];
+/** French elisions (j'ai, d'utiliser, l'en-tête, qu'il …). */
+const FRENCH_ELISION = /^(?:j|d|l|n|qu|s|m|t|c)'\p{L}/u;
+
 const KANA = /[\u3040-\u30ff]/u;
 const HAN = /[\u4e00-\u9fff]/u;
 const CYRILLIC = /[\u0400-\u04ff]/u;
@@ -161,12 +168,18 @@ const RUSSIAN = /[ыэъё]/u;
 function candidateLangs(text: string): CorrectionLang[] {
   if (KANA.test(text)) return ['ja', 'zh'];
   if (HAN.test(text)) return ['zh', 'ja'];
+  const words = text.slice(0, 400).split(/[^\p{L}'-]+/u);
   if (CYRILLIC.test(text)) {
     if (UKRAINIAN.test(text)) return ['uk', 'ru'];
     if (RUSSIAN.test(text)) return ['ru', 'uk'];
-    return ['ru', 'uk'];
+    let uk = 0;
+    let ru = 0;
+    for (const word of words) {
+      if (CYRILLIC_HINTS[0]?.[1].has(word)) uk++;
+      if (CYRILLIC_HINTS[1]?.[1].has(word)) ru++;
+    }
+    return uk > ru ? ['uk', 'ru'] : ['ru', 'uk'];
   }
-  const words = text.slice(0, 400).split(/[^\p{L}']+/u);
   let best: CorrectionLang = 'en';
   let bestScore = 0;
   const scores = new Map<CorrectionLang, number>();
@@ -175,6 +188,7 @@ function candidateLangs(text: string): CorrectionLang[] {
     for (const [lang, hints] of LATIN_HINTS) {
       if (hints.has(word)) scores.set(lang, (scores.get(lang) ?? 0) + 1);
     }
+    if (FRENCH_ELISION.test(word)) scores.set('fr', (scores.get('fr') ?? 0) + 1);
   }
   for (const [lang, score] of scores) {
     if (score > bestScore) {
@@ -192,7 +206,8 @@ function normalize(text: string): string {
     .slice(0, 2_000)
     .replace(/[\u2018\u2019\u02bc`´]/gu, "'")
     .toLowerCase()
-    .replace(/^[\s>*_"'«»“”„\-–—]+/u, '');
+    .replace(/[*`]+|(?<!\w)_+|_+(?!\w)/gu, '')
+    .replace(/^[\s>"'«»“”„\-–—]+/u, '');
 }
 
 /**

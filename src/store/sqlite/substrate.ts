@@ -3,10 +3,11 @@
  * with a contentless FTS5 index over tokenize.ts's index terms, compactions, correction pairs
  * and ingest cursors.
  *
- * Writes are idempotent: turns, compactions and corrections are keyed by their stable ids
- * (a turn re-emitted with more text — a message that grew between two reads — is updated in
- * place); token totals are kept per (session, transcript file) and summed, so a file re-read
- * from its start replaces its share instead of adding to it.
+ * Writes are idempotent. Turns, compactions and corrections are keyed by their stable ids: a
+ * repeated id is skipped (any other constraint failure aborts the whole batch), except that a
+ * turn re-emitted with more text — a message that grew between two reads — is updated in place.
+ * Token totals are kept per (session, transcript file) and summed, so a file re-read from its
+ * start replaces its share instead of adding to it.
  */
 import type Database from 'better-sqlite3';
 import type {
@@ -253,8 +254,9 @@ function prepareStatements(db: Database.Database) {
        WHERE id = @id`,
     ),
     insertTurn: db.prepare(
-      `INSERT OR IGNORE INTO turns (id, session_id, seq, role, text, tool_name, tool_input, tool_use_id, is_error, flags, at, source_uuid, source_line)
-       VALUES (@id, @sessionId, @seq, @role, @text, @toolName, @toolInput, @toolUseId, @isError, @flags, @at, @sourceUuid, @sourceLine)`,
+      `INSERT INTO turns (id, session_id, seq, role, text, tool_name, tool_input, tool_use_id, is_error, flags, at, source_uuid, source_line)
+       VALUES (@id, @sessionId, @seq, @role, @text, @toolName, @toolInput, @toolUseId, @isError, @flags, @at, @sourceUuid, @sourceLine)
+       ON CONFLICT (id) DO NOTHING`,
     ),
     growTurn: db.prepare<{ id: string; text: string; toolInput: string | null }, { pk: number }>(
       `UPDATE turns SET text = @text, tool_input = @toolInput WHERE id = @id AND text <> @text RETURNING pk`,
@@ -270,8 +272,9 @@ function prepareStatements(db: Database.Database) {
          pre_tokens = coalesce(compactions.pre_tokens, excluded.pre_tokens)`,
     ),
     insertCorrection: db.prepare(
-      `INSERT OR IGNORE INTO corrections (id, session_id, premise_turn_id, correction_turn_id, kind, lang, text, at)
-       VALUES (@id, @sessionId, @premiseTurnId, @correctionTurnId, @kind, @lang, @text, @at)`,
+      `INSERT INTO corrections (id, session_id, premise_turn_id, correction_turn_id, kind, lang, text, at)
+       VALUES (@id, @sessionId, @premiseTurnId, @correctionTurnId, @kind, @lang, @text, @at)
+       ON CONFLICT (id) DO NOTHING`,
     ),
     upsertCursor: db.prepare(
       `INSERT OR REPLACE INTO ingest_cursors (path, size, mtime_ms, "offset", head_hash, state, updated_at)
