@@ -67,8 +67,9 @@ const PROJECT_DIRS = new Set([
 /** Roots that make an extension-less absolute path a path (`/etc/nginx`), unlike a URL route (`/api/users`). */
 const FILESYSTEM_ROOTS = new Set(['usr', 'etc', 'var', 'home', 'tmp', 'opt', 'Users', 'private', 'mnt', 'srv', 'root', 'Library', 'Applications']);
 
-/** Library names that look like files (`Node.js`, `socket.io` is already not an extension). */
-const PRODUCT_NAMES = /^(?:node|vue|next|nuxt|react|express|three|d3|chart|ember|backbone|angular|deno|p5|moment|day|lodash|jquery|handlebars|mustache|solid|alpine|preact|htmx)\.js$/i;
+/** Names that look like files but are projects or code (`Node.js`, `llama.cpp`, `process.env`). */
+const NOT_FILES =
+  /^(?:(?:node|vue|next|nuxt|react|express|three|d3|chart|ember|backbone|angular|deno|p5|moment|day|lodash|jquery|handlebars|mustache|solid|alpine|preact|htmx)\.js|(?:llama|whisper|ggml|bark|stable-diffusion)\.cpp|process\.env)$/i;
 
 /** `example.com`, `api.github.com` as a first segment: a URL without its scheme. */
 const DOMAIN = /^(?:[a-z0-9-]+\.)+(?:com|org|net|io|dev|app|ai|co|edu|gov|uk|de|fr|ru|jp|cn|us|eu|info|biz|me|sh|cloud|tech|xyz|site|so|gg|tv)$/i;
@@ -105,7 +106,10 @@ export function extractFileRefs(text: string): ExtractedRef[] {
   const withLine = new Set<string>();
   PATH_TOKEN.lastIndex = 0;
   for (let m = PATH_TOKEN.exec(text); m !== null; m = PATH_TOKEN.exec(text)) {
-    const path = m[0].replace(/\.+$/, '');
+    const token = m[0];
+    // Most tokens are plain words: no dot, no slash, not a known file name.
+    if (token.indexOf('.') === -1 && token.indexOf('/') === -1 && token.indexOf('\\') === -1 && !BARE_FILE_NAMES.has(token)) continue;
+    const path = token.replace(/\.+$/, '');
     if (!isFileLike(path) || insideUrl(m.index)) continue;
     const line = lineAfter(text, m.index + path.length);
     const key = `${path}\0${line ?? ''}`;
@@ -140,12 +144,12 @@ function isFileLike(token: string): boolean {
 
   if (!hasSlash) {
     if (BARE_FILE_NAMES.has(last)) return true;
-    return ext !== undefined && CODE_EXTENSIONS.has(ext.toLowerCase()) && !PRODUCT_NAMES.test(last);
+    return ext !== undefined && CODE_EXTENSIONS.has(ext.toLowerCase()) && !NOT_FILES.test(last);
   }
   if (root === '' && DOMAIN.test(first)) return false;
   if (ext !== undefined && !/^\d+$/.test(ext)) return true;
   if (root === './' || root === '../' || root === '~/') return true;
-  if (root === '/') return FILESYSTEM_ROOTS.has(first) || PROJECT_DIRS.has(first);
+  if (root === '/') return segments.length > 1 && (FILESYSTEM_ROOTS.has(first) || PROJECT_DIRS.has(first));
   return root === '' ? PROJECT_DIRS.has(first) && segments.length > 1 : true; // `C:\…`
 }
 

@@ -27,7 +27,7 @@ describe('extractFileRefs', () => {
       'https://github.com/acme/app/blob/main/src/a.ts#L3 and http://localhost:3000/src/b.ts',
       'version 1.2.3, v2.0.1, 3.14 and 10.0.0.1',
       'hosted on example.com and api.github.com/repos/acme, mail jane@example.com',
-      'Node.js, Vue.js, e.g. and i.e. are not files',
+      'Node.js, Vue.js, llama.cpp, process.env, e.g. and i.e. are not files; nor is </private>',
       'and/or, I/O, TCP/IP, 2024/01/02, 3/4, w/o',
       'GET /api/users returns @types/node',
     ].join('\n');
