@@ -69,9 +69,9 @@ for (const pair of ['cr', 'ok', 'ss', 'sw', 'pw', 'au', 'ey']) {
 /** Second filter, on keys that passed the pairs (`message`, `default`, `description` do not pass). */
 const SECRET_WORD = /secret|token|passw|pwd|pass(?![a-z])|credential|auth|key|^sig$/i;
 
-/** A key part that names a secret on its own (`password`, `csrftoken`, `client_secret` → `secret`). */
+/** A key part that names a secret on its own (`password`, `csrftoken`, `secret2`, `client_secret` → `secret`). */
 const SECRET_PART =
-  /^(?:[a-z0-9]*(?:secrets?|token|passwd|password|pwd|passphrase|credentials?|apikey|privatekey|accesskey|accountkey|secretkey)|pass|auth|oauth|authorization)$/;
+  /^(?:[a-z0-9]*(?:secrets?|token|passwd|password|pwd|passphrase|credentials?|apikey|privatekey|accesskey|accountkey|secretkey)|pass|auth|oauth|authorization)\d*$/;
 
 /** Two-part keys that name a secret: `api_key`, `private-key`, `accessKey` … */
 const KEY_QUALIFIERS = new Set(['api', 'private', 'access', 'account', 'secret', 'signing', 'encryption', 'master', 'shared', 'client', 'app', 'license']);
@@ -213,6 +213,8 @@ export function matchAssignment(text: string, op: number): AssignmentMatch | nul
   if (!hint && !(nameLength === 3 && /^sig$/i.test(text.slice(nameStart, nameEnd)))) return null;
   const name = text.slice(nameStart, nameEnd);
   if (!SECRET_WORD.test(name)) return null;
+  // `https://oauth2:<token>@host`: a URL's user, not a key (the URL detector takes the password).
+  if (text.charCodeAt(nameStart - 1) === SLASH) return null;
 
   // The value, read forwards.
   let v = op + 1;

@@ -192,13 +192,10 @@ function probeColon(text: string, i: number, at: At, spans: SecretSpan[]): void 
     if (text.charCodeAt(i + 2) === 47) probeUrl(text, i, at);
     return;
   }
-  const prev = prevCode(text, i);
-  if (isDigitCode(prev)) {
-    if (next === 65 && text.charCodeAt(i + 2) === 65) {
-      let start = i - 1;
-      while (start > 0 && i - start < 10 && isDigitCode(text.charCodeAt(start - 1))) start--;
-      at(start, TELEGRAM);
-    }
+  if (next === 65 /* A */ && text.charCodeAt(i + 2) === 65 && isDigitCode(prevCode(text, i))) {
+    let start = i - 1;
+    while (start > 0 && i - start < 10 && isDigitCode(text.charCodeAt(start - 1))) start--;
+    at(start, TELEGRAM);
     return;
   }
   addAssignment(text, i, spans);

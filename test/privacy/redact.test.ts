@@ -249,6 +249,13 @@ const CASES: Case[] = [
     keeps: ['database:\n  user: app\n  password: ', '\n  pool: 5'],
   },
   {
+    name: 'YAML key ending in a digit',
+    text: `backup:\n  secret2: Zq81mRt0pLx7\n`,
+    secret: 'Zq81mRt0pLx7',
+    kind: 'env-assignment',
+    keeps: ['backup:\n  secret2: ', '\n'],
+  },
+  {
     name: 'JSON apiKey',
     text: `{"apiKey": "f3b2c1d0e9a8b7c6d5e4f3a2b1c0d9e8", "timeout": 30}`,
     secret: 'f3b2c1d0e9a8b7c6d5e4f3a2b1c0d9e8',
