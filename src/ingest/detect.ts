@@ -60,6 +60,18 @@ function classifyLine(line: JsonObject, path: string): TranscriptFormat | null {
   return null;
 }
 
+/**
+ * The shape of a first line too long to parse from the head (a 50 MB tool result), from how
+ * each agent starts its lines.
+ */
+const PARTIAL_FIRST_LINE: Array<[RegExp, TranscriptFormat]> = [
+  [/^\{"timestamp":"[^"]*","type":"(?:session_meta|response_item|event_msg|turn_context|compacted)"/, 'codex'],
+  [/^\{"parentUuid":|^\{"type":"(?:summary|file-history-snapshot|queue-operation)"/, 'claude-code'],
+  [/^\{\s*"sessionId"\s*:\s*"[^"]*"\s*,\s*"projectHash"/, 'gemini-jsonl'],
+  [/^\{\s*"turn"\s*:\s*\d+\s*,\s*"role"\s*:\s*"/, 'generic'],
+  [/^\{"role":"(?:user|assistant)","message":\{/, 'cursor'],
+];
+
 function byPath(path: string): TranscriptFormat | null {
   const p = path.replaceAll('\\', '/');
   if (/\/rollout-[^/]*\.jsonl$/.test(p) || p.includes('/.codex/sessions/')) return 'codex';
@@ -96,6 +108,7 @@ export function detectFormat(path: string, head: string): Detection {
     const format = classifyLine(line, path);
     if (format) return { format };
   }
+  for (const [pattern, format] of PARTIAL_FIRST_LINE) if (pattern.test(trimmed)) return { format };
   const hinted = byPath(path);
   if (hinted) return { format: hinted };
   return { format: null, reason: 'first lines match no known transcript format' };

@@ -54,7 +54,7 @@ export function bound(text: string, max: number): string {
   if (tailSpace >= 0) tailStart = tailSpace + 1;
   else tailStart = skipPartialToken(text, tailStart);
   if (tailStart <= headEnd) return text.slice(0, max);
-  return `${text.slice(0, headEnd)}\n…[${tailStart - headEnd} chars omitted]…\n${text.slice(tailStart)}`;
+  return `${text.slice(0, headEnd).trimEnd()}\n…[${tailStart - headEnd} chars omitted]…\n${text.slice(tailStart).trimStart()}`;
 }
 
 function isSpace(code: number): boolean {
