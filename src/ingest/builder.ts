@@ -95,6 +95,7 @@ export class BatchBuilder {
   /** Turn ids emitted in this pass, to number several turns from one line and drop repeats. */
   private readonly emitted = new Map<string, TurnRecord>();
   private lineKey = '';
+  private lineNo = -1;
   private lineCount = 0;
 
   constructor(agent: Agent, path: string, state: BuilderState | null) {
@@ -173,9 +174,12 @@ export class BatchBuilder {
    */
   allocateId(session: SessionAcc, uuid: string | null, line: number): string {
     const key = `${session.id}:${uuid ?? line}`;
-    if (key === this.lineKey) this.lineCount++;
+    // Only turns from the same line are numbered on; the same uuid on another line is a
+    // repeated line, and gets the same id (so it is dropped as a duplicate).
+    if (key === this.lineKey && line === this.lineNo) this.lineCount++;
     else {
       this.lineKey = key;
+      this.lineNo = line;
       this.lineCount = 0;
     }
     return this.lineCount === 0 ? key : `${key}:${this.lineCount}`;

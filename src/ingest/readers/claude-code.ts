@@ -104,6 +104,7 @@ export function createClaudeCodeParser(builder: BatchBuilder, path: string, raw:
   let legacySummaries: Array<{ summary: string; leaf: string }> = Array.isArray(state.summaries)
     ? state.summaries.filter((v): v is { summary: string; leaf: string } => typeof obj(v)?.summary === 'string' && typeof obj(v)?.leaf === 'string')
     : [];
+  /** uuid → session for the lines of this pass (legacy summaries, repeated lines). */
   const uuidSession = new Map<string, string>();
 
   function sidechainRoot(line: JsonObject, uuid: string | null): string {
@@ -464,6 +465,9 @@ export function createClaudeCodeParser(builder: BatchBuilder, path: string, raw:
       const line = parseJsonLine(text, lineNo, builder);
       if (line === null) return;
       const type = line.type;
+      // A line written twice (resumed sessions repeat some) is read once.
+      const uuid = line.uuid;
+      if (typeof uuid === 'string' && uuidSession.has(uuid) && (type === 'assistant' || type === 'user')) return;
       switch (type) {
         case 'assistant':
           assistant(line, lineNo);

@@ -1,0 +1,143 @@
+import { readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { detectPushback, readTranscript, type TranscriptFormat } from '../../src/ingest/index.js';
+import { bound } from '../../src/ingest/text.js';
+import { fixtures, tempDir } from './helpers.js';
+
+/** Real-format lines from the fixtures, by format. */
+function linesOf(format: TranscriptFormat, ...parts: string[]): { format: TranscriptFormat; lines: string[] } {
+  const dir = join(fixtures, ...parts);
+  const files = statSync(dir).isDirectory() ? readdirSync(dir, { recursive: true }).map(String).filter((f) => f.endsWith('.jsonl')).map((f) => join(dir, f)) : [dir];
+  return { format, lines: files.flatMap((f) => readFileSync(f, 'utf8').split('\n')).filter((l) => l.length > 0) };
+}
+
+const CORPORA = [
+  linesOf('claude-code', 'claude-code'),
+  linesOf('codex', 'codex'),
+  linesOf('gemini-jsonl', 'gemini/tmp/9f86d081/chats/session-2026-04-01T08-00-gemjsonl.jsonl'),
+  linesOf('cursor', 'cursor'),
+  linesOf('generic', 'generic'),
+];
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/** Replace the value at a random path of a JSON value. */
+function mutateAt(value: Json, path: number[], replacement: Json): Json {
+  if (path.length === 0 || value === null || typeof value !== 'object') return replacement;
+  const [step = 0, ...rest] = path;
+  if (Array.isArray(value)) {
+    if (value.length === 0) return replacement;
+    const i = step % value.length;
+    return value.map((v, j) => (j === i ? mutateAt(v, rest, replacement) : v));
+  }
+  const keys = Object.keys(value);
+  if (keys.length === 0) return replacement;
+  const key = keys[step % keys.length] as string;
+  return { ...value, [key]: mutateAt(value[key] as Json, rest, replacement) };
+}
+
+const jsonValue = fc.jsonValue({ maxDepth: 3 }) as fc.Arbitrary<Json>;
+
+/** One line mutated the ways transcripts break: structure, truncation, junk bytes, swapped keys. */
+function mutatedLine(lines: string[]): fc.Arbitrary<string> {
+  const original = fc.constantFrom(...lines);
+  return fc.oneof(
+    original,
+    fc.tuple(original, fc.array(fc.nat(), { maxLength: 5 }), jsonValue).map(([line, path, value]) => {
+      try {
+        return JSON.stringify(mutateAt(JSON.parse(line) as Json, path, value));
+      } catch {
+        return line;
+      }
+    }),
+    fc.tuple(original, fc.nat()).map(([line, at]) => line.slice(0, at % (line.length + 1))),
+    fc.tuple(original, fc.nat(), fc.string({ unit: 'binary', maxLength: 20 })).map(([line, at, junk]) => {
+      const i = at % (line.length + 1);
+      return `${line.slice(0, i)}${junk}${line.slice(i)}`.replaceAll('\n', ' ');
+    }),
+    fc.tuple(original, fc.constantFrom('"type":"', '"role":"', '"content":', '"message":', '"payload":')).map(([line, key]) => line.replace(key, '"xx":"')),
+    fc.string({ unit: 'binary', maxLength: 200 }).map((s) => s.replaceAll('\n', ' ')),
+  );
+}
+
+describe('readers under fuzzing (mutated real lines)', () => {
+  const dir = tempDir('cairn-fuzz-');
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  let n = 0;
+
+  for (const { format, lines } of CORPORA) {
+    it(`${format}: nothing throws, every line is accounted for, incremental = whole`, () => {
+      fc.assert(
+        fc.property(fc.array(mutatedLine(lines), { minLength: 1, maxLength: 30 }), fc.nat(), (mutated, cut) => {
+          const path = join(dir, `f${n++}.jsonl`);
+          const content = `${mutated.join('\n')}\n`;
+          writeFileSync(path, content);
+          const whole = readTranscript(path, null, { format });
+          expect(whole.stats.lines).toBe(mutated.length);
+          expect(whole.stats.badLines.length).toBeLessThanOrEqual(mutated.length);
+          for (const turn of whole.batch.turns) {
+            expect(typeof turn.text).toBe('string');
+            expect(turn.id.startsWith(turn.sessionId)).toBe(true);
+          }
+          // The same bytes read in two passes split at any byte give the same turns.
+          const split = cut % (content.length + 1);
+          writeFileSync(path, content.slice(0, split));
+          const first = readTranscript(path, null, { format });
+          writeFileSync(path, content);
+          const second = readTranscript(path, first.batch.cursor, { format });
+          const ids = new Set([...first.batch.turns, ...second.batch.turns].map((t) => t.id));
+          for (const turn of whole.batch.turns) expect(ids.has(turn.id)).toBe(true);
+          rmSync(path);
+        }),
+        { numRuns: 150 },
+      );
+    });
+  }
+
+  it('JSON chat documents: nothing throws on mutated Gemini sessions', () => {
+    const doc = JSON.parse(readFileSync(join(fixtures, 'gemini/tmp/9f86d081/chats/session-2026-03-01T12-00-7c9e6679.json'), 'utf8')) as Json;
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.array(fc.nat(), { maxLength: 6 }), jsonValue), { maxLength: 4 }), fc.nat(), (edits, cut) => {
+        let mutated = doc;
+        for (const [path, value] of edits) mutated = mutateAt(mutated, path, value);
+        const text = JSON.stringify(mutated);
+        const path = join(dir, `g${n++}.json`);
+        writeFileSync(path, cut % 5 === 0 ? text.slice(0, cut % text.length) : text);
+        const result = readTranscript(path, null, { format: 'gemini-json' });
+        expect(result.stats.lines).toBe(1);
+        rmSync(path);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('Aider histories: nothing throws on shuffled and cut markdown', () => {
+    const lines = readFileSync(join(fixtures, 'aider/repo/.aider.chat.history.md'), 'utf8').split('\n');
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.constantFrom(...lines), fc.string({ maxLength: 40 })), { maxLength: 60 }), fc.nat(), (picked, cut) => {
+        const content = `${picked.join('\n')}\n`;
+        const path = join(dir, `a${n++}.aider.chat.history.md`);
+        writeFileSync(path, content.slice(0, cut % (content.length + 1)));
+        const first = readTranscript(path, null);
+        writeFileSync(path, content);
+        readTranscript(path, first.batch.cursor);
+        rmSync(path);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('the correction finder and the text bound never throw', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 300 }), fc.integer({ min: 1, max: 400 }), (text, max) => {
+        detectPushback(text);
+        const bounded = bound(text, max);
+        expect(bounded.length).toBeLessThanOrEqual(Math.max(text.length, max + 40));
+        if (text.length <= max) expect(bounded).toBe(text);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
