@@ -2,6 +2,8 @@ import { buildContext, type ContextInput, type ContextResult } from './context/b
 import type { CorePaths } from './context/core.js';
 import { RankerRegistry, type Ranker } from './context/rankers.js';
 import type { Deps } from './deps.js';
+import { history, ingest, sessions, type HistoryInput, type IngestOptions, type SessionsInput } from './history/history.js';
+import type { IngestSummary } from './ingest/index.js';
 import {
   diff,
   forget,
@@ -20,7 +22,7 @@ import { remember, type RememberInput, type RememberResult } from './memory/reme
 import { importJsonl, toExportLine, toMarkdown, type ImportResult } from './memory/transfer.js';
 import { recall, type RecallInput, type RecallResult } from './recall/recall.js';
 import { silentLogger, systemClock, ulidSource } from './runtime.js';
-import type { Clock, Embedder, IdSource, ListOptions, Logger, Memory, Snapshot, Store, StoreStats } from './types.js';
+import type { Clock, Embedder, IdSource, ListOptions, Logger, Memory, SessionRecord, Snapshot, Store, StoreStats, TurnHit } from './types.js';
 
 export interface CairnOptions {
   /** Where memories live (e.g. `await openSqliteStore(path)`). */
@@ -74,6 +76,11 @@ export interface Cairn {
   importJsonl(lines: AsyncIterable<string> | Iterable<string>, onProgress?: (line: number) => void): Promise<ImportResult>;
   exportJsonl(options?: ListOptions & { allProjects?: boolean }): AsyncGenerator<string>;
   exportMarkdown(options?: ListOptions & { allProjects?: boolean }): Promise<string>;
+  /** Read agent transcripts under `paths` into session history, incrementally. */
+  ingest(paths: string[], options?: IngestOptions): Promise<IngestSummary>;
+  sessions(input?: SessionsInput): Promise<SessionRecord[]>;
+  /** Search raw transcript turns. */
+  history(input: HistoryInput): Promise<TurnHit[]>;
   /** The Markdown injected into an agent, packed into a token budget. */
   context(input?: ContextInput): Promise<ContextResult>;
   /** Add or replace a context ranker. */
@@ -127,6 +134,9 @@ export function createCairn(options: CairnOptions): Cairn {
       const memories = await deps.store.listMemories({ ...scoped(list), order: 'created-asc', limit: list.limit ?? 1_000_000 });
       return toMarkdown(memories, deps.project ? `cairn memories — ${deps.project}` : 'cairn memories');
     },
+    ingest: (paths, opts) => ingest(deps, paths, opts),
+    sessions: (input) => sessions(deps, input),
+    history: (input) => history(deps, input),
     context: (input) => buildContext(deps, input),
     registerRanker: (name, ranker) => rankers.register(name, ranker),
     async status() {

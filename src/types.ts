@@ -229,6 +229,8 @@ export interface Store {
   readonly capabilities: StoreCapabilities;
   /** Where the data lives, for `status` (a path or a redacted URL). */
   readonly location: string;
+  /** The session substrate, when `capabilities.substrate` is true. */
+  readonly substrate?: SubstrateStore;
 
   /** Create or migrate the schema; refuse a schema newer than this code knows. */
   open(): Promise<void>;

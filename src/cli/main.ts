@@ -9,6 +9,7 @@ import { registerTransferCommands } from './commands/transfer.js';
 import { registerMcpCommand } from './commands/mcp.js';
 import { registerBenchCommand } from './commands/bench.js';
 import { registerContextCommands } from './commands/context.js';
+import { registerIngestCommands } from './commands/ingest.js';
 
 function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -72,6 +73,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
   registerMemoryCommands(program, run);
   registerSnapshotCommands(program, run);
   registerTransferCommands(program, run);
+  registerIngestCommands(program, run);
   registerContextCommands(program, run);
   registerStatusCommand(program, run);
   registerMcpCommand(program, run);

@@ -1,7 +1,7 @@
 import { invalid } from '../errors.js';
 import type { Deps } from '../deps.js';
 import { RRF_K, reciprocalRankFusion } from '../recall/fusion.js';
-import { stalenessOf, termCoverage } from '../recall/recall.js';
+import { DEFAULT_MIN_COSINE, stalenessOf, termCoverage } from '../recall/recall.js';
 import { indexTerms, queryTerms } from '../store/tokenize.js';
 import type { Kind, Memory, MemoryFilter, ScoredId } from '../types.js';
 import { coreForInjection, readCores } from './core.js';
@@ -41,7 +41,7 @@ export interface ContextResult {
   query: string | null;
   sections: ContextSection[];
   /** Candidates left out, and why. */
-  omitted: Array<{ id: string; reason: 'budget' | 'near-duplicate' | 'stale'; detail?: string }>;
+  omitted: Array<{ id: string; reason: 'budget' | 'near-duplicate'; detail?: string }>;
   warnings: string[];
 }
 
@@ -62,6 +62,7 @@ function sectionOf(kind: Kind): SectionKey {
 
 const NEAR_DUPLICATE_JACCARD = 0.6;
 const FAVOR_SESSION_BOOST = 1.5;
+const STALE_FILE_FACTOR = 0.5;
 
 function jaccard(a: Set<string>, b: Set<string>): number {
   let shared = 0;
@@ -79,7 +80,10 @@ async function gatherCandidates(deps: Deps, input: ContextInput, filter: MemoryF
     const lists: ScoredId[][] = [await deps.store.searchText(input.query, { ...filter, limit })];
     if (deps.embedder && (await deps.store.vectorModel()) !== null) {
       const [vector] = await deps.embedder.embed([input.query]);
-      if (vector) lists.push(await deps.store.searchVector(vector, deps.embedder, { ...filter, limit }));
+      if (vector) {
+        const hits = await deps.store.searchVector(vector, deps.embedder, { ...filter, limit });
+        lists.push(hits.filter((h) => h.score >= DEFAULT_MIN_COSINE));
+      }
     }
     maxRrf = lists.filter((l) => l.length > 0).length / (RRF_K + 1);
     const fused = reciprocalRankFusion(lists);
@@ -174,11 +178,14 @@ export async function buildContext(deps: Deps, input: ContextInput = {}): Promis
     const staleness = stalenessOf(deps, c.memory);
     let note = '';
     const moved = staleness.files.find((f) => f.status === 'line-moved' && f.movedTo);
+    const missing = staleness.files.find((f) => f.status === 'file-missing');
     if (moved) note = ` (${moved.path}:${moved.line} is now line ${moved.movedTo})`;
+    else if (missing) note = ` (${missing.path} is not in the workspace now)`;
     else if (staleness.reasons.includes('file-changed')) note = ' (file changed since — verify)';
     const line = itemLine(c.memory, note);
     const tokens = estimateTokens(`${line}\n`);
-    return { c, score, line, tokens, missing: staleness.reasons.includes('file-missing') };
+    // A finding about a file that is gone is worth less, not nothing (it may have moved).
+    return { c, score: missing ? score * STALE_FILE_FACTOR : score, line, tokens };
   });
   prepared.sort((a, b) => b.score / b.tokens - a.score / a.tokens || b.score - a.score);
 
@@ -204,10 +211,6 @@ export async function buildContext(deps: Deps, input: ContextInput = {}): Promis
     const cap = remainingAfterCore * SECTION_SHARE[key];
     for (const item of prepared) {
       if (sectionOf(item.c.memory.kind) !== key) continue;
-      if (item.missing) {
-        omitted.push({ id: item.c.memory.id, reason: 'stale', detail: 'file-missing' });
-        continue;
-      }
       if (!tryAdd(item, key, cap)) pending.push(item);
     }
   }

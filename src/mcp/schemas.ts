@@ -45,3 +45,12 @@ export const contextInput = {
   budget: z.number().int().min(50).max(20000).optional().describe('Token budget (default 1500)'),
   ranker: z.string().optional().describe('composite (default), recency, importance, bm25, cosine or random'),
 };
+
+export const historyInput = {
+  query: z.string().min(1).max(2000).describe('Words to find in past transcript turns, e.g. "flaky test retry"'),
+  sessionId: z.string().optional().describe('Only this session'),
+  roles: z.array(z.enum(['user', 'assistant', 'tool_call', 'tool_result', 'system', 'summary'])).optional().describe('Only these roles'),
+  sinceDays: z.number().min(0).max(3650).optional().describe('Only turns from the last N days'),
+  limit: z.number().int().min(1).max(50).optional().describe('How many turns (default 10)'),
+  allProjects: z.boolean().optional().describe('Search every project, not just this one'),
+};

@@ -6,7 +6,7 @@ import { isCairnError } from '../errors.js';
 import { RetrievalBudget, type BudgetLimits } from '../recall/budget.js';
 import type { RecallHit } from '../recall/recall.js';
 import type { Logger, Memory } from '../types.js';
-import { contextInput, forgetInput, recallInput, rememberInput, reviseInput, snapshotInput, statusInput } from './schemas.js';
+import { contextInput, forgetInput, historyInput, recallInput, rememberInput, reviseInput, snapshotInput, statusInput } from './schemas.js';
 
 export interface McpServerOptions {
   /** Package version reported to clients. */
@@ -184,6 +184,40 @@ export function createMcpServer(cairn: Cairn, options: McpServerOptions): McpSer
         text: result.markdown || 'no memories stored yet',
         structured: { tokens: result.tokens, budget: result.budget, sections: result.sections, omitted: result.omitted.length, warnings: result.warnings },
         items: ids.map((id) => ({ id, label: 'from context' })),
+      };
+    }),
+  );
+
+  server.registerTool(
+    'history',
+    {
+      title: 'Search past sessions',
+      description:
+        'Search the raw turns of past agent sessions (what was tried, what failed, what the user said), e.g. "what did we try for the flaky test". ' +
+        'Use recall first for distilled findings; use history for the conversation itself.',
+      inputSchema: historyInput,
+      outputSchema: loose,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    guard(true, async (args) => {
+      const project = args.allProjects ? undefined : (cairn.deps.project ?? undefined);
+      const hits = await cairn.history({
+        query: args.query,
+        limit: args.limit ?? 10,
+        ...(project ? { project } : {}),
+        ...(args.sessionId ? { sessionId: args.sessionId } : {}),
+        ...(args.roles ? { roles: args.roles } : {}),
+        ...(args.sinceDays !== undefined ? { since: cairn.deps.clock.now() - args.sinceDays * 86_400_000 } : {}),
+      });
+      const text =
+        hits.length === 0
+          ? `no past turns match "${args.query}"`
+          : hits
+              .map((h) => `- ${h.turn.at ? new Date(h.turn.at).toISOString().slice(0, 16) : '?'} ${h.session.id.slice(0, 8)} #${h.turn.seq} ${h.turn.role}: ${h.snippet.replace(/\s+/g, ' ')}`)
+              .join('\n');
+      return {
+        text,
+        structured: { hits: hits.map((h) => ({ sessionId: h.session.id, seq: h.turn.seq, role: h.turn.role, at: h.turn.at, snippet: h.snippet, score: h.score })) },
       };
     }),
   );

@@ -28,7 +28,11 @@ export interface RecallInput {
   candidates?: number;
   /** Check file references against the workspace. @default true */
   checkFiles?: boolean;
+  /** Vector hits below this cosine are noise, not candidates. @default 0.25 */
+  minCosine?: number;
 }
+
+export const DEFAULT_MIN_COSINE = 0.25;
 
 export type StaleReason = 'file-missing' | 'file-changed' | 'line-moved' | 'superseded' | 'forgotten';
 
@@ -114,7 +118,8 @@ export async function recall(deps: Deps, input: RecallInput): Promise<RecallResu
   if (deps.embedder && deps.store.capabilities.vectors && (await deps.store.vectorModel()) !== null) {
     const [vector] = await deps.embedder.embed([input.query]);
     if (vector) {
-      vectorList = await deps.store.searchVector(vector, deps.embedder, { ...filter, limit: candidates });
+      const floor = input.minCosine ?? DEFAULT_MIN_COSINE;
+      vectorList = (await deps.store.searchVector(vector, deps.embedder, { ...filter, limit: candidates })).filter((h) => h.score >= floor);
       lists.push(vectorList);
     }
   }

@@ -29,7 +29,7 @@ describe('MCP server', () => {
 
   it('lists the tools with titles, descriptions, schemas and annotations', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['context', 'forget', 'recall', 'remember', 'revise', 'snapshot', 'status']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['context', 'forget', 'history', 'recall', 'remember', 'revise', 'snapshot', 'status']);
     for (const tool of tools) {
       expect(tool.title, tool.name).toBeTruthy();
       expect(tool.description?.length, tool.name).toBeGreaterThan(40);

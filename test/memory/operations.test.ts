@@ -99,7 +99,7 @@ describe('memory operations', () => {
 
   it('ranks by the composite score: importance, tags, recency by kind, recently-recalled penalty, pinned first', async () => {
     const low = await cairn.remember({ text: 'cache invalidation lives in cache.ts', importance: 0.1 });
-    const high = await cairn.remember({ text: 'cache invalidation lives in cache_v2.ts', importance: 1 });
+    const high = await cairn.remember({ text: 'cache invalidation lives in cache_v2.ts', importance: 1, kind: 'fact' });
     let hits = (await cairn.recall({ query: 'cache invalidation', touch: false })).hits;
     expect(hits[0]?.memory.id).toBe(high.memory.id);
     // a tag match adds 10%
@@ -230,7 +230,8 @@ describe('memory operations', () => {
     const exported: string[] = [];
     for await (const line of cairn.exportJsonl()) exported.push(line);
     expect(exported).toHaveLength(2);
-    expect(JSON.parse(exported[1] as string)).toMatchObject({ text: 'third imported decision', kind: 'decision', createdAt: '2025-05-01T00:00:00.000Z' });
+    // created-asc: the decision carries an older createdAt, so it comes first
+    expect(JSON.parse(exported[0] as string)).toMatchObject({ text: 'third imported decision', kind: 'decision', createdAt: '2025-05-01T00:00:00.000Z' });
     const md = await cairn.exportMarkdown();
     expect(md).toContain('## Decisions');
     expect(md).toContain('- first imported fact #a');

@@ -21,6 +21,7 @@ import type {
 import { indexText, queryTerms } from '../tokenize.js';
 import { ExactVectorIndex } from '../vector-index.js';
 import { openDatabase, schemaVersion, type OpenOptions } from './database.js';
+import { createSqliteSubstrate, type SqliteSubstrate } from './substrate.js';
 import {
   MEMORY_COLUMNS,
   blobToVector,
@@ -62,7 +63,7 @@ export interface SqliteStoreOptions extends OpenOptions {
  */
 export class SqliteStore implements Store {
   readonly name = 'sqlite';
-  readonly capabilities: StoreCapabilities = { fullText: true, vectors: true, ann: false, substrate: false };
+  readonly capabilities: StoreCapabilities = { fullText: true, vectors: true, ann: false, substrate: true };
   readonly location: string;
   private readonly options: SqliteStoreOptions;
   private database: Database.Database | null = null;
@@ -70,6 +71,7 @@ export class SqliteStore implements Store {
   private indexModel: string | null = null;
   private indexSeq = 0;
   private indexEpoch = '';
+  private substrateStore: SqliteSubstrate | null = null;
 
   constructor(options: SqliteStoreOptions) {
     this.options = options;
@@ -82,6 +84,12 @@ export class SqliteStore implements Store {
     return this.database;
   }
 
+  /** Sessions, turns, compactions, corrections and ingest cursors in the same file. */
+  get substrate(): SqliteSubstrate {
+    this.substrateStore ??= createSqliteSubstrate(this.db);
+    return this.substrateStore;
+  }
+
   async open(): Promise<void> {
     if (this.database) return;
     this.database = openDatabase(this.options.path, this.options);
@@ -91,6 +99,7 @@ export class SqliteStore implements Store {
     this.database?.close();
     this.database = null;
     this.index = null;
+    this.substrateStore = null;
   }
 
   /* ---------------------------------------------------------------- memories */

@@ -1,0 +1,94 @@
+import { CairnError, invalid } from '../errors.js';
+import type { Deps } from '../deps.js';
+import { ingestPaths, type IngestProgress, type IngestSummary } from '../ingest/index.js';
+import { AGENTS, TURN_ROLES, type Agent, type SessionRecord, type SubstrateStore, type TurnHit, type TurnRole } from '../types.js';
+import { resolveProject } from '../workspace/project.js';
+
+export function substrateOf(deps: Deps): SubstrateStore {
+  const substrate = deps.store.substrate;
+  if (!deps.store.capabilities.substrate || !substrate) {
+    throw new CairnError('INVALID_INPUT', `the ${deps.store.name} store does not keep session history`);
+  }
+  return substrate;
+}
+
+export interface IngestOptions {
+  onProgress?: (progress: IngestProgress) => void;
+}
+
+/** Read transcripts under `paths` into the session substrate, incrementally. */
+export async function ingest(deps: Deps, paths: string[], options: IngestOptions = {}): Promise<IngestSummary> {
+  const substrate = substrateOf(deps);
+  const projects = new Map<string, string | null>();
+  const summary = await ingestPaths(paths, {
+    substrate,
+    clock: deps.clock,
+    logger: deps.logger,
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    resolveProject: (cwd) => {
+      let id = projects.get(cwd);
+      if (id === undefined) {
+        id = resolveProject(cwd).id;
+        projects.set(cwd, id);
+      }
+      return id;
+    },
+  });
+  await deps.store.setState('last_ingest_at', String(deps.clock.now()));
+  return summary;
+}
+
+export interface SessionsInput {
+  project?: string;
+  agent?: Agent;
+  limit?: number;
+  offset?: number;
+}
+
+export async function sessions(deps: Deps, input: SessionsInput = {}): Promise<SessionRecord[]> {
+  if (input.agent !== undefined && !AGENTS.includes(input.agent)) throw invalid(`agent must be one of ${AGENTS.join(', ')}`, 'agent');
+  return substrateOf(deps).listSessions({
+    ...(input.project !== undefined ? { project: input.project } : {}),
+    ...(input.agent !== undefined ? { agent: input.agent } : {}),
+    limit: input.limit ?? 50,
+    offset: input.offset ?? 0,
+  });
+}
+
+export interface HistoryInput {
+  query: string;
+  project?: string;
+  sessionId?: string;
+  agent?: Agent;
+  roles?: TurnRole[];
+  /** Epoch ms, or a duration like `7d`, `12h` (parsed by the surfaces). */
+  since?: number;
+  limit?: number;
+}
+
+/** Full-text search over raw transcript turns ("what did we try for the flaky test last week"). */
+export async function history(deps: Deps, input: HistoryInput): Promise<TurnHit[]> {
+  if (typeof input.query !== 'string' || input.query.trim().length === 0) throw invalid('query is empty', 'query');
+  for (const role of input.roles ?? []) if (!TURN_ROLES.includes(role)) throw invalid(`role must be among ${TURN_ROLES.join(', ')}`, 'roles');
+  if (input.agent !== undefined && !AGENTS.includes(input.agent)) throw invalid(`agent must be one of ${AGENTS.join(', ')}`, 'agent');
+  return substrateOf(deps).searchTurns(input.query, {
+    limit: input.limit ?? 20,
+    ...(input.project !== undefined ? { project: input.project } : {}),
+    ...(input.sessionId !== undefined ? { sessionId: input.sessionId } : {}),
+    ...(input.agent !== undefined ? { agent: input.agent } : {}),
+    ...(input.roles !== undefined ? { roles: input.roles } : {}),
+    ...(input.since !== undefined ? { since: input.since } : {}),
+  });
+}
+
+/** `7d`, `12h`, `30m`, or an ISO date → epoch ms. */
+export function parseSince(value: string, now: number): number {
+  const rel = /^(\d+)\s*([dhmw])$/.exec(value.trim());
+  if (rel) {
+    const unit = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[rel[2] as 'd' | 'h' | 'm' | 'w'];
+    return now - Number(rel[1]) * unit;
+  }
+  const abs = Date.parse(value);
+  if (Number.isNaN(abs)) throw invalid(`--since must be like 7d, 12h, 30m or a date (got "${value}")`, 'since');
+  return abs;
+}
