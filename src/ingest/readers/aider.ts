@@ -124,8 +124,12 @@ export function createAiderParser(builder: BatchBuilder, path: string, raw: unkn
   return {
     line(text, lineNo, offset) {
       const current = block as Block | null;
-      // Inside a fenced code block of an answer, every line is the answer's (`>>>>>>> REPLACE`…).
-      if (current !== null && current.kind === 'assistant' && current.fence) {
+      // Inside a fenced code block of an answer, lines are the answer's (`>>>>>>> REPLACE`…),
+      // unless Aider itself speaks again: a session header, or a prompt / output line after a
+      // blank line (an answer cut off mid-fence never closes it).
+      const aiderAgain =
+        text.startsWith(HEADER) || (current !== null && lineNo > current.lastLine + 1 && (text.startsWith('####') || text.startsWith('> ') || text === '>'));
+      if (current !== null && current.kind === 'assistant' && current.fence && !aiderAgain) {
         for (let gap = current.lastLine + 1; gap < lineNo; gap++) current.lines.push('');
         current.lines.push(text.trimEnd());
         current.lastLine = lineNo;
