@@ -10,6 +10,7 @@ import { registerMcpCommand } from './commands/mcp.js';
 import { registerBenchCommand } from './commands/bench.js';
 import { registerContextCommands } from './commands/context.js';
 import { registerIngestCommands } from './commands/ingest.js';
+import { registerHookCommand } from './commands/hook.js';
 
 function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -74,6 +75,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
   registerSnapshotCommands(program, run);
   registerTransferCommands(program, run);
   registerIngestCommands(program, run);
+  registerHookCommand(program, run);
   registerContextCommands(program, run);
   registerStatusCommand(program, run);
   registerMcpCommand(program, run);

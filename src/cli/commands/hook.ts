@@ -1,0 +1,20 @@
+import type { Command } from 'commander';
+import { HOOK_EVENTS } from '../../hooks/events.js';
+import { runHook } from '../../hooks/run.js';
+import type { Run } from './memory.js';
+
+export function registerHookCommand(program: Command, run: Run): void {
+  run(
+    program
+      .command('hook')
+      .summary('Claude Code hook entry (reads the hook JSON on stdin)')
+      .description(
+        `Events: ${HOOK_EVENTS.join(', ')} (Claude Code's SessionStart, UserPromptSubmit, PreCompact, Stop, SessionEnd, SubagentStop also work).\n` +
+          'A hook never blocks the agent: on any error it exits 0 with nothing injected and logs to <home>/logs/hooks.log.',
+      )
+      .argument('<event>', HOOK_EVENTS.join(' | ')),
+    async (ctx, event: string) => {
+      await runHook(event, { stdin: ctx.io.stdin, stdout: ctx.io.stdout, env: ctx.io.env, cwd: ctx.io.cwd, ...(ctx.globals.home ? { home: ctx.globals.home } : {}) });
+    },
+  );
+}

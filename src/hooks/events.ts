@@ -1,0 +1,141 @@
+import type { Cairn } from '../cairn.js';
+import type { RecallHit } from '../recall/recall.js';
+import { estimateTokens } from '../context/tokens.js';
+
+/** The hook events cairn answers, by their CLI names, with Claude Code's names as aliases. */
+export const HOOK_EVENTS = ['session-start', 'prompt', 'pre-compact', 'stop', 'session-end', 'subagent-stop'] as const;
+export type HookEvent = (typeof HOOK_EVENTS)[number];
+
+const ALIASES: Record<string, HookEvent> = {
+  sessionstart: 'session-start',
+  'session-start': 'session-start',
+  userpromptsubmit: 'prompt',
+  prompt: 'prompt',
+  'user-prompt-submit': 'prompt',
+  precompact: 'pre-compact',
+  'pre-compact': 'pre-compact',
+  stop: 'stop',
+  sessionend: 'session-end',
+  'session-end': 'session-end',
+  subagentstop: 'subagent-stop',
+  'subagent-stop': 'subagent-stop',
+};
+
+export function parseHookEvent(name: string): HookEvent | null {
+  return ALIASES[name.toLowerCase()] ?? null;
+}
+
+/** Claude Code's hook input (every field optional: hooks tolerate missing and unknown fields). */
+export interface HookInput {
+  session_id?: string;
+  transcript_path?: string;
+  cwd?: string;
+  hook_event_name?: string;
+  /** SessionStart: startup | resume | clear | compact */
+  source?: string;
+  /** PreCompact: manual | auto */
+  trigger?: string;
+  custom_instructions?: string;
+  /** UserPromptSubmit */
+  prompt?: string;
+  [key: string]: unknown;
+}
+
+/** What a hook prints: JSON for Claude Code, plain text (pre-compact), or nothing. */
+export type HookOutput = { kind: 'json'; value: Record<string, unknown> } | { kind: 'text'; value: string } | { kind: 'none' };
+
+export interface HookSettings {
+  /** session-start context budget in tokens. @default 2000 */
+  sessionStartBudget: number;
+  /** prompt hook budget. @default 300 */
+  promptBudget: number;
+  /** A prompt hit must score at least this (composite score). @default 0.45 */
+  promptMinScore: number;
+  /** …and match at least this share of the prompt's terms, or this cosine. */
+  promptMinCoverage: number;
+  promptMinCosine: number;
+  /** pre-compact must-keep list budget. @default 600 */
+  preCompactBudget: number;
+}
+
+export const DEFAULT_HOOK_SETTINGS: HookSettings = {
+  sessionStartBudget: 2000,
+  promptBudget: 300,
+  promptMinScore: 0.45,
+  promptMinCoverage: 0.34,
+  promptMinCosine: 0.55,
+  preCompactBudget: 600,
+};
+
+/** Whether a recall hit is relevant enough to interrupt the agent with it. */
+export function relevantToPrompt(hit: RecallHit, settings: HookSettings): boolean {
+  if (hit.memory.kind === 'continuation') return false;
+  if (hit.score < settings.promptMinScore) return false;
+  return hit.why.coverage >= settings.promptMinCoverage || (hit.why.cosine ?? 0) >= settings.promptMinCosine;
+}
+
+/** session-start: the context for this session; after /compact it favours the compacted session. */
+export async function sessionStart(cairn: Cairn, input: HookInput, settings: HookSettings): Promise<HookOutput> {
+  const compacted = input.source === 'compact';
+  const result = await cairn.context({
+    budget: settings.sessionStartBudget,
+    ...(input.session_id ? { favorSession: input.session_id } : {}),
+    touch: true,
+  });
+  if (result.markdown.length === 0) return { kind: 'none' };
+  const lead = compacted
+    ? 'cairn: the conversation was just compacted. These exact details were established before it (ids in brackets; `recall` expands them):\n\n'
+    : '';
+  return {
+    kind: 'json',
+    value: { hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: `${lead}${result.markdown}` } },
+  };
+}
+
+/** prompt: the few memories relevant to the prompt, above a threshold, within a small budget. */
+export async function promptSubmit(cairn: Cairn, input: HookInput, settings: HookSettings): Promise<HookOutput> {
+  const prompt = typeof input.prompt === 'string' ? input.prompt.trim() : '';
+  if (prompt.length < 3 || prompt.startsWith('/')) return { kind: 'none' };
+  const { hits } = await cairn.recall({ query: prompt.slice(0, 2000), k: 8, touch: false, checkFiles: false });
+  const chosen: string[] = [];
+  const ids: string[] = [];
+  let used = estimateTokens('cairn memories relevant to this prompt:\n');
+  for (const hit of hits) {
+    if (!relevantToPrompt(hit, settings)) continue;
+    const line = `- ${hit.memory.text.replace(/\s*\n\s*/g, ' ⏎ ')} [${hit.memory.id}]`;
+    const cost = estimateTokens(`${line}\n`);
+    if (used + cost > settings.promptBudget) continue;
+    used += cost;
+    chosen.push(line);
+    ids.push(hit.memory.id);
+  }
+  if (chosen.length === 0) return { kind: 'none' };
+  await cairn.deps.store.touch(ids, cairn.deps.clock.now(), true);
+  return {
+    kind: 'json',
+    value: {
+      hookSpecificOutput: {
+        hookEventName: 'UserPromptSubmit',
+        additionalContext: `cairn memories relevant to this prompt:\n${chosen.join('\n')}`,
+      },
+    },
+  };
+}
+
+/** pre-compact: the must-keep details, appended by Claude Code to its compaction instructions. */
+export async function preCompact(cairn: Cairn, input: HookInput, settings: HookSettings): Promise<HookOutput> {
+  const result = await cairn.context({
+    budget: settings.preCompactBudget,
+    core: false,
+    ...(input.session_id ? { favorSession: input.session_id } : {}),
+  });
+  const items = result.markdown
+    .split('\n')
+    .filter((line) => line.startsWith('- '))
+    .map((line) => line.replace(/ \[[0-9A-Z]{26}\]$/, ''));
+  if (items.length === 0) return { kind: 'none' };
+  return {
+    kind: 'text',
+    value: `Keep these exact details verbatim in the summary (signatures, file:line locations, commands, the user's corrections):\n${items.join('\n')}\n`,
+  };
+}

@@ -1,0 +1,155 @@
+import { spawn } from 'node:child_process';
+import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Readable, Writable } from 'node:stream';
+import { loadConfig, openCairn } from '../config.js';
+import type { Cairn } from '../cairn.js';
+import { streamLogger } from '../runtime.js';
+import type { Logger } from '../types.js';
+import {
+  DEFAULT_HOOK_SETTINGS,
+  parseHookEvent,
+  preCompact,
+  promptSubmit,
+  sessionStart,
+  type HookEvent,
+  type HookInput,
+  type HookOutput,
+  type HookSettings,
+} from './events.js';
+
+export interface HookIo {
+  stdin: Readable & { isTTY?: boolean };
+  stdout: Writable;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  /** Data home from `--home`, when given. */
+  home?: string;
+}
+
+/** Largest hook input read from stdin; Claude Code's are a few KB. */
+const MAX_INPUT_BYTES = 4 * 1024 * 1024;
+const STDIN_TIMEOUT_MS = 2000;
+
+async function readInput(stdin: HookIo['stdin']): Promise<string> {
+  if (stdin.isTTY) return '';
+  return new Promise((done) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const finish = (): void => {
+      clearTimeout(timer);
+      stdin.removeAllListeners('data');
+      done(Buffer.concat(chunks).toString('utf8'));
+    };
+    const timer = setTimeout(finish, STDIN_TIMEOUT_MS);
+    stdin.on('data', (chunk: Buffer | string) => {
+      const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      size += buf.length;
+      if (size <= MAX_INPUT_BYTES) chunks.push(buf);
+    });
+    stdin.once('end', finish);
+    stdin.once('error', finish);
+  });
+}
+
+function parseInput(raw: string): HookInput {
+  if (raw.trim().length === 0) return {};
+  const value: unknown = JSON.parse(raw);
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error('hook input is not a JSON object');
+  return value as HookInput;
+}
+
+function fileLogger(dir: string): Logger {
+  return streamLogger((line) => {
+    try {
+      mkdirSync(dir, { recursive: true });
+      appendFileSync(join(dir, 'hooks.log'), line);
+    } catch {
+      // Logging must never break a hook.
+    }
+  }, 'info');
+}
+
+const BIN = resolve(fileURLToPath(import.meta.url), '../../../bin/cairn.js');
+
+/** Start `cairn ingest PATH` detached so the agent is never kept waiting. */
+function ingestDetached(home: string, transcript: string, env: NodeJS.ProcessEnv): void {
+  const child = spawn(process.execPath, [BIN, '--home', home, 'ingest', transcript], {
+    detached: true,
+    stdio: 'ignore',
+    env: { ...env, CAIRN_HOOK_CHILD: '1' },
+  });
+  child.unref();
+}
+
+async function ingestTranscript(cairn: Cairn, input: HookInput, logger: Logger): Promise<void> {
+  const path = input.transcript_path;
+  if (typeof path !== 'string' || !existsSync(path)) return;
+  try {
+    const summary = await cairn.ingest([path]);
+    logger.info('ingested', { path, turns: summary.turns, seconds: summary.seconds });
+  } catch (error) {
+    // Context still comes back from what is already stored.
+    logger.error('ingest failed', { path, error: error instanceof Error ? error.message : String(error) });
+  }
+}
+
+/**
+ * Run one Claude Code hook as a short process. Whatever happens, the agent is not blocked:
+ * errors are logged to `<home>/logs/hooks.log` and the hook exits 0 with nothing injected.
+ */
+export async function runHook(eventName: string, io: HookIo, settings: HookSettings = DEFAULT_HOOK_SETTINGS): Promise<number> {
+  let logger: Logger = fileLogger(join(io.home ?? io.env.CAIRN_HOME ?? join(io.env.HOME ?? '.', '.cairn'), 'logs'));
+  let cairn: Cairn | null = null;
+  const started = Date.now();
+  try {
+    const event: HookEvent | null = parseHookEvent(eventName);
+    if (!event) throw new Error(`unknown hook event "${eventName}"`);
+    const input = parseInput(await readInput(io.stdin));
+    const config = loadConfig({ home: io.home, env: io.env });
+    logger = fileLogger(config.logDir);
+    const cwd = typeof input.cwd === 'string' && existsSync(input.cwd) ? input.cwd : io.cwd;
+    const session = typeof input.session_id === 'string' ? input.session_id : null;
+
+    if (event === 'stop' || event === 'session-end' || event === 'subagent-stop') {
+      if (typeof input.transcript_path === 'string' && existsSync(input.transcript_path)) {
+        if (io.env.CAIRN_HOOK_INLINE === '1') {
+          cairn = (await openCairn(config, { cwd, actor: 'hook', session, logger })).cairn;
+          await ingestTranscript(cairn, input, logger);
+        } else ingestDetached(config.home, input.transcript_path, io.env);
+      }
+      return 0;
+    }
+
+    cairn = (await openCairn(config, { cwd, actor: 'hook', session, logger })).cairn;
+    let output: HookOutput;
+    switch (event) {
+      case 'session-start':
+        await ingestTranscript(cairn, input, logger);
+        output = await sessionStart(cairn, input, settings);
+        break;
+      case 'pre-compact':
+        await ingestTranscript(cairn, input, logger);
+        output = await preCompact(cairn, input, settings);
+        break;
+      case 'prompt':
+        output = await promptSubmit(cairn, input, settings);
+        break;
+    }
+    if (output.kind === 'json') io.stdout.write(`${JSON.stringify(output.value)}\n`);
+    else if (output.kind === 'text') io.stdout.write(output.value);
+    logger.info('hook', { event, session, source: input.source, output: output.kind, ms: Date.now() - started });
+    return 0;
+  } catch (error) {
+    logger.error('hook failed', { event: eventName, error: error instanceof Error ? error.message : String(error) });
+    return 0;
+  } finally {
+    await cairn?.close().catch(() => {});
+  }
+}
+
+/** Entry for `node bin/cairn.js hook EVENT` (loaded without the rest of the CLI, for speed). */
+export async function hookMain(argv: string[]): Promise<number> {
+  return runHook(argv[0] ?? '', { stdin: process.stdin, stdout: process.stdout, env: process.env, cwd: process.cwd() });
+}
