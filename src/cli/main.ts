@@ -11,6 +11,7 @@ import { registerBenchCommand } from './commands/bench.js';
 import { registerContextCommands } from './commands/context.js';
 import { registerIngestCommands } from './commands/ingest.js';
 import { registerHookCommand } from './commands/hook.js';
+import { registerInstallCommand } from './commands/install.js';
 
 function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -76,6 +77,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
   registerTransferCommands(program, run);
   registerIngestCommands(program, run);
   registerHookCommand(program, run);
+  registerInstallCommand(program, run);
   registerContextCommands(program, run);
   registerStatusCommand(program, run);
   registerMcpCommand(program, run);
