@@ -1,8 +1,11 @@
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase, schemaVersion } from '../../src/store/sqlite/database.js';
 import type { SqliteSubstrate } from '../../src/store/sqlite/substrate.js';
-import { snippetFor } from '../../src/store/sqlite/substrate.js';
+import { createSqliteSubstrate, snippetFor } from '../../src/store/sqlite/substrate.js';
 import type { CompactionRecord, CorrectionRecord, IngestCursor, SessionRecord, SubstrateBatch, TurnRecord } from '../../src/types.js';
-import { openSubstrate } from '../ingest/helpers.js';
+import { openSubstrate, tempDir } from '../ingest/helpers.js';
 
 function session(id: string, extra: Partial<SessionRecord> = {}): SessionRecord {
   return {
@@ -199,5 +202,19 @@ describe('SQLite substrate', () => {
     expect(snippet).toContain('processWorkspaceChanges');
     expect(snippet.startsWith('…')).toBe(true);
     expect(snippet.length).toBeLessThan(220);
+  });
+
+  it('migrates alongside the core schema (001 then 002) through the store migration runner', async () => {
+    const dir = tempDir();
+    const db = openDatabase(join(dir, 'cairn.db'));
+    try {
+      expect(schemaVersion(db)).toBeGreaterThanOrEqual(2);
+      const store = createSqliteSubstrate(db);
+      await store.writeSubstrate(first());
+      expect(await store.substrateStats()).toMatchObject({ sessions: 1, turns: 5 });
+    } finally {
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

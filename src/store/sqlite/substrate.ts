@@ -188,9 +188,21 @@ function rowToCursor(row: CursorRow): IngestCursor {
   };
 }
 
-/** The text a turn is indexed under: its text and its tool name. */
-function turnTerms(turn: Pick<TurnRecord, 'text' | 'toolName'>): string {
-  return indexText(turn.toolName === null ? turn.text : `${turn.toolName} ${turn.text}`);
+/** How much of a tool's output is indexed: its head (commands echo, first errors) and its tail (exit status, last error). */
+const TOOL_OUTPUT_HEAD = 600;
+const TOOL_OUTPUT_TAIL = 200;
+
+/**
+ * The text a turn is indexed under: its tool name and its text — all of it for the user's and
+ * the agent's words, the head and tail of a tool's output (tokenizing whole outputs would cost
+ * most of ingest's time for little recall; the stored text keeps them).
+ */
+function turnTerms(turn: Pick<TurnRecord, 'text' | 'toolName' | 'role'>): string {
+  let text = turn.text;
+  if (turn.role === 'tool_result' && text.length > TOOL_OUTPUT_HEAD + TOOL_OUTPUT_TAIL) {
+    text = `${text.slice(0, TOOL_OUTPUT_HEAD)} ${text.slice(text.length - TOOL_OUTPUT_TAIL)}`;
+  }
+  return indexText(turn.toolName === null ? text : `${turn.toolName} ${text}`);
 }
 
 /** FTS5 MATCH expression: OR of quoted terms (BM25 ranks turns matching more and rarer terms first). */
