@@ -109,7 +109,15 @@ export function readTranscript(path: string, previous: IngestCursor | null, opti
     return skippedResult(`cannot open: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, null);
   }
   try {
-    return readOpen(fd, path, previous, options, now);
+    try {
+      return readOpen(fd, path, previous, options, now);
+    } catch (error) {
+      // A cursor state this code cannot continue from (damaged, or written by another version):
+      // read the file again from its start rather than never again.
+      if (previous === null || (error as NodeJS.ErrnoException).code !== undefined) throw error;
+      const result = readOpen(fd, path, null, options, now);
+      return { ...result, restarted: true };
+    }
   } catch (error) {
     // An I/O error mid-read (EISDIR, EIO, the file vanished): pass the file over, keep the cursor.
     return skippedResult(`cannot read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, null);

@@ -4,7 +4,7 @@
  * its new cursor in one store transaction. Re-running it adds nothing; a transcript deleted from
  * disk keeps its history; bad input never throws (it is counted, with file and line).
  */
-import { lstatSync, readdirSync, statSync, type Stats } from 'node:fs';
+import { lstatSync, readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Clock, IngestCursor, Logger, SubstrateStore } from '../types.js';
 import { readTranscript } from './read.js';
@@ -141,7 +141,12 @@ export function expandTranscriptPaths(paths: string[]): { files: TranscriptFile[
     }
   };
   for (const given of paths) {
-    const path = resolve(given);
+    let path = resolve(given);
+    try {
+      path = realpathSync(path);
+    } catch {
+      // Reported below by stat.
+    }
     let stat: Stats;
     try {
       stat = lstatSync(path).isSymbolicLink() ? statSync(path) : lstatSync(path);

@@ -104,6 +104,24 @@ describe('ingest runner', () => {
     expect(await substrate.getTurns('log')).toHaveLength(2);
   });
 
+  it('reads a file again from its start when its saved cursor state cannot be continued from', async () => {
+    const path = join(dir, 'log.jsonl');
+    writeFileSync(path, '{"turn":1,"role":"user","content":"first"}\n');
+    await ingest([path], substrate);
+    const saved = await substrate.getCursor(path);
+    await substrate.writeSubstrate({
+      sessions: [],
+      turns: [],
+      compactions: [],
+      corrections: [],
+      cursor: { ...saved!, state: { format: 'generic', line: 1, builder: { sessions: { log: 5 }, lastAgent: {} } } },
+    });
+    appendFileSync(path, '{"turn":1,"role":"assistant","content":"second"}\n');
+    const summary = await ingest([path], substrate);
+    expect(summary).toMatchObject({ filesChanged: 1, skipped: 0, turns: 1 });
+    expect((await substrate.getTurns('log')).map((t) => t.text)).toEqual(['first', 'second']);
+  });
+
   it('keeps the history of a transcript deleted from disk', async () => {
     const copy = join(dir, 'copy');
     cpSync(join(fixtures, 'codex'), copy, { recursive: true });

@@ -139,7 +139,10 @@ export function createAiderParser(builder: BatchBuilder, path: string, raw: unkn
       if (text.startsWith(HEADER)) {
         close();
         previousKind = null;
-        sessionId = `aider-${fileId}-${lineNo}`;
+        // Keyed by when it started and where it sits in the (append-only) file, not by the
+        // file's path: a moved or copied repository does not duplicate its history.
+        const stamp = text.slice(HEADER.length).trim().replace(/[^0-9]/g, '');
+        sessionId = `aider-${stamp.length > 0 ? stamp : fileId}-${lineNo}`;
         sessionAt = headerTime(text.slice(HEADER.length));
         builder.time(session(), sessionAt);
         return;
