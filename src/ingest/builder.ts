@@ -5,7 +5,7 @@
  * sanitizer here, so no reader can forget it.
  */
 import { sanitize } from '../privacy/redact.js';
-import type { Agent, CompactionRecord, SessionRecord, TurnRecord, TurnRole } from '../types.js';
+import type { Agent, CompactionRecord, CorrectionRecord, SessionRecord, TurnRecord, TurnRole } from '../types.js';
 import { findCorrections, type PendingUser } from './corrections.js';
 import { LIMITS, bound } from './text.js';
 import { emptyStats, type ReaderStats } from './types.js';
@@ -78,7 +78,7 @@ export interface BuiltBatch {
   sessions: SessionRecord[];
   turns: TurnRecord[];
   compactions: CompactionRecord[];
-  corrections: import('../types.js').CorrectionRecord[];
+  corrections: CorrectionRecord[];
   state: BuilderState;
 }
 

@@ -179,8 +179,6 @@ function readOpen(fd: number, path: string, previous: IngestCursor | null, optio
   let readerState: unknown = null;
   if (documentReader !== undefined) {
     // Whole-document formats are rewritten in place by their agent: always read them whole.
-    offset = 0;
-    line = 0;
     if (size > MAX_DOCUMENT_BYTES) {
       builder.bad(1, `document larger than ${MAX_DOCUMENT_BYTES} bytes`);
     } else {
