@@ -1,10 +1,10 @@
-import { readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { detectPushback, readTranscript, type TranscriptFormat } from '../../src/ingest/index.js';
 import { bound } from '../../src/ingest/text.js';
-import { fixtures, tempDir } from './helpers.js';
+import { fixtures, repoRoot, tempDir } from './helpers.js';
 
 /** Real-format lines from the fixtures, by format. */
 function linesOf(format: TranscriptFormat, ...parts: string[]): { format: TranscriptFormat; lines: string[] } {
@@ -13,13 +13,28 @@ function linesOf(format: TranscriptFormat, ...parts: string[]): { format: Transc
   return { format, lines: files.flatMap((f) => readFileSync(f, 'utf8').split('\n')).filter((l) => l.length > 0) };
 }
 
+/** Real lines from ../shared/data when it is there (at most 400 per format, none over 20 kB). */
+const shared = resolve(repoRoot, '../shared/data/transcripts');
+function realLines(format: TranscriptFormat, dir: string): string[] {
+  const root = join(shared, dir);
+  if (!existsSync(root)) return [];
+  const out: string[] = [];
+  for (const file of readdirSync(root, { recursive: true }).map(String).sort()) {
+    if (!file.endsWith('.jsonl') || file.includes('expected-')) continue;
+    for (const line of readFileSync(join(root, file), 'utf8').split('\n')) {
+      if (line.length > 0 && line.length < 20_000 && out.length < 400) out.push(line);
+    }
+  }
+  return out;
+}
+
 const CORPORA = [
   linesOf('claude-code', 'claude-code'),
   linesOf('codex', 'codex'),
   linesOf('gemini-jsonl', 'gemini/tmp/9f86d081/chats/session-2026-04-01T08-00-gemjsonl.jsonl'),
   linesOf('cursor', 'cursor'),
   linesOf('generic', 'generic'),
-];
+].map(({ format, lines }) => ({ format, lines: [...lines, ...realLines(format, format === 'gemini-jsonl' ? 'gemini' : format)] }));
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -62,7 +77,7 @@ function mutatedLine(lines: string[]): fc.Arbitrary<string> {
   );
 }
 
-describe('readers under fuzzing (mutated real lines)', () => {
+describe('readers under fuzzing (mutated real-format lines: fixtures, and ../shared/data when present)', () => {
   const dir = tempDir('cairn-fuzz-');
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   let n = 0;
