@@ -10,7 +10,7 @@
  * - {@link detectPushback} / {@link findCorrections}: correction pairs from turns.
  */
 export { ingestPaths, defaultTranscriptRoots, expandTranscriptPaths } from './runner.js';
-export type { IngestDeps, IngestProgress, IngestSummary, TranscriptFile } from './runner.js';
+export type { IngestDeps, IngestProgress, IngestSummary, TranscriptFile, TranscriptReader } from './runner.js';
 export { readTranscript, HEAD_BYTES } from './read.js';
 export { detectFormat } from './detect.js';
 export type { Detection } from './detect.js';

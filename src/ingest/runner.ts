@@ -8,7 +8,7 @@ import { lstatSync, readdirSync, realpathSync, statSync, type Stats } from 'node
 import { join, resolve } from 'node:path';
 import type { Clock, IngestCursor, Logger, SubstrateStore } from '../types.js';
 import { readTranscript } from './read.js';
-import type { ReadOptions } from './types.js';
+import type { ReadOptions, ReadResult } from './types.js';
 
 /** Progress after each file. */
 export interface IngestProgress {
@@ -31,7 +31,21 @@ export interface IngestDeps {
   resolveProject?: (cwd: string) => string | null;
   /** Reader limits (tests use small ones). */
   read?: Pick<ReadOptions, 'maxBytes' | 'maxLineBytes'>;
+  /**
+   * Reads one file from its cursor; swap in one that runs {@link readTranscript} in a worker
+   * thread to spread parsing over several cores.
+   * @default readTranscript (synchronous, in this thread)
+   */
+  reader?: TranscriptReader;
+  /**
+   * Files in flight at once. Only useful with an asynchronous `reader`.
+   * @default 1
+   */
+  concurrency?: number;
 }
+
+/** The shape of {@link readTranscript}, possibly asynchronous (e.g. backed by a worker pool). */
+export type TranscriptReader = (path: string, cursor: IngestCursor | null, options: ReadOptions) => ReadResult | Promise<ReadResult>;
 
 /** What one run did. Counts are for this run; `turns` are the turns newly stored. */
 export interface IngestSummary {
@@ -225,14 +239,16 @@ export async function ingestPaths(paths: string[], deps: IngestDeps): Promise<In
   const sessions = new Set<string>();
   // A boundary read in one pass and its summary in the next are one compaction.
   const compactions = new Set<string>();
+  const read = deps.reader ?? readTranscript;
   let filesDone = 0;
   let bytesDone = 0;
-  for (const { file, cursor: initial } of work) {
+
+  const ingestFile = async (file: TranscriptFile, initial: IngestCursor | null): Promise<void> => {
     let cursor = initial;
     let changed = false;
     try {
       for (;;) {
-        const result = readTranscript(file.path, cursor, { now: deps.clock.now(), ...deps.read });
+        const result = await read(file.path, cursor, { now: deps.clock.now(), ...deps.read });
         if (result.skipped !== undefined) skip(file.path, result.skipped);
         const { batch, stats } = result;
         for (const session of batch.sessions) {
@@ -261,14 +277,26 @@ export async function ingestPaths(paths: string[], deps: IngestDeps): Promise<In
         cursor = next;
       }
     } catch (error) {
-      // The store refused a write (disk full, locked for too long…): report it, go on with the rest.
+      // The store refused a write (disk full, locked for too long…) or a reader worker died:
+      // report it, go on with the other files. The file's cursor is unchanged, so it is retried.
       logger.error('ingest: cannot ingest file', { path: file.path, error: String(error) });
-      skip(file.path, `store error: ${error instanceof Error ? error.message : String(error)}`);
+      skip(file.path, `error: ${error instanceof Error ? error.message : String(error)}`);
     }
     if (changed) summary.filesChanged++;
     filesDone++;
     deps.onProgress?.({ filesDone, filesTotal: work.length, bytesDone, bytesTotal });
-  }
+  };
+
+  // Files are independent (each pass is its own transaction): with an asynchronous reader
+  // (worker threads), several are read at once while the store writes the finished ones.
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < work.length) {
+      const item = work[next++] as (typeof work)[number];
+      await ingestFile(item.file, item.cursor);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(deps.concurrency ?? 1, work.length)) }, lane));
 
   summary.sessions = sessions.size;
   summary.compactions = compactions.size;

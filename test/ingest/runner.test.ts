@@ -234,6 +234,25 @@ describe('ingest runner', () => {
     expect((await substrate.listSessions({ project: 'project:/home/dev/svc' })).map((s) => s.agent)).toEqual(['codex']);
   });
 
+  it('reads several files at once through an asynchronous reader (a worker pool), with the same result', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const reader = async (path: string, cursor: Parameters<typeof readTranscript>[1], options: Parameters<typeof readTranscript>[2]) => {
+      inFlight++;
+      most = Math.max(most, inFlight);
+      await new Promise((r) => setTimeout(r, 2));
+      inFlight--;
+      return readTranscript(path, cursor, options);
+    };
+    const parallel = await ingest([fixtures], substrate, { reader, concurrency: 4, read: { maxBytes: 1_500 } });
+    expect(most).toBe(4);
+    const run = openSubstrate();
+    const sequential = await ingest([fixtures], run.substrate);
+    expect(await snapshot(substrate)).toEqual(await snapshot(run.substrate));
+    expect({ ...parallel, seconds: 0, mbPerSecond: 0, badLineSamples: [] }).toEqual({ ...sequential, seconds: 0, mbPerSecond: 0, badLineSamples: [] });
+    run.close();
+  });
+
   it('gives the same result when a file is read in many small passes', async () => {
     const reference = readAll(claudeMain);
     const pieces = readAll(claudeMain, { maxBytes: 700 });
