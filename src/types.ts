@@ -280,6 +280,51 @@ export interface Store {
   setState(key: string, value: string): Promise<void>;
 
   stats(): Promise<StoreStats>;
+
+  /** Queue review items; one whose `key` was queued before (open or resolved) is skipped. Returns how many were added. */
+  queueReview(items: ReviewItem[]): Promise<number>;
+  /** Review items, oldest first. */
+  listReview(filter: ReviewFilter): Promise<ReviewItem[]>;
+  countReview(filter: Omit<ReviewFilter, 'limit' | 'offset'>): Promise<number>;
+  getReview(id: string): Promise<ReviewItem | null>;
+  /** Record how an item was resolved (again, e.g. `undone`, when it already was); NOT_FOUND for an unknown id. */
+  resolveReview(id: string, resolution: string, at: number): Promise<ReviewItem>;
+  /** Reclaim free space (SQLite: VACUUM and a WAL checkpoint). Sizes in bytes when known. */
+  vacuum(): Promise<{ beforeBytes: number | null; afterBytes: number | null }>;
+}
+
+/** What a review item asks a person to decide about. */
+export const REVIEW_KINDS = ['near-duplicate', 'contradiction', 'stale'] as const;
+export type ReviewKind = (typeof REVIEW_KINDS)[number];
+
+/**
+ * Something for a person to decide: memories that repeat or contradict each other, or a memory
+ * whose files changed. Queued by distillation and `maintain`, resolved in `cairn review`.
+ */
+export interface ReviewItem {
+  id: string;
+  kind: ReviewKind;
+  /** Stable key (e.g. `dup:<a>:<b>`): the same finding is queued once, even after it was resolved. */
+  key: string;
+  project: string | null;
+  memoryIds: string[];
+  /** One line saying what to decide. */
+  reason: string;
+  data: Record<string, unknown>;
+  createdAt: number;
+  resolvedAt: number | null;
+  /** How it was resolved: `kept:<id>`, `merged:<id>`, `dismissed`, `superseded`, `obsolete`, `undone` … */
+  resolution: string | null;
+}
+
+export interface ReviewFilter {
+  /** Only open (true) or only resolved (false) items; absent: both. */
+  open?: boolean;
+  /** That project's items and user-scope ones (project null); null: user-scope only. */
+  project?: string | null;
+  kinds?: ReviewKind[];
+  limit?: number;
+  offset?: number;
 }
 
 export interface Clock {

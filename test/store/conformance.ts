@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { contentHash } from '../../src/memory/normalize.js';
-import type { EmbedderIdentity, Memory, MemoryEvent, Store } from '../../src/types.js';
+import type { EmbedderIdentity, Memory, MemoryEvent, ReviewItem, Store } from '../../src/types.js';
 
 let seq = 0;
 export function makeMemory(overrides: Partial<Memory> = {}): Memory {
@@ -229,6 +229,48 @@ export function storeConformance(name: string, factory: () => Promise<Store>): v
       const stats = await store.stats();
       expect(stats).toMatchObject({ memories: 1, active: 1, events: 1, byKind: { decision: 1 }, byScope: { project: 1 } });
       expect(stats.schemaVersion).toBeGreaterThan(0);
+    });
+
+    it('queues review items once per key, lists, counts and resolves them', async () => {
+      const item = (id: string, key: string, project: string | null, kind: ReviewItem['kind'] = 'near-duplicate'): ReviewItem => ({
+        id,
+        key,
+        kind,
+        project,
+        memoryIds: ['A', 'B'],
+        reason: `why ${id}`,
+        data: { similarity: 0.8 },
+        createdAt: 100 + Number(id.slice(1)),
+        resolvedAt: null,
+        resolution: null,
+      });
+      expect(await store.queueReview([item('R1', 'dup:A:B', 'proj-a'), item('R2', 'con:A:C', 'proj-b', 'contradiction'), item('R3', 'stale:A', null, 'stale')])).toBe(3);
+      expect(await store.queueReview([item('R4', 'dup:A:B', 'proj-a')])).toBe(0);
+      expect(await store.getReview('R1')).toEqual(item('R1', 'dup:A:B', 'proj-a'));
+      expect(await store.getReview('nope')).toBeNull();
+      expect((await store.listReview({ open: true })).map((r) => r.id)).toEqual(['R1', 'R2', 'R3']);
+      expect((await store.listReview({ project: 'proj-a' })).map((r) => r.id)).toEqual(['R1', 'R3']);
+      expect((await store.listReview({ project: null })).map((r) => r.id)).toEqual(['R3']);
+      expect((await store.listReview({ kinds: ['contradiction'] })).map((r) => r.id)).toEqual(['R2']);
+      expect((await store.listReview({ limit: 1, offset: 1 })).map((r) => r.id)).toEqual(['R2']);
+      const resolved = await store.resolveReview('R1', 'dismissed', 500);
+      expect(resolved).toMatchObject({ id: 'R1', resolvedAt: 500, resolution: 'dismissed' });
+      expect(await store.countReview({ open: true })).toBe(2);
+      expect(await store.countReview({ open: false })).toBe(1);
+      // A resolved finding is not queued again.
+      expect(await store.queueReview([item('R5', 'dup:A:B', 'proj-a')])).toBe(0);
+      expect(await store.resolveReview('R1', 'undone', 600)).toMatchObject({ resolution: 'undone', resolvedAt: 600 });
+      await expect(store.resolveReview('nope', 'dismissed', 1)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    });
+
+    it('vacuums without losing data', async () => {
+      const m = makeMemory({ text: 'survives vacuum' });
+      await store.writeMemory({ memory: m, events: [created(m)] });
+      const sizes = await store.vacuum();
+      expect(sizes).toHaveProperty('beforeBytes');
+      expect(sizes).toHaveProperty('afterBytes');
+      expect((await store.getMemory(m.id))?.text).toBe('survives vacuum');
+      expect((await store.searchText('vacuum', { limit: 5 })).map((h) => h.id)).toEqual([m.id]);
     });
   });
 }

@@ -10,6 +10,9 @@ import type {
   MemoryFilter,
   MemoryPatch,
   MemoryWrite,
+  ReviewFilter,
+  ReviewItem,
+  ReviewKind,
   ScoredId,
   Snapshot,
   Store,
@@ -493,6 +496,63 @@ export class SqliteStore implements Store {
     };
   }
 
+  /* ---------------------------------------------------------------- review queue, vacuum */
+
+  async queueReview(items: ReviewItem[]): Promise<number> {
+    if (items.length === 0) return 0;
+    const db = this.db;
+    const insert = db.prepare(
+      `INSERT INTO review_items (id, key, kind, project, memory_ids, reason, data, created_at, resolved_at, resolution)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+    );
+    return db
+      .transaction((): number => {
+        let added = 0;
+        for (const i of items) {
+          added += insert.run(i.id, i.key, i.kind, i.project, JSON.stringify(i.memoryIds), i.reason, JSON.stringify(i.data), i.createdAt, i.resolvedAt, i.resolution).changes;
+        }
+        return added;
+      })
+      .immediate();
+  }
+
+  async listReview(filter: ReviewFilter): Promise<ReviewItem[]> {
+    const { where, params } = reviewWhere(filter);
+    const rows = this.db
+      .prepare(`SELECT * FROM review_items WHERE ${where} ORDER BY created_at, id LIMIT ? OFFSET ?`)
+      .all(...params, filter.limit ?? 100, filter.offset ?? 0) as ReviewRow[];
+    return rows.map(rowToReview);
+  }
+
+  async countReview(filter: Omit<ReviewFilter, 'limit' | 'offset'>): Promise<number> {
+    const { where, params } = reviewWhere(filter);
+    return (this.db.prepare(`SELECT count(*) FROM review_items WHERE ${where}`).pluck().get(...params) as number) ?? 0;
+  }
+
+  async getReview(id: string): Promise<ReviewItem | null> {
+    const row = this.db.prepare('SELECT * FROM review_items WHERE id = ?').get(id) as ReviewRow | undefined;
+    return row ? rowToReview(row) : null;
+  }
+
+  async resolveReview(id: string, resolution: string, at: number): Promise<ReviewItem> {
+    const db = this.db;
+    return db
+      .transaction((): ReviewItem => {
+        const changed = db.prepare('UPDATE review_items SET resolved_at = ?, resolution = ? WHERE id = ?').run(at, resolution, id);
+        if (changed.changes === 0) throw notFound(`review item ${id}`);
+        return rowToReview(db.prepare('SELECT * FROM review_items WHERE id = ?').get(id) as ReviewRow);
+      })
+      .immediate();
+  }
+
+  async vacuum(): Promise<{ beforeBytes: number | null; afterBytes: number | null }> {
+    const before = (await this.stats()).sizeBytes;
+    this.db.exec('VACUUM');
+    if (this.location !== ':memory:') this.db.pragma('wal_checkpoint(TRUNCATE)');
+    const after = (await this.stats()).sizeBytes;
+    return { beforeBytes: before, afterBytes: after };
+  }
+
   /* ---------------------------------------------------------------- internals */
 
   private rowById(id: string): MemoryRow | undefined {
@@ -581,6 +641,51 @@ export class SqliteStore implements Store {
   private writeState(key: string, value: string): void {
     this.db.prepare('INSERT INTO state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, value);
   }
+}
+
+interface ReviewRow {
+  id: string;
+  key: string;
+  kind: string;
+  project: string | null;
+  memory_ids: string;
+  reason: string;
+  data: string;
+  created_at: number;
+  resolved_at: number | null;
+  resolution: string | null;
+}
+
+function rowToReview(row: ReviewRow): ReviewItem {
+  return {
+    id: row.id,
+    key: row.key,
+    kind: row.kind as ReviewKind,
+    project: row.project,
+    memoryIds: JSON.parse(row.memory_ids) as string[],
+    reason: row.reason,
+    data: JSON.parse(row.data) as Record<string, unknown>,
+    createdAt: row.created_at,
+    resolvedAt: row.resolved_at,
+    resolution: row.resolution,
+  };
+}
+
+function reviewWhere(filter: Omit<ReviewFilter, 'limit' | 'offset'>): { where: string; params: unknown[] } {
+  const clauses: string[] = [];
+  const params: unknown[] = [];
+  if (filter.open === true) clauses.push('resolved_at IS NULL');
+  if (filter.open === false) clauses.push('resolved_at IS NOT NULL');
+  if (filter.project === null) clauses.push('project IS NULL');
+  else if (filter.project !== undefined) {
+    clauses.push('(project = ? OR project IS NULL)');
+    params.push(filter.project);
+  }
+  if (filter.kinds && filter.kinds.length > 0) {
+    clauses.push(`kind IN (${filter.kinds.map(() => '?').join(', ')})`);
+    params.push(...filter.kinds);
+  }
+  return { where: clauses.length > 0 ? clauses.join(' AND ') : '1', params };
 }
 
 /** Open a SQLite store at `path` (created and migrated when needed). */
