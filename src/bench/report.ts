@@ -17,7 +17,8 @@ export function formatValue(value: number | null, unit: string): string {
 
 export function formatTarget(target: Target | null, unit: string): string {
   if (!target) return '—';
-  return `${target.op === '<=' ? '≤' : '≥'} ${formatValue(target.value, unit)}`;
+  const value = String(Number(target.value.toFixed(3)));
+  return `${target.op === '<=' ? '≤' : '≥'} ${unit === 'share' || unit === '×' ? value : `${value} ${unit}`}`;
 }
 
 function verdict(m: Metric): string {
