@@ -35,3 +35,25 @@ describe('code-aware tokenizer', () => {
     expect(queryTerms(Array.from({ length: 100 }, (_, i) => `w${i}`).join(' '), 10)).toHaveLength(10);
   });
 });
+
+describe('code-aware tokenizer edge cases', () => {
+  it('treats emoji, variation selectors and CJK punctuation as separators', () => {
+    expect(indexTerms('🎯 core ✔️ done')).toEqual(['core', 'done']);
+    expect(indexTerms('重複したコンポーネント・型定義')).toEqual(['重複したコンポーネント', '型定義']);
+  });
+
+  it('keeps :: and -> member access as one compound', () => {
+    expect(indexTerms('Vec::new')).toEqual(['vec_new', 'vec', 'new']);
+    expect(indexTerms('self->lock')).toContain('self_lock');
+  });
+
+  it('does not take a time of day for a file:line', () => {
+    // no `10` file-name term from the "line" rule: just the compound and its parts
+    expect(indexTerms('at 10:30')).toEqual(['at', '10_30', '10', '30']);
+    expect(indexTerms('see a.ts:12')).toEqual(['see', 'a_ts_12', 'a_ts', 'a', 'ts', '12']);
+  });
+
+  it('lower-cases characters that change length (İ)', () => {
+    expect(indexTerms('İstanbulCity')).toContain('i̇stanbulcity');
+  });
+});
