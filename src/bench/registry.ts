@@ -4,6 +4,7 @@
  */
 import { invalid } from '../errors.js';
 import { suiteSpec } from './spec.js';
+import { fidelitySuite } from './suites/fidelity.js';
 import { recallSuite } from './suites/recall.js';
 import { writeSuite } from './suites/write.js';
 import type { Suite } from './types.js';
@@ -28,7 +29,7 @@ export const SUITES: readonly Suite[] = [
   planned('rss'),
   planned('locomo'),
   planned('beir'),
-  planned('fidelity'),
+  fidelitySuite,
   planned('peers'),
 ];
 

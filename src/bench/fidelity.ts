@@ -1,0 +1,147 @@
+/**
+ * The fidelity measure (SPEC §9): on a real session with a /compact, of the exact details used
+ * after the compaction that were already known before it, the share that a given text carries.
+ * Pure functions over Claude Code JSONL lines; the suite in suites/fidelity.ts drives cairn.
+ */
+import { extractFileRefs } from '../workspace/files.js';
+
+export interface CompactSplit {
+  /** Lines before the compact boundary. */
+  before: string[];
+  /** The boundary line and the summary line (what Claude Code writes at /compact). */
+  boundary: string[];
+  /** Lines after the summary, up to the next boundary. */
+  after: string[];
+  summary: string;
+  trigger: string | null;
+}
+
+type Json = Record<string, unknown>;
+
+function parse(line: string): Json | null {
+  try {
+    const value: unknown = JSON.parse(line);
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : null;
+  } catch {
+    return null;
+  }
+}
+
+function contentText(content: unknown, includeToolResults: boolean): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  const parts: string[] = [];
+  for (const block of content as Json[]) {
+    if (block.type === 'text' && typeof block.text === 'string') parts.push(block.text);
+    else if (block.type === 'tool_use') parts.push(JSON.stringify(block.input ?? {}));
+    else if (includeToolResults && block.type === 'tool_result') parts.push(contentText(block.content, true));
+  }
+  return parts.join('\n');
+}
+
+/** Split a transcript at each compact boundary (one split per compaction). */
+export function splitAtCompactions(lines: string[]): CompactSplit[] {
+  const splits: CompactSplit[] = [];
+  const boundaries: number[] = [];
+  lines.forEach((line, i) => {
+    if (line.includes('"compact_boundary"') && parse(line)?.subtype === 'compact_boundary') boundaries.push(i);
+  });
+  boundaries.forEach((at, k) => {
+    const boundaryLine = parse(lines[at] as string);
+    let summaryIndex = -1;
+    for (let j = at + 1; j < Math.min(lines.length, at + 5); j++) {
+      if (parse(lines[j] as string)?.isCompactSummary === true) {
+        summaryIndex = j;
+        break;
+      }
+    }
+    if (summaryIndex < 0) return;
+    const summaryLine = parse(lines[summaryIndex] as string);
+    const message = (summaryLine?.message ?? {}) as Json;
+    const next = boundaries[k + 1] ?? lines.length;
+    const meta = (boundaryLine?.compactMetadata ?? {}) as Json;
+    splits.push({
+      before: lines.slice(0, at),
+      boundary: lines.slice(at, summaryIndex + 1),
+      after: lines.slice(summaryIndex + 1, next),
+      summary: contentText(message.content, false),
+      trigger: typeof meta.trigger === 'string' ? meta.trigger : null,
+    });
+  });
+  return splits;
+}
+
+/** The text of transcript lines: what the agent and user wrote, tool inputs, and (optionally) tool results. */
+export function transcriptText(lines: string[], includeToolResults: boolean): string {
+  const out: string[] = [];
+  for (const line of lines) {
+    const value = parse(line);
+    if (!value || (value.type !== 'user' && value.type !== 'assistant')) continue;
+    if (value.isMeta === true || value.isCompactSummary === true) continue;
+    const message = (value.message ?? {}) as Json;
+    out.push(contentText(message.content, includeToolResults));
+  }
+  return out.join('\n');
+}
+
+const NOT_CALLS = new Set(['if', 'for', 'while', 'switch', 'catch', 'function', 'return', 'typeof', 'await', 'print', 'console.log', 'require', 'import', 'e.g', 'i.e']);
+
+/**
+ * The exact details a text uses: file paths and `path:line`, identifiers written as calls,
+ * command lines (from Bash tool inputs) and flags, error names.
+ */
+export function extractDetails(text: string, commands: string[] = []): Set<string> {
+  const details = new Set<string>();
+  for (const ref of extractFileRefs(text)) {
+    details.add(ref.path);
+    if (ref.line !== undefined) details.add(`${ref.path}:${ref.line}`);
+  }
+  for (const match of text.matchAll(/\b([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\(/g)) {
+    const name = match[1] as string;
+    if (name.length >= 4 && !NOT_CALLS.has(name)) details.add(`${name}(`);
+  }
+  for (const match of text.matchAll(/(?<![\w-])(--[a-z][\w-]{2,})\b/g)) details.add(match[1] as string);
+  for (const match of text.matchAll(/\b([A-Z][A-Za-z0-9]*(?:Error|Exception))\b|\b(E[A-Z]{3,}|TS\d{4})\b/g)) details.add((match[1] ?? match[2]) as string);
+  for (const command of commands) {
+    const trimmed = command.trim();
+    if (trimmed.length >= 6 && trimmed.length <= 200 && !trimmed.includes('\n')) details.add(trimmed);
+  }
+  return details;
+}
+
+/** Bash command lines in transcript lines (tool_use inputs). */
+export function bashCommands(lines: string[]): string[] {
+  const out: string[] = [];
+  for (const line of lines) {
+    if (!line.includes('"tool_use"')) continue;
+    const value = parse(line);
+    const content = ((value?.message ?? {}) as Json).content;
+    if (!Array.isArray(content)) continue;
+    for (const block of content as Json[]) {
+      if (block.type === 'tool_use' && block.name === 'Bash' && typeof (block.input as Json | undefined)?.command === 'string') {
+        out.push((block.input as Json).command as string);
+      }
+    }
+  }
+  return out;
+}
+
+/** Details used after the compaction that already appeared before it. */
+export function neededDetails(split: CompactSplit): string[] {
+  const beforeText = transcriptText(split.before, true);
+  const afterText = transcriptText(split.after, false);
+  const used = extractDetails(afterText, bashCommands(split.after));
+  return [...used].filter((detail) => beforeText.includes(detail)).sort();
+}
+
+/** Share of `needed` that appear verbatim in `text` (1 when nothing is needed). */
+export function coverage(needed: string[], text: string): { share: number; found: string[] } {
+  const found = needed.filter((d) => text.includes(d));
+  return { share: needed.length === 0 ? 1 : found.length / needed.length, found };
+}
+
+/** The last `tokens` (chars / 4) of the pre-compaction conversation: what a recency cut keeps. */
+export function recencyBaseline(split: CompactSplit, tokens: number): string {
+  const text = transcriptText(split.before, true);
+  return text.slice(Math.max(0, text.length - tokens * 4));
+}
