@@ -9,7 +9,7 @@
  * It skips only remember's duplicate and near-duplicate lookups, whose cost the write suite measures.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { monotonicFactory } from 'ulid';
 import { createCairn } from '../cairn.js';
@@ -75,6 +75,8 @@ function latestSchema(): number {
 /** The cached corpus database for `spec`, building it first when absent. */
 export async function ensureCorpusDb(cacheDir: string, spec: CorpusSpec, log: (line: string) => void = () => {}): Promise<CorpusDb> {
   mkdirSync(cacheDir, { recursive: true });
+  sweepAbandoned(cacheDir);
+  sweepAbandoned(join(cacheDir, 'work'));
   const schemaVersion = latestSchema();
   const key = corpusKey(spec, schemaVersion);
   const path = join(cacheDir, `${key}.db`);
@@ -169,6 +171,24 @@ function toWrite(deps: Deps, item: CorpusMemory, idOf: string[]): MemoryWrite {
   if (!supersedes) return { memory, events };
   events.push({ memoryId: supersedes, type: 'supersede', at: memory.createdAt, actor: 'bench', data: { by: memory.id } });
   return { memory, events, closes: { id: supersedes, at: memory.createdAt } };
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Delete half-built corpora and working copies left by runs that were killed (their pid is gone). */
+function sweepAbandoned(dir: string): void {
+  if (!existsSync(dir)) return;
+  for (const file of readdirSync(dir)) {
+    const pid = /\.building-(\d+)\.db(?:-wal|-shm|-journal)?$/.exec(file)?.[1] ?? /-(\d+)-[0-9a-f]{8}\.db(?:-wal|-shm|-journal)?$/.exec(file)?.[1];
+    if (pid && Number(pid) !== process.pid && !alive(Number(pid))) rmSync(join(dir, file), { force: true });
+  }
 }
 
 function removeDb(path: string): void {

@@ -84,7 +84,7 @@ async function runSize(ctx: BenchContext, size: number, datasets: Dataset[], met
     metric(`remember p50 ${label} (no embedder)`, bm25.latency.p50, 'ms', { target: atMost(TARGET_P50_MS), anchor: ANCHOR }),
     metric(`remember p95 ${label} (no embedder)`, bm25.latency.p95, 'ms'),
     metric(`remember p99 ${label} (no embedder)`, bm25.latency.p99, 'ms'),
-    metric(`embedding alone p50 (${embedder.model})`, embedAlone.p50, 'ms'),
+    metric(`embedding alone p50 ${label} (${embedder.model})`, embedAlone.p50, 'ms'),
     metric(`remember p50 ${label} (${embedder.model})`, hybrid.latency.p50, 'ms', {
       target: atMost(budget),
       anchor: ANCHOR,
