@@ -1,5 +1,7 @@
 import { CairnError, invalid } from '../errors.js';
 import type { Deps } from '../deps.js';
+import { distillTouched, recordingSubstrate } from '../distill/after-ingest.js';
+import type { DistillSummary } from '../distill/types.js';
 import { ingestPaths, type IngestProgress, type IngestSummary } from '../ingest/index.js';
 import { AGENTS, TURN_ROLES, type Agent, type SessionRecord, type SubstrateStore, type TurnHit, type TurnRole } from '../types.js';
 import { resolveProject } from '../workspace/project.js';
@@ -14,14 +16,20 @@ export function substrateOf(deps: Deps): SubstrateStore {
 
 export interface IngestOptions {
   onProgress?: (progress: IngestProgress) => void;
+  /** Distil the sessions that received turns into memories (heuristics, no network). @default true */
+  distill?: boolean;
 }
 
-/** Read transcripts under `paths` into the session substrate, incrementally. */
-export async function ingest(deps: Deps, paths: string[], options: IngestOptions = {}): Promise<IngestSummary> {
+/**
+ * Read transcripts under `paths` into the session substrate, incrementally, then distil the
+ * sessions that received turns into memories (see src/distill/).
+ */
+export async function ingest(deps: Deps, paths: string[], options: IngestOptions = {}): Promise<IngestSummary & { distilled?: DistillSummary }> {
   const substrate = substrateOf(deps);
   const projects = new Map<string, string | null>();
+  const touched = new Set<string>();
   const summary = await ingestPaths(paths, {
-    substrate,
+    substrate: recordingSubstrate(substrate, touched),
     clock: deps.clock,
     logger: deps.logger,
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
@@ -35,7 +43,8 @@ export async function ingest(deps: Deps, paths: string[], options: IngestOptions
     },
   });
   await deps.store.setState('last_ingest_at', String(deps.clock.now()));
-  return summary;
+  if (options.distill === false) return summary;
+  return { ...summary, distilled: await distillTouched(deps, touched) };
 }
 
 export interface SessionsInput {

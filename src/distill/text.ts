@@ -1,0 +1,118 @@
+/**
+ * Small text helpers the extractors and the gate share: one-line bounding, Markdown stripping,
+ * sentence splitting, and the tests for "names something specific" and "states a rule".
+ */
+import { extractFileRefs } from '../workspace/files.js';
+
+/** Collapse whitespace and cut at a word boundary with an ellipsis. */
+export function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  if (flat.length <= max) return flat;
+  const cut = flat.lastIndexOf(' ', max - 1);
+  return `${flat.slice(0, cut > max * 0.6 ? cut : max - 1).replace(/[\s,;:.-]+$/, '')}…`;
+}
+
+/** Markdown emphasis, headings, bullets and quote marks off; inline code kept. */
+export function stripMarkdown(text: string): string {
+  return text
+    .replace(/\*\*|__/g, '')
+    .replace(/^\s{0,3}(?:#{1,6}\s+|>\s?|[-*+•]\s+|\d+[.)]\s+)/gm, '')
+    .replace(/\[([^\]]+)\]\((?:https?:)?[^)]*\)/g, '$1')
+    .trim();
+}
+
+/** Lines, then sentences within lines (a period followed by a space and a capital or backtick). */
+export function sentences(text: string): string[] {
+  const out: string[] = [];
+  let inFence = false;
+  for (const rawLine of text.split('\n')) {
+    if (/^\s*```/.test(rawLine)) {
+      inFence = !inFence;
+      continue;
+    }
+    if (inFence) continue;
+    const line = rawLine.trim();
+    if (line.length === 0) continue;
+    for (const part of line.split(/(?<=[.!?。！？])\s+(?=[A-ZА-ЯЁІЇЄҐÀ-Ý`"'(\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}])/u)) {
+      const s = part.trim();
+      if (s.length > 0) out.push(s);
+    }
+  }
+  return out;
+}
+
+const CODE_SPAN = /`[^`\n]{2,}`/;
+const CAMEL = /\b[a-z]+[A-Z][A-Za-z0-9]*\b|\b[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*\b/;
+const SNAKE = /\b[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+\b/;
+const CALL = /\b[A-Za-z_][\w.]*\(/;
+const DOTTED = /\b[a-z_]\w*\.[a-z_]\w*\b/i;
+const NUMBER = /\b\d+(?:\.\d+)+\b|\b\d{2,}\b|:\d{2,5}\b/;
+const FLAG = /(?:^|\s)--?[a-z][\w-]*/;
+const CONSTANT = /\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\b[A-Z]{3,}\b/;
+
+/**
+ * Whether a text names something exact: inline code, a path, an identifier (camelCase,
+ * snake_case, a call, a dotted name, a CONSTANT), a number or version, or a command-line flag.
+ */
+export function hasSpecific(text: string): boolean {
+  if (CODE_SPAN.test(text) || CAMEL.test(text) || SNAKE.test(text) || CALL.test(text) || NUMBER.test(text) || FLAG.test(text) || CONSTANT.test(text)) {
+    return true;
+  }
+  if (DOTTED.test(text) && extractFileRefs(text).length > 0) return true;
+  return extractFileRefs(text).length > 0;
+}
+
+/** Normative words in the languages the correction finder supports. */
+const RULE_CUES = new RegExp(
+  [
+    String.raw`\b(?:always|never|must|mustn't|should|shouldn't|don't|do not|dont|avoid|prefer|instead|make sure|only|no need|not|keep|use)\b`,
+    String.raw`(?:^|[\s,.])(?:всегда|никогда|нельзя|не надо|не нужно|не |надо|нужно|должен|должна|лучше|вместо|завжди|ніколи|не треба|потрібно|замість)`,
+    String.raw`\b(?:immer|nie|niemals|nicht|kein|keine|muss|sollte|statt|lieber|toujours|jamais|pas|doit|plutôt|au lieu|siempre|nunca|debe|en vez|en lugar|sempre|não|deve|em vez)\b`,
+    String.raw`总是|永远|不要|别|必须|应该|而是|不是|常に|いつも|絶対|しないで|ないで|べき|じゃなくて|ではなく`,
+  ].join('|'),
+  'iu',
+);
+
+/** Whether a text states a rule (always / never / don't / must / instead …). */
+export function isRuleLike(text: string): boolean {
+  return RULE_CUES.test(text);
+}
+
+/** Words of a text (letters, digits, `_`), lower case. */
+export function words(text: string): string[] {
+  return text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
+}
+
+/** First sentence of a text, bounded. */
+export function firstSentence(text: string, max = 200): string {
+  const first = sentences(stripMarkdown(text))[0] ?? '';
+  return oneLine(first, max);
+}
+
+/** Openers that carry nothing: acknowledgements, concessions, cheers. */
+const EMPTY_OPENER =
+  /^(?:you(?:'re| are) (?:absolutely |completely |totally )?(?:right|correct)|(?:absolutely|exactly) right|perfect|great|excellent|good|nice|awesome|brilliant|got it|understood|ok(?:ay)?|sure|alright|thanks?|thank you|my (?:mistake|bad)|good (?:point|catch)|i see|i understand|let me|now let me|i'll|i will)\b/i;
+
+/**
+ * The first informative sentence of an agent reply (acknowledgements, headings and "let me …"
+ * skipped), bounded; empty when there is none.
+ */
+export function gist(text: string, max = 160): string {
+  const body = text
+    .split('\n')
+    .filter((line) => !/^\s*#{1,6}\s/.test(line) && !/^\s*\*\*[^*]+\*\*:?\s*$/.test(line))
+    .join('\n');
+  for (const sentence of sentences(stripMarkdown(body))) {
+    const s = sentence.replace(/^[\p{Emoji_Presentation}\s:–—-]+/u, '').trim();
+    if (EMPTY_OPENER.test(s)) continue;
+    if (words(s).length < 5 || /:$/.test(s)) continue;
+    return oneLine(s, max);
+  }
+  return '';
+}
+
+/** Quote a short code-ish value in backticks unless it already is. */
+export function code(value: string): string {
+  const v = value.trim();
+  return v.startsWith('`') && v.endsWith('`') ? v : `\`${v.replaceAll('`', "'")}\``;
+}
