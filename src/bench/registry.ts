@@ -4,7 +4,9 @@
  */
 import { invalid } from '../errors.js';
 import { suiteSpec } from './spec.js';
+import { contextSuite } from './suites/context.js';
 import { fidelitySuite } from './suites/fidelity.js';
+import { hooksSuite } from './suites/hooks.js';
 import { recallSuite } from './suites/recall.js';
 import { writeSuite } from './suites/write.js';
 import type { Suite } from './types.js';
@@ -22,10 +24,10 @@ function planned(name: string): Suite {
 
 export const SUITES: readonly Suite[] = [
   recallSuite,
-  planned('context'),
+  contextSuite,
   writeSuite,
   planned('ingest'),
-  planned('hooks'),
+  hooksSuite,
   planned('rss'),
   planned('locomo'),
   planned('beir'),

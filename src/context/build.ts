@@ -21,7 +21,7 @@ export interface ContextInput {
   core?: boolean;
   /** Seed for the random ranker. @default 1 */
   seed?: number;
-  /** Candidates considered. @default 300 */
+  /** Candidates considered. @default 120 with a query, 300 without */
   candidates?: number;
   /** Count included memories as accessed. @default false */
   touch?: boolean;
@@ -72,7 +72,7 @@ function jaccard(a: Set<string>, b: Set<string>): number {
 }
 
 async function gatherCandidates(deps: Deps, input: ContextInput, filter: MemoryFilter): Promise<{ candidates: Candidate[]; maxRrf: number }> {
-  const limit = input.candidates ?? 300;
+  const limit = input.candidates ?? (input.query ? 120 : 300);
   const byId = new Map<string, Candidate>();
   const blank = (memory: Memory): Candidate => ({ memory, bm25Rank: null, bm25: null, vectorRank: null, cosine: null, rrf: 0, coverage: 0 });
   let maxRrf = 0;

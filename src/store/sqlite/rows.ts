@@ -96,10 +96,11 @@ export function filterSql(filter: MemoryFilter): { where: string; params: unknow
   if (filter.project !== undefined) {
     if (filter.project === null) clauses.push('m.project IS NULL');
     else if (filter.includeUserScope === false) {
-      clauses.push('m.project = ?');
+      clauses.push('+m.project = ?');
       params.push(filter.project);
     } else {
-      clauses.push('(m.project = ? OR m.project IS NULL)');
+      // Unary + keeps the planner on the ordered partial indexes (see migration 004).
+      clauses.push('(+m.project = ? OR +m.project IS NULL)');
       params.push(filter.project);
     }
   }
