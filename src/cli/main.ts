@@ -10,8 +10,10 @@ import { registerMcpCommand } from './commands/mcp.js';
 import { registerBenchCommand } from './commands/bench.js';
 import { registerContextCommands } from './commands/context.js';
 import { registerIngestCommands } from './commands/ingest.js';
+import { registerDistillCommands } from './commands/distill.js';
 import { registerHookCommand } from './commands/hook.js';
 import { registerInstallCommand } from './commands/install.js';
+import { registerUiCommand } from './commands/ui.js';
 
 function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -76,12 +78,14 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
   registerSnapshotCommands(program, run);
   registerTransferCommands(program, run);
   registerIngestCommands(program, run);
+  registerDistillCommands(program, run);
   registerHookCommand(program, run);
   registerInstallCommand(program, run);
   registerContextCommands(program, run);
   registerStatusCommand(program, run);
   registerMcpCommand(program, run);
   registerBenchCommand(program, run);
+  registerUiCommand(program, run);
 
   try {
     await program.parseAsync(argv, { from: 'user' });
