@@ -209,6 +209,8 @@ export interface StoreStats {
   sizeBytes: number | null;
   schemaVersion: number;
   vectorModel: EmbedderIdentity | null;
+  /** Conditions the user should know about (e.g. a PostgreSQL server without pgvector). */
+  warnings?: string[];
 }
 
 export interface TextSearchOptions extends MemoryFilter {

@@ -1,0 +1,226 @@
+/**
+ * Vectors on PostgreSQL, in one of two modes chosen by what the server has:
+ *
+ * - `pgvector`: the `embedding` column becomes `vector(<dimension>)` when a model claims the
+ *   index, with an HNSW index (cosine); search is `ORDER BY embedding <=> $q` in SQL, filters
+ *   applied by the same query (pgvector ≥ 0.8 keeps scanning until enough rows pass them).
+ * - `exact` (no pgvector on the server): vectors are `real[]`; each process keeps an exact
+ *   in-memory index synced incrementally by `seq`, like the SQLite store. Writers take an
+ *   advisory lock before drawing a `seq`, so seqs become visible in order and no reader skips one.
+ */
+import { CairnError, notFound } from '../../errors.js';
+import type { EmbedderIdentity, Memory, VectorSearchOptions, ScoredId } from '../../types.js';
+import { ExactVectorIndex } from '../vector-index.js';
+import type { PgDatabase, Queryable } from './driver.js';
+import { MEMORY_COLUMNS, Params, filterSql, rowToMemory, toFloat32, vectorLiteral, type MemoryRow } from './rows.js';
+
+export type VectorMode = 'pgvector' | 'exact';
+
+/** pgvector's HNSW index takes at most 2,000 dimensions; above that the search is an exact scan. */
+const HNSW_MAX_DIMENSIONS = 2_000;
+
+function mismatch(stored: EmbedderIdentity, model: EmbedderIdentity, what: string): CairnError {
+  return new CairnError(
+    'EMBEDDER_MISMATCH',
+    `the vector index was built with ${stored.model} (${stored.dimension} dims) but the ${what} is ${model.model} (${model.dimension} dims); run \`cairn reindex\``,
+  );
+}
+
+function sameModel(a: EmbedderIdentity, b: EmbedderIdentity): boolean {
+  return a.model === b.model && a.dimension === b.dimension;
+}
+
+export class PgVectors {
+  private index: ExactVectorIndex | null = null;
+  private indexModel: string | null = null;
+  private indexEpoch = '';
+  private indexSeq = 0;
+
+  constructor(
+    private readonly db: PgDatabase,
+    readonly mode: VectorMode,
+  ) {}
+
+  /** The column type and mode of an opened schema. */
+  static async detect(db: Queryable): Promise<{ mode: VectorMode; iterativeScan: boolean }> {
+    const column = await db.query<{ type: string }>(
+      "SELECT format_type(atttypid, atttypmod) AS type FROM pg_attribute WHERE attrelid = 'vectors'::regclass AND attname = 'embedding'",
+    );
+    const type = column.rows[0]?.type ?? '';
+    if (!type.startsWith('vector')) return { mode: 'exact', iterativeScan: false };
+    const ext = await db.query<{ v: string }>("SELECT extversion AS v FROM pg_extension WHERE extname = 'vector'");
+    const [major = 0, minor = 0] = (ext.rows[0]?.v ?? '0.0').split('.').map(Number);
+    return { mode: 'pgvector', iterativeScan: major > 0 || minor >= 8 };
+  }
+
+  private literal(vector: Float32Array): string {
+    return this.mode === 'pgvector' ? vectorLiteral(vector) : `{${Array.from(vector).join(',')}}`;
+  }
+
+  async storedModel(db: Queryable = this.db): Promise<EmbedderIdentity | null> {
+    const row = await db.query<{ value: string }>("SELECT value FROM state WHERE key = 'vector_model'");
+    const raw = row.rows[0]?.value;
+    return raw === undefined ? null : (JSON.parse(raw) as EmbedderIdentity);
+  }
+
+  /** Record the embedder identity on first use (typing the column for pgvector); refuse another model. */
+  async claim(client: Queryable, model: EmbedderIdentity): Promise<void> {
+    const identity = JSON.stringify({ model: model.model, dimension: model.dimension });
+    const inserted = await client.query(
+      "INSERT INTO state (key, value) VALUES ('vector_model', $1) ON CONFLICT (key) DO NOTHING RETURNING key",
+      [identity],
+    );
+    if (inserted.rows.length > 0) {
+      if (this.mode === 'pgvector') {
+        await client.query(`ALTER TABLE vectors ALTER COLUMN embedding TYPE vector(${Math.trunc(model.dimension)})`);
+        if (model.dimension <= HNSW_MAX_DIMENSIONS) {
+          await client.query('CREATE INDEX IF NOT EXISTS vectors_hnsw ON vectors USING hnsw (embedding vector_cosine_ops)');
+        }
+      }
+      return;
+    }
+    const stored = await this.storedModel(client);
+    if (stored && !sameModel(stored, model)) throw mismatch(stored, model, 'embedder');
+  }
+
+  /** Insert or replace vectors for memories (by pk) inside the caller's transaction. */
+  async write(client: Queryable, model: EmbedderIdentity, items: Array<{ pk: number; id: string; vector: Float32Array }>): Promise<void> {
+    if (items.length === 0) return;
+    for (const item of items) {
+      if (item.vector.length !== model.dimension) {
+        throw new CairnError('EMBEDDER_MISMATCH', `vector for ${item.id} has ${item.vector.length} dimensions, expected ${model.dimension}`);
+      }
+    }
+    await this.claim(client, model);
+    if (this.mode === 'exact') await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`cairn:vectors:${this.db.schema ?? ''}`]);
+    const type = this.mode === 'pgvector' ? 'vector' : 'real[]';
+    await client.query(
+      `INSERT INTO vectors (memory_pk, embedding)
+         SELECT pk, embedding::${type} FROM unnest($1::bigint[], $2::text[]) AS u(pk, embedding)
+       ON CONFLICT (memory_pk) DO UPDATE SET embedding = excluded.embedding, seq = nextval('vectors_seq')`,
+      [items.map((i) => i.pk), items.map((i) => this.literal(i.vector))],
+    );
+  }
+
+  async put(model: EmbedderIdentity, items: Array<{ id: string; vector: Float32Array }>): Promise<void> {
+    await this.db.transaction(async (client) => {
+      const found = await client.query<{ id: string; pk: number }>('SELECT id, pk FROM memories WHERE id = ANY($1::text[])', [items.map((i) => i.id)]);
+      const pks = new Map(found.rows.map((r) => [r.id, r.pk]));
+      const rows = items.map((item) => {
+        const pk = pks.get(item.id);
+        if (pk === undefined) throw notFound(`memory ${item.id}`);
+        return { pk, id: item.id, vector: item.vector };
+      });
+      await this.write(client, model, rows);
+    });
+  }
+
+  async get(ids: string[], model: EmbedderIdentity): Promise<Map<string, Float32Array>> {
+    const out = new Map<string, Float32Array>();
+    const stored = await this.storedModel();
+    if (!stored || stored.model !== model.model || ids.length === 0) return out;
+    const rows = await this.db.query<{ id: string; e: number[] }>(
+      'SELECT m.id, v.embedding::real[] AS e FROM vectors v JOIN memories m ON m.pk = v.memory_pk WHERE m.id = ANY($1::text[])',
+      [ids],
+    );
+    for (const row of rows.rows) out.set(row.id, toFloat32(row.e));
+    return out;
+  }
+
+  async missing(model: EmbedderIdentity, limit: number): Promise<Memory[]> {
+    const stored = await this.storedModel();
+    if (stored && stored.model !== model.model) {
+      throw new CairnError('EMBEDDER_MISMATCH', `the vector index holds ${stored.model}; run \`cairn reindex\` to switch to ${model.model}`);
+    }
+    const rows = await this.db.query<MemoryRow>(
+      `SELECT ${MEMORY_COLUMNS} FROM memories m WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.memory_pk = m.pk) ORDER BY m.pk LIMIT $1`,
+      [limit],
+    );
+    return rows.rows.map(rowToMemory);
+  }
+
+  async clear(): Promise<void> {
+    await this.db.transaction(async (client) => {
+      await client.query('DELETE FROM vectors');
+      await client.query("DELETE FROM state WHERE key = 'vector_model'");
+      await client.query(
+        "INSERT INTO state (key, value) VALUES ('vector_epoch', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        [`${Date.now()}${Math.random().toString(36).slice(2)}`],
+      );
+      if (this.mode === 'pgvector') {
+        await client.query('DROP INDEX IF EXISTS vectors_hnsw');
+        await client.query('ALTER TABLE vectors ALTER COLUMN embedding TYPE vector');
+      }
+    });
+    this.index = null;
+  }
+
+  async search(vector: Float32Array, model: EmbedderIdentity, options: VectorSearchOptions): Promise<ScoredId[]> {
+    const stored = await this.storedModel();
+    if (stored === null) return [];
+    if (!sameModel(stored, model)) throw mismatch(stored, model, 'query embedder');
+    if (vector.length !== stored.dimension) {
+      throw new CairnError('EMBEDDER_MISMATCH', `query vector has ${vector.length} dimensions, expected ${stored.dimension}`);
+    }
+    return this.mode === 'pgvector' ? this.searchSql(vector, options) : this.searchExact(vector, stored, options);
+  }
+
+  private async searchSql(vector: Float32Array, options: VectorSearchOptions): Promise<ScoredId[]> {
+    const p = new Params();
+    const query = p.add(vectorLiteral(vector));
+    const where = filterSql(options, p);
+    const rows = await this.db.query<{ id: string; distance: number }>(
+      `SELECT m.id, v.embedding <=> ${query}::vector AS distance
+         FROM vectors v JOIN memories m ON m.pk = v.memory_pk
+        WHERE ${where}
+        ORDER BY v.embedding <=> ${query}::vector LIMIT ${p.add(options.limit)}`,
+      p.values,
+    );
+    return rows.rows.map((row) => ({ id: row.id, score: 1 - row.distance }));
+  }
+
+  private async searchExact(vector: Float32Array, stored: EmbedderIdentity, options: VectorSearchOptions): Promise<ScoredId[]> {
+    const index = await this.sync(stored);
+    if (index.size === 0) return [];
+    // Over-fetch, then keep the hits that pass the filter; widen when the filter is selective.
+    for (let fetch = Math.max(options.limit * 4, 64); ; fetch *= 4) {
+      const hits = index.search(vector, fetch);
+      if (hits.length === 0) return [];
+      const p = new Params();
+      const keys = p.add(hits.map((h) => h.key));
+      const where = filterSql(options, p);
+      const rows = await this.db.query<{ pk: number; id: string }>(`SELECT m.pk, m.id FROM memories m WHERE m.pk = ANY(${keys}::bigint[]) AND ${where}`, p.values);
+      const accepted = new Map(rows.rows.map((r) => [r.pk, r.id]));
+      const out: ScoredId[] = [];
+      for (const hit of hits) {
+        const id = accepted.get(hit.key);
+        if (id !== undefined) out.push({ id, score: hit.score });
+        if (out.length >= options.limit) break;
+      }
+      if (out.length >= options.limit || hits.length < fetch || fetch >= index.size) return out;
+    }
+  }
+
+  /** Bring the in-memory index up to date with what any process wrote since the last call. */
+  private async sync(stored: EmbedderIdentity): Promise<ExactVectorIndex> {
+    const epoch = (await this.db.query<{ value: string }>("SELECT value FROM state WHERE key = 'vector_epoch'")).rows[0]?.value ?? '';
+    if (!this.index || this.indexModel !== stored.model || this.indexEpoch !== epoch) {
+      this.index = new ExactVectorIndex(stored.dimension);
+      this.indexModel = stored.model;
+      this.indexEpoch = epoch;
+      this.indexSeq = 0;
+    }
+    const index = this.index;
+    for (;;) {
+      const rows = await this.db.query<{ memory_pk: number; embedding: number[]; seq: number }>(
+        'SELECT memory_pk, embedding, seq FROM vectors WHERE seq > $1 ORDER BY seq LIMIT 20000',
+        [this.indexSeq],
+      );
+      for (const row of rows.rows) {
+        index.upsert(row.memory_pk, toFloat32(row.embedding));
+        this.indexSeq = row.seq;
+      }
+      if (rows.rows.length < 20_000) return index;
+    }
+  }
+}
