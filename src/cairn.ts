@@ -2,6 +2,18 @@ import { buildContext, type ContextInput, type ContextResult } from './context/b
 import type { CorePaths } from './context/core.js';
 import { RankerRegistry, type Ranker } from './context/rankers.js';
 import type { Deps } from './deps.js';
+import { distill, type DistillOptions } from './distill/distill.js';
+import { maintain, type MaintainOptions, type MaintainReport } from './distill/maintain.js';
+import {
+  listReview,
+  resolveReview,
+  undoReview,
+  type ReviewAction,
+  type ReviewEntry,
+  type ReviewListInput,
+  type ReviewResolution,
+} from './distill/review.js';
+import type { DistillSummary } from './distill/types.js';
 import { history, ingest, sessions, type HistoryInput, type IngestOptions, type SessionsInput } from './history/history.js';
 import type { IngestSummary } from './ingest/index.js';
 import {
@@ -76,8 +88,17 @@ export interface Cairn {
   importJsonl(lines: AsyncIterable<string> | Iterable<string>, onProgress?: (line: number) => void): Promise<ImportResult>;
   exportJsonl(options?: ListOptions & { allProjects?: boolean }): AsyncGenerator<string>;
   exportMarkdown(options?: ListOptions & { allProjects?: boolean }): Promise<string>;
-  /** Read agent transcripts under `paths` into session history, incrementally. */
-  ingest(paths: string[], options?: IngestOptions): Promise<IngestSummary>;
+  /** Read agent transcripts under `paths` into session history, incrementally, and distil what was added. */
+  ingest(paths: string[], options?: IngestOptions): Promise<IngestSummary & { distilled?: DistillSummary }>;
+  /** Distil session history into memories (sessions with new turns, or the ones given). */
+  distill(options?: DistillOptions): Promise<DistillSummary>;
+  /** Housekeeping: decay, usage-based importance, pruning below a floor, review queue rebuild, VACUUM. */
+  maintain(options?: MaintainOptions): Promise<MaintainReport>;
+  /** The review queue (near-duplicates, contradictions, stale file references). */
+  review(input?: ReviewListInput): Promise<ReviewEntry[]>;
+  resolveReview(id: string, action: ReviewAction): Promise<ReviewResolution>;
+  /** Undo a review resolution, or an automatic supersede made by distillation. */
+  undoReview(id: string): Promise<ReviewResolution>;
   sessions(input?: SessionsInput): Promise<SessionRecord[]>;
   /** Search raw transcript turns. */
   history(input: HistoryInput): Promise<TurnHit[]>;
@@ -135,6 +156,11 @@ export function createCairn(options: CairnOptions): Cairn {
       return toMarkdown(memories, deps.project ? `cairn memories — ${deps.project}` : 'cairn memories');
     },
     ingest: (paths, opts) => ingest(deps, paths, opts),
+    distill: (opts) => distill(deps, opts),
+    maintain: (opts) => maintain(deps, opts),
+    review: (input) => listReview(deps, input),
+    resolveReview: (id, action) => resolveReview(deps, id, action),
+    undoReview: (id) => undoReview(deps, id),
     sessions: (input) => sessions(deps, input),
     history: (input) => history(deps, input),
     context: (input) => buildContext(deps, input),

@@ -11,6 +11,7 @@ import { registerBenchCommand } from './commands/bench.js';
 import { registerContextCommands } from './commands/context.js';
 import { registerIngestCommands } from './commands/ingest.js';
 import { registerDistillCommands } from './commands/distill.js';
+import { registerDistillCommands } from './commands/distill.js';
 import { registerHookCommand } from './commands/hook.js';
 import { registerInstallCommand } from './commands/install.js';
 import { registerUiCommand } from './commands/ui.js';
@@ -78,6 +79,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
   registerSnapshotCommands(program, run);
   registerTransferCommands(program, run);
   registerIngestCommands(program, run);
+  registerDistillCommands(program, run);
   registerDistillCommands(program, run);
   registerHookCommand(program, run);
   registerInstallCommand(program, run);

@@ -30,7 +30,7 @@ function headline(text: string): string {
  * Why a candidate is turned away, or null when it passes.
  * @example gateReason({ text: "Let me check the tests", kind: 'fact', … }) // 'filler'
  */
-export function gateReason(candidate: Pick<Candidate, 'text' | 'kind'>): RejectReason | null {
+export function gateReason(candidate: Pick<Candidate, 'text' | 'kind'> & { subject?: Candidate['subject'] }): RejectReason | null {
   const text = candidate.text.trim();
   if (isInjected(text)) return 'injected';
   if (text.length < GATE_LIMITS.minChars) return 'too-short';
@@ -43,7 +43,8 @@ export function gateReason(candidate: Pick<Candidate, 'text' | 'kind'>): RejectR
     if (/^(?:let me|i'll now|i will now|i'm going to|now let me)\b/i.test(head) || TRANSIENT.test(head)) return 'filler';
   }
   const rule = candidate.kind === 'correction' || candidate.kind === 'preference' || candidate.kind === 'procedure';
-  if (hasSpecific(head) || (rule && isRuleLike(head))) return null;
+  // A claim about a known subject (a setting, a file's symbol, a preference target) is specific.
+  if (hasSpecific(head) || (candidate.subject ?? null) !== null || (rule && isRuleLike(head))) return null;
   if (candidate.kind === 'correction' && head.split(/\s+/).length >= 5) return null;
   return 'not-specific';
 }

@@ -91,20 +91,22 @@ export function firstSentence(text: string, max = 200): string {
 
 /** Openers that carry nothing: acknowledgements, concessions, cheers. */
 const EMPTY_OPENER =
-  /^(?:you(?:'re| are) (?:absolutely |completely |totally )?(?:right|correct)|(?:absolutely|exactly) right|perfect|great|excellent|good|nice|awesome|brilliant|got it|understood|ok(?:ay)?|sure|alright|thanks?|thank you|my (?:mistake|bad)|good (?:point|catch)|i see|i understand|let me|now let me|i'll|i will)\b/i;
+  /^(?:you(?:'re| are) (?:absolutely |completely |totally )?(?:right|correct)|(?:absolutely|exactly) right|perfect|great|excellent|good|nice|awesome|brilliant|got it|understood|ok(?:ay)?|sure|alright|thanks?|thank you|my (?:mistake|bad)|good (?:point|catch)|i see|i understand)\b/i;
+/** Openers that announce the next step rather than say what is. */
+const INTENT_OPENER = /^(?:let me|now let me|let's|i'll|i will|now i'll|next,? i'll)\b/i;
 
 /**
  * The first informative sentence of an agent reply (acknowledgements, headings and "let me …"
  * skipped), bounded; empty when there is none.
  */
-export function gist(text: string, max = 160): string {
+export function gist(text: string, max = 160, options: { keepIntent?: boolean } = {}): string {
   const body = text
     .split('\n')
     .filter((line) => !/^\s*#{1,6}\s/.test(line) && !/^\s*\*\*[^*]+\*\*:?\s*$/.test(line))
     .join('\n');
   for (const sentence of sentences(stripMarkdown(body))) {
     const s = sentence.replace(/^[\p{Emoji_Presentation}\s:–—-]+/u, '').trim();
-    if (EMPTY_OPENER.test(s)) continue;
+    if (EMPTY_OPENER.test(s) || (!options.keepIntent && INTENT_OPENER.test(s))) continue;
     if (words(s).length < 5 || /:$/.test(s)) continue;
     return oneLine(s, max);
   }

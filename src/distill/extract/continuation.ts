@@ -150,6 +150,9 @@ export function extractContinuation(view: SessionView): Candidate[] {
     const update = gist(lastReply.text, 240);
     if (update.length > 0) parts.push(`Latest update: ${update}`);
   }
+  // Which session this is (two sessions may stand at the same task).
+  const day = last.at !== null ? ` · ${new Date(last.at).toISOString().slice(0, 16).replace('T', ' ')}` : '';
+  parts.push(`Session: ${view.session.id}${view.session.branch ? ` on ${view.session.branch}` : ''}${day}`);
   return [
     candidate(view, last, {
       text: parts.join('\n'),

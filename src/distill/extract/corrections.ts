@@ -53,7 +53,7 @@ export function describeAgentTurn(turn: TurnRecord, view: SessionView, form: 'pa
     return turn.toolName ? `${p ? 'called' : 'call'} ${turn.toolName}` : null;
   }
   if (turn.role === 'assistant' && p) {
-    const said = gist(turn.text, 160);
+    const said = gist(turn.text, 160, { keepIntent: true });
     return said.length > 0 ? `said: “${said}”` : null;
   }
   return null;
@@ -85,7 +85,7 @@ function premiseOf(view: SessionView, before: TurnRecord): TurnRecord | null {
       looked++;
     } else if (turn.role === 'assistant') {
       looked++;
-      if (gist(turn.text).length > 0) return turn;
+      if (gist(turn.text, 160, { keepIntent: true }).length > 0) return turn;
     }
   }
   return call;
@@ -103,6 +103,14 @@ export function extractCorrections(view: SessionView): Candidate[] {
   const out: Candidate[] = [];
   const pushbackTurns = new Set(view.corrections.filter((c) => c.kind === 'pushback').map((c) => c.correctionTurnId));
   const used = new Set<string>();
+  // A pushback right after an interrupt or rejection is worded as one (“the user interrupted …”).
+  const stoppedBy = new Map<string, CorrectionRecord['kind']>();
+  for (const record of view.corrections) {
+    if (record.kind === 'pushback') continue;
+    const marker = view.byId.get(record.correctionTurnId);
+    const next = marker ? nextHumanTurn(view, marker) : null;
+    if (next && pushbackTurns.has(next.id)) stoppedBy.set(next.id, record.kind);
+  }
   for (const record of view.corrections) {
     const marker = view.byId.get(record.correctionTurnId);
     if (!marker) continue;
@@ -120,7 +128,8 @@ export function extractCorrections(view: SessionView): Candidate[] {
     used.add(ruleTurn.id);
     const rule = phraseRule(ruleTurn.text);
     const premise = premiseOf(view, marker);
-    const text = withContext(rule, record.kind, premise ? describeAgentTurn(premise, view, record.kind === 'rejection' ? 'infinitive' : 'participle') : null);
+    const kind = stoppedBy.get(ruleTurn.id) ?? record.kind;
+    const text = withContext(rule, kind, premise ? describeAgentTurn(premise, view, kind === 'rejection' ? 'infinitive' : 'participle') : null);
     const lang = record.lang ?? detectPushback(ruleTurn.text)?.lang ?? null;
     const subject = preferenceSubject(ruleTurn.text);
     out.push(

@@ -76,12 +76,13 @@ const NEGATED_BEFORE = /(?:instead of|rather than|not|no|don't use|do not use|ne
  */
 export function preferenceSubject(text: string): Omit<Subject, 'onConflict'> | null {
   if (!CHOICE.test(text)) return null;
-  const lower = text.toLowerCase();
+  // Commands in code spans (`npm run build`) mention a tool; they do not pick it.
+  const lower = text.replace(/`[^`]*\s[^`]*`/g, ' ').toLowerCase();
   for (const [group, members, context] of GROUPS) {
     if (context !== null && !context.test(lower)) continue;
     const picked = new Set<string>();
     for (const member of members) {
-      const re = new RegExp(`(?<![\\w/.-])${member.replace(/ /g, '\\s+')}(?![\\w/-])`, 'g');
+      const re = new RegExp(`(?<![\\w/.-])${member.replace(/ /g, '\\s+')}(?![\\w/-])(?!\\s+(?:run|install|i|ci|test|exec|add|build|start|publish|x)\\b)`, 'g');
       for (const m of lower.matchAll(re)) {
         if (!NEGATED_BEFORE.test(lower.slice(Math.max(0, m.index - 40), m.index))) picked.add(member === 'postgresql' ? 'postgres' : member);
       }
