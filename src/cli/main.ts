@@ -11,7 +11,6 @@ import { registerBenchCommand } from './commands/bench.js';
 import { registerContextCommands } from './commands/context.js';
 import { registerIngestCommands } from './commands/ingest.js';
 import { registerDistillCommands } from './commands/distill.js';
-import { registerDistillCommands } from './commands/distill.js';
 import { registerHookCommand } from './commands/hook.js';
 import { registerInstallCommand } from './commands/install.js';
 import { registerUiCommand } from './commands/ui.js';
@@ -79,7 +78,6 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
   registerSnapshotCommands(program, run);
   registerTransferCommands(program, run);
   registerIngestCommands(program, run);
-  registerDistillCommands(program, run);
   registerDistillCommands(program, run);
   registerHookCommand(program, run);
   registerInstallCommand(program, run);
