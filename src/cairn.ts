@@ -31,7 +31,8 @@ import {
   type UpdateInput,
 } from './memory/lifecycle.js';
 import { remember, type RememberInput, type RememberResult } from './memory/remember.js';
-import { importJsonl, toExportLine, toMarkdown, type ImportResult } from './memory/transfer.js';
+import { toExportLine, toMarkdown } from './memory/export.js';
+import type { ImportResult } from './memory/transfer.js';
 import { recall, type RecallInput, type RecallResult } from './recall/recall.js';
 import { silentLogger, systemClock, ulidSource } from './runtime.js';
 import type { Clock, Embedder, IdSource, ListOptions, Logger, Memory, SessionRecord, Snapshot, Store, StoreStats, TurnHit } from './types.js';
@@ -142,7 +143,14 @@ export function createCairn(options: CairnOptions): Cairn {
     snapshot: (label) => snapshot(deps, label),
     snapshots: () => deps.store.listSnapshots(),
     diff: (from, to) => diff(deps, from, to),
-    importJsonl: (lines, onProgress) => importJsonl(deps, lines, onProgress),
+    // zod loads in ~75 ms; only imports need it, so hooks and recall never pay for it.
+    importJsonl: async (lines, onProgress) => {
+      // Start iterating before the await: a readline interface drops lines nobody is reading yet.
+      const source: AsyncIterator<string> | Iterator<string> =
+        Symbol.asyncIterator in lines ? (lines as AsyncIterable<string>)[Symbol.asyncIterator]() : (lines as Iterable<string>)[Symbol.iterator]();
+      const { importJsonl } = await import('./memory/transfer.js');
+      return importJsonl(deps, { [Symbol.asyncIterator]: () => source as AsyncIterator<string> }, onProgress);
+    },
     async *exportJsonl(list: ListOptions & { allProjects?: boolean } = {}) {
       const pageSize = 1000;
       for (let offset = 0; ; offset += pageSize) {

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { packageVersion } from '../paths.js';
 import { Command, CommanderError } from 'commander';
 import { isCairnError } from '../errors.js';
 import { CommandContext, type CliIo, type GlobalOptions } from './context.js';
@@ -15,10 +15,6 @@ import { registerHookCommand } from './commands/hook.js';
 import { registerInstallCommand } from './commands/install.js';
 import { registerUiCommand } from './commands/ui.js';
 
-function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
-}
 
 const defaultIo = (): CliIo => ({
   stdout: process.stdout,

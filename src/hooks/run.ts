@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { loadConfig, openCairn } from '../config.js';
+import { packagePath } from '../paths.js';
 import type { Cairn } from '../cairn.js';
 import { streamLogger } from '../runtime.js';
 import type { Logger } from '../types.js';
@@ -71,7 +71,7 @@ function fileLogger(dir: string): Logger {
   }, 'info');
 }
 
-const BIN = resolve(fileURLToPath(import.meta.url), '../../../bin/cairn.js');
+const BIN = packagePath('bin', 'cairn.js');
 
 /** Start `cairn ingest PATH` detached so the agent is never kept waiting. */
 function ingestDetached(home: string, transcript: string, env: NodeJS.ProcessEnv): void {

@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packagePath } from '../../paths.js';
 import type { Command } from 'commander';
 import { invalid } from '../../errors.js';
 import { install, lineDiff } from '../../install/apply.js';
@@ -8,7 +8,7 @@ import { INSTALL_AGENTS, type Agent, type InstallScope } from '../../install/tar
 import { resolveProject } from '../../workspace/project.js';
 import type { Run } from './memory.js';
 
-const BIN = resolve(fileURLToPath(import.meta.url), '../../../../bin/cairn.js');
+const BIN = packagePath('bin', 'cairn.js');
 
 export function registerInstallCommand(program: Command, run: Run): void {
   run(

@@ -1,12 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { packageVersion } from '../../paths.js';
 import type { Command } from 'commander';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createMcpServer } from '../../mcp/server.js';
 import type { Run } from './memory.js';
 
-function version(): string {
-  return (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-}
 
 export function registerMcpCommand(program: Command, run: Run): void {
   run(
@@ -16,7 +13,7 @@ export function registerMcpCommand(program: Command, run: Run): void {
       .description('Serve the MCP tools remember, recall, forget, revise, snapshot and status on stdin/stdout until the client disconnects.'),
     async (ctx) => {
       const cairn = await ctx.cairn('mcp');
-      const server = createMcpServer(cairn, { version: version(), logger: cairn.deps.logger });
+      const server = createMcpServer(cairn, { version: packageVersion(), logger: cairn.deps.logger });
       const transport = new StdioServerTransport(ctx.io.stdin, ctx.io.stdout);
       const closed = new Promise<void>((resolve) => {
         transport.onclose = () => resolve();

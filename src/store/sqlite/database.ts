@@ -1,11 +1,11 @@
 import { readdirSync, readFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { CairnError } from '../../errors.js';
+import { packagePath } from '../../paths.js';
 
 /** Migrations ship as numbered SQL files in src/store/sqlite/migrations (also used from dist/). */
-const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../../src/store/sqlite/migrations');
+const MIGRATIONS_DIR = (): string => packagePath('src', 'store', 'sqlite', 'migrations');
 
 export interface Migration {
   version: number;
@@ -13,7 +13,7 @@ export interface Migration {
   sql: string;
 }
 
-export function loadMigrations(dir: string = MIGRATIONS_DIR): Migration[] {
+export function loadMigrations(dir: string = MIGRATIONS_DIR()): Migration[] {
   return readdirSync(dir)
     .filter((file) => /^\d{3}_[\w-]+\.sql$/.test(file))
     .sort()
