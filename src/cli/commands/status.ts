@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { distillStatus, distillStatusLine } from '../../distill/status.js';
 import { bytes, when } from '../format.js';
 import type { Run } from './memory.js';
 
@@ -7,7 +8,7 @@ export function registerStatusCommand(program: Command, run: Run): void {
     const cairn = await ctx.cairn();
     const status = await cairn.status();
     const lastIngest = await cairn.deps.store.getState('last_ingest_at');
-    const report = { ...status, home: ctx.config.home, lastIngestAt: lastIngest ? Number(lastIngest) : null };
+    const report = { ...status, home: ctx.config.home, lastIngestAt: lastIngest ? Number(lastIngest) : null, distill: await distillStatus(cairn.deps) };
     if (ctx.json) return ctx.printJson(report);
     const s = status.stats;
     ctx.out(`cairn home   ${ctx.config.home}`);
@@ -21,5 +22,6 @@ export function registerStatusCommand(program: Command, run: Run): void {
     if (status.embedder) ctx.out(`embedder     ${status.embedder.model} (${status.embedder.dimension} dims) · ${s.vectors} vectors · recall: hybrid`);
     else ctx.out('embedder     none configured · recall runs on BM25 alone (full-text)');
     ctx.out(`last ingest  ${report.lastIngestAt ? when(report.lastIngestAt) : 'never'}`);
+    ctx.out(distillStatusLine(report.distill));
   });
 }
