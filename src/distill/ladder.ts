@@ -219,6 +219,9 @@ export async function applyCandidate(ctx: LadderContext, candidate: Candidate): 
   if (candidate.kind !== 'continuation') {
     for (const near of await nearest(ctx, memory)) {
       if (near.memory.id === holder?.id || FAMILY[near.memory.kind] !== FAMILY[memory.kind]) continue;
+      // Claims about different subjects (two files' signatures, two settings) are not duplicates.
+      if (subject && typeof near.memory.meta.subject === 'string' && near.memory.meta.subject !== subject.key) continue;
+      if (memory.files.length > 0 && near.memory.files.length > 0 && !memory.files.some((f) => near.memory.files.some((g) => g.path === f.path))) continue;
       const flips = (FAMILY[memory.kind] === 'rule' || memory.kind === 'decision') && opposite(memory.text, near.memory.text);
       if (near.similarity >= NEAR_DUPLICATE_JACCARD && !flips) return merge(ctx, near.memory, candidate, 'near');
       if (flips && near.similarity >= SAME_TOPIC_JACCARD) {

@@ -44,6 +44,8 @@ const PATTERNS: Record<string, RegExp[]> = {
 };
 
 const MAX_SIGNATURE = 220;
+/** Languages where one function is written as several clauses (`def f(:a)`, `def f(:b)`). */
+const MULTI_CLAUSE = new Set(['ex', 'exs', 'erl', 'hs']);
 /** Signatures kept per file per run, so one big read does not flood the store. */
 const MAX_PER_FILE = 8;
 /** Manifests and configs: their declarations are not API the agent relied on. */
@@ -142,7 +144,10 @@ export function extractSignatures(view: SessionView): Candidate[] {
         importance: 0.55,
         tags: ['signature', extensionOf(path)],
         files: [where],
-        subject: { key: `sig:${rel}#${sig.symbol}`, value: sig.signature, onConflict: 'supersede' },
+        // Languages with multi-clause functions: each clause is its own claim, never a conflict.
+        subject: MULTI_CLAUSE.has(extensionOf(path))
+          ? { key: `sig:${rel}#${sig.symbol}:${sig.signature}`, value: sig.signature, onConflict: 'merge' }
+          : { key: `sig:${rel}#${sig.symbol}`, value: sig.signature, onConflict: 'supersede' },
       }),
     );
   };
