@@ -125,8 +125,13 @@ export type ShellOutcome = 'ok' | 'failed' | 'unknown';
 
 const EXIT_CODE = /(?:Process exited with code|Exit code:?|exit(?:ed with)? (?:code|status))\s*(\d+)/i;
 const STILL_RUNNING = /Process running with session ID|running in background|Command running in background/i;
+/** Failure markers, case-insensitive. */
 const FAILURE =
-  /\b[1-9]\d* (?:failures?|failed|errors?)\b|\bFAIL(?:ED)?\b|npm ERR!|Traceback \(most recent call last\)|^error(?:\[\w+\])?:|\berror TS\d+|command not found|No such file or directory|Cannot find module|ModuleNotFoundError|SyntaxError|compilation failed|\*\* \(\w+Error\)|BUILD FAILED|panicked at|^E\s{2,}\w+Error/im;
+  /\b[1-9]\d* (?:failures?|failed|errors?)\b|npm ERR!|Traceback \(most recent call last\)|^error(?:\[\w+\])?:|\berror TS\d+|command not found|No such file or directory|Cannot find module|ModuleNotFoundError|SyntaxError:|compilation failed|\*\* \(\w+Error\)|panicked at|^E\s{2,}\w+Error/im;
+/** Failure markers that only count in capitals (a log line saying "failed" is not a failed run). */
+const FAILURE_CAPS = /\bFAIL(?:ED)?\b|BUILD FAILED/m;
+/** A test summary that says nothing failed wins over log noise. */
+const ALL_PASSED = /\b0 failures\b|\b\d+ passed\b(?![^\n]*\b[1-9]\d* failed)|\bTests?:\s+\d+ passed\b(?![^\n]*failed)|\bOK \(\d+ tests?\)/i;
 
 /** Whether a shell tool result says the command succeeded. */
 export function shellOutcome(result: TurnRecord, cls: CommandClass | null): ShellOutcome {
@@ -136,7 +141,8 @@ export function shellOutcome(result: TurnRecord, cls: CommandClass | null): Shel
   if (exit) return exit[1] === '0' ? 'ok' : 'failed';
   if (result.isError) return 'failed';
   if (STILL_RUNNING.test(text)) return 'unknown';
-  if (cls !== null && cls !== 'vcs' && FAILURE.test(text)) return 'failed';
+  if (cls === 'test' && ALL_PASSED.test(text) && !/\b[1-9]\d* (?:failures?|failed)\b/i.test(text)) return 'ok';
+  if (cls !== null && cls !== 'vcs' && (FAILURE.test(text) || FAILURE_CAPS.test(text))) return 'failed';
   return 'ok';
 }
 

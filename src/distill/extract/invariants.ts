@@ -10,11 +10,14 @@ import type { Candidate } from '../types.js';
 import { candidate } from './common.js';
 
 const CUE =
-  /^(?:invariant|important|note|caution|warning|gotcha|constraint|rule)\s*:|\b(?:must(?: not| never| always| be| only)?|mustn't|must be called|has to be|needs to be (?:called|held|set|run)|is required (?:before|for|to)|requires (?:that|a|the)|(?:is|are) never|(?:is|are) always|never (?:be|call|mutate|modify|touch|use)|always (?:be|call|run|hold|returns?)|only (?:after|before|when|if|once)|guaranteed to|not thread-safe|not safe to|before (?:calling|touching|using|any))\b/i;
+  /\b(?:must(?: not| never| always| be| only)?|mustn't|must be called|has to be|needs to be (?:called|held|set|run)|is required (?:before|for|to)|requires (?:that|a|the)|(?:is|are) never|(?:is|are) always|never (?:be|call|mutate|modify|touch|use|returns?)|always (?:be|call|run|hold|returns?)|can never|only (?:after|before|once)|guaranteed to|not thread-safe|not safe to|before (?:calling|touching|using))\b/i;
+const LABEL = /^(?:invariant|important|caution|warning|gotcha|constraint|rule|note)\s*:\s*/i;
 
-/** Plans and intentions, not findings. */
-const INTENT = /^(?:i|we|let me|let's|i'll|we'll|i will|we will|now|next|then|first|you)\b|^(?:the (?:plan|fix|solution|approach|user)|this (?:plan|fix|approach))\b/i;
-const QUESTION = /\?\s*$/;
+/** Plans, intentions and guesses, not findings. */
+const INTENT = /^(?:i|we|let me|let's|i'll|we'll|i will|we will|now|next|then|first|you|since|so|if|when)\b|^(?:the (?:plan|fix|solution|approach|user)|this (?:plan|fix|approach))\b|\b(?:i'll|i will|let me|let's|we'll)\b/i;
+const SPECULATION = /\b(?:may|might|could|probably|perhaps|possibly|seems?|maybe|likely)\b/i;
+const QUESTION = /[?:]\s*$/;
+const MIN_WORDS = 6;
 
 const MAX_PER_TURN = 3;
 
@@ -27,8 +30,9 @@ export function extractInvariants(view: SessionView): Candidate[] {
       if (kept >= MAX_PER_TURN) break;
       const sentence = stripMarkdown(raw);
       if (sentence.length < 25 || sentence.length > 400 || QUESTION.test(sentence)) continue;
-      const body = sentence.replace(/^(?:invariant|important|note|caution|warning|gotcha|constraint|rule)\s*:\s*/i, '');
-      if (!CUE.test(sentence) || INTENT.test(body) || !hasSpecific(body)) continue;
+      const body = sentence.replace(LABEL, '');
+      if (!CUE.test(body) || INTENT.test(body) || SPECULATION.test(body) || !hasSpecific(body)) continue;
+      if (body.split(/\s+/).length < MIN_WORDS) continue;
       kept++;
       const text = oneLine(sentence, 320);
       out.push(
