@@ -99,11 +99,14 @@ const INTENT_OPENER = /^(?:let me|now let me|let's|i'll|i will|now i'll|next,? i
  * The first informative sentence of an agent reply (acknowledgements, headings and "let me …"
  * skipped), bounded; empty when there is none.
  */
-export function gist(text: string, max = 160, options: { keepIntent?: boolean } = {}): string {
-  const body = text
-    .split('\n')
-    .filter((line) => !/^\s*#{1,6}\s/.test(line) && !/^\s*\*\*[^*]+\*\*:?\s*$/.test(line))
-    .join('\n');
+export function gist(text: string, max = 160, options: { keepIntent?: boolean; preferProse?: boolean } = {}): string {
+  const lines = text.split('\n').filter((line) => !/^\s*#{1,6}\s/.test(line) && !/^\s*\*\*[^*]+\*\*:?\s*$/.test(line));
+  if (options.preferProse) {
+    // Sentences of running text first; list items only when there is no prose.
+    const prose = gist(lines.filter((line) => !/^\s*(?:[-*+•]|\d+[.)])\s/.test(line)).join('\n'), max, { ...options, preferProse: false });
+    if (prose.length > 0) return prose;
+  }
+  const body = lines.join('\n');
   for (const sentence of sentences(stripMarkdown(body))) {
     const s = sentence.replace(/^[\p{Emoji_Presentation}\s:–—-]+/u, '').trim();
     if (EMPTY_OPENER.test(s) || (!options.keepIntent && INTENT_OPENER.test(s))) continue;

@@ -185,11 +185,10 @@ describe('signatures', () => {
     const found = extractSignatures(t.view());
     expect(texts(found)).toEqual([
       '`export async function parseConfig(path: string, options: { strict?: boolean } = {}): Promise<Config>` — src/config.ts:12',
-      '`export interface Config` — src/config.ts:30',
       '`function helper()` — src/config.ts:40',
-      '`export class Loader` — src/config.ts:50',
       '`async load(name: string): Promise<Buffer>` — src/config.ts:51',
     ]);
+    // Bare declarations (`export interface Config`, `export class Loader`) say no more than the path.
     expect(found[0]?.subject).toEqual({ key: 'sig:src/config.ts#parseConfig', value: 'export async function parseConfig(path: string, options: { strict?: boolean } = {}): Promise<Config>', onConflict: 'supersede' });
     expect(found[0]?.files).toEqual(['src/config.ts:12']);
   });

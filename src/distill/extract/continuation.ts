@@ -147,7 +147,7 @@ export function extractContinuation(view: SessionView): Candidate[] {
   const steps = todoSteps(view) ?? (lastReply ? writtenSteps(lastReply.text) : []);
   if (steps.length > 0) parts.push(`Next steps: ${steps.join('; ')}`);
   if (lastReply) {
-    const update = gist(lastReply.text, 240);
+    const update = gist(lastReply.text, 240, { preferProse: true });
     if (update.length > 0) parts.push(`Latest update: ${update}`);
   }
   // Which session this is (two sessions may stand at the same task).

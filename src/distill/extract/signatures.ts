@@ -99,6 +99,8 @@ export function findSignatures(path: string, text: string): Signature[] {
       for (let j = i + 1; j < Math.min(lines.length, i + 7) && unbalanced(signature); j++) signature += ` ${(lines[j] as { text: string }).text.trim()}`;
       signature = signature.replace(/,\s*do:.*$/, '').replace(/\s*(?:\{|\bdo)\s*$/, '').replace(/\s+/g, ' ').trim();
       if (signature.length > MAX_SIGNATURE) signature = oneLine(signature, MAX_SIGNATURE);
+      // A bare declaration (`defmodule X`, `export interface X`, `def up`) says no more than the path.
+      if (!/[(<=:]|\b(?:extends|implements)\b/.test(signature.replace(/^\s*(?:export\s+)?(?:default\s+)?/, '').replace(/::/g, ''))) break;
       out.push({ symbol, signature, ...(current.line !== undefined ? { line: current.line } : {}) });
       break;
     }
