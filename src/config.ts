@@ -5,7 +5,7 @@ import { createCairn, type Cairn } from './cairn.js';
 import { CairnError } from './errors.js';
 import { streamLogger } from './runtime.js';
 import { openSqliteStore } from './store/sqlite/store.js';
-import type { Embedder, Logger } from './types.js';
+import type { Embedder, Logger, Store } from './types.js';
 import { resolveProject, type ProjectIdentity } from './workspace/project.js';
 
 /**
@@ -17,6 +17,12 @@ export interface Config {
   home: string;
   /** SQLite database file. @default `<home>/cairn.db` */
   dbPath: string;
+  /**
+   * Where memories live: a SQLite file (`sqlite:PATH` or a bare path) or a PostgreSQL URL
+   * (`postgres://user:pass@host/db[?schema=NAME]`). @default `--store`, else `$CAIRN_STORE`,
+   * else config `store`, else `dbPath`
+   */
+  store: string;
   /** Embedder spec (`hash`, `static:/dir`, `ollama:model@url`, …) or null for BM25 only. */
   embedder: string | null;
   logDir: string;
@@ -25,10 +31,13 @@ export interface Config {
 interface FileConfig {
   embedder?: string | null;
   db?: string;
+  store?: string;
 }
 
 export interface ConfigSources {
   home?: string | undefined;
+  /** `--store`: a SQLite path or a `postgres://` URL. */
+  store?: string | undefined;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -44,9 +53,11 @@ export function loadConfig(sources: ConfigSources = {}): Config {
       throw new CairnError('INVALID_INPUT', `${file} is not valid JSON: ${(error as Error).message}`, { cause: error });
     }
   }
+  const dbPath = env.CAIRN_DB ?? fileConfig.db ?? join(home, 'cairn.db');
   return {
     home,
-    dbPath: env.CAIRN_DB ?? fileConfig.db ?? join(home, 'cairn.db'),
+    dbPath,
+    store: sources.store ?? env.CAIRN_STORE ?? fileConfig.store ?? dbPath,
     embedder: env.CAIRN_EMBEDDER ?? fileConfig.embedder ?? null,
     logDir: join(home, 'logs'),
   };
@@ -66,10 +77,25 @@ export interface Opened {
   project: ProjectIdentity;
 }
 
+/** True when `store` names a PostgreSQL database rather than a SQLite file. */
+export function isPostgresStore(store: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(store);
+}
+
+/** Open a store from its spec: `postgres://…` (the `pg` driver loaded only then) or a SQLite path. */
+export async function openStoreSpec(spec: string): Promise<Store> {
+  if (isPostgresStore(spec)) {
+    const { openPostgresStore } = await import('./store/postgres/store.js');
+    return openPostgresStore(spec);
+  }
+  const path = spec.startsWith('sqlite:') ? spec.slice('sqlite:'.length) : spec;
+  return openSqliteStore(path);
+}
+
 /** Open the configured store and wire cairn for work in `cwd`. */
 export async function openCairn(config: Config, options: OpenOptions): Promise<Opened> {
   const project = resolveProject(options.cwd);
-  const store = await openSqliteStore(config.dbPath);
+  const store = await openStoreSpec(config.store);
   let embedder: Embedder | null = null;
   if (config.embedder && options.makeEmbedder) {
     try {

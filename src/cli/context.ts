@@ -15,6 +15,8 @@ export interface CliIo {
 export interface GlobalOptions {
   home?: string;
   json?: boolean;
+  /** `--store`: a SQLite path or a `postgres://` URL. */
+  store?: string;
 }
 
 /** What every command handler gets: output helpers and a lazily opened cairn. */
@@ -31,7 +33,7 @@ export class CommandContext {
   }
 
   get config(): Config {
-    this.configCache ??= loadConfig({ home: this.globals.home, env: this.io.env });
+    this.configCache ??= loadConfig({ home: this.globals.home, store: this.globals.store, env: this.io.env });
     return this.configCache;
   }
 

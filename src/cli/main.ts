@@ -14,6 +14,10 @@ import { registerDistillCommands } from './commands/distill.js';
 import { registerHookCommand } from './commands/hook.js';
 import { registerInstallCommand } from './commands/install.js';
 import { registerUiCommand } from './commands/ui.js';
+import { registerServeCommand } from './commands/serve.js';
+import { registerTokenCommands } from './commands/token.js';
+import { registerMigrateCommand } from './commands/migrate.js';
+import { registerCopyCommand } from './commands/copy.js';
 
 
 const defaultIo = (): CliIo => ({
@@ -40,6 +44,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
     .version(packageVersion(), '-V, --version')
     .option('--home <dir>', 'data home (default: $CAIRN_HOME, else ~/.cairn)')
     .option('--json', 'print machine-readable JSON')
+    .option('--store <spec>', 'a SQLite file or postgres://user:pass@host/db (default: $CAIRN_STORE, config "store", else <home>/cairn.db)')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .configureOutput({
@@ -82,6 +87,10 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
   registerMcpCommand(program, run);
   registerBenchCommand(program, run);
   registerUiCommand(program, run);
+  registerServeCommand(program, run);
+  registerTokenCommands(program, run);
+  registerMigrateCommand(program, run);
+  registerCopyCommand(program, run);
 
   try {
     await program.parseAsync(argv, { from: 'user' });

@@ -22,6 +22,7 @@ export function registerStatusCommand(program: Command, run: Run): void {
     if (status.embedder) ctx.out(`embedder     ${status.embedder.model} (${status.embedder.dimension} dims) · ${s.vectors} vectors · recall: hybrid`);
     else ctx.out('embedder     none configured · recall runs on BM25 alone (full-text)');
     ctx.out(`last ingest  ${report.lastIngestAt ? when(report.lastIngestAt) : 'never'}`);
+    for (const warning of s.warnings ?? []) ctx.out(`warning      ${warning}`);
     ctx.out(distillStatusLine(report.distill));
   });
 }

@@ -122,6 +122,9 @@ export class PgDatabase implements Queryable {
   private readonly pool: PgPool;
   private readonly maxAttempts: number;
   private readonly sessionSettings: string[] = [];
+  /** Which version of the session settings each pooled client has run. */
+  private readonly prepared = new WeakMap<PgClient, number>();
+  private settingsVersion = 1;
 
   private constructor(pool: PgPool, url: ParsedUrl, options: DatabaseOptions) {
     this.pool = pool;
@@ -130,9 +133,6 @@ export class PgDatabase implements Queryable {
     this.maxAttempts = options.maxAttempts ?? 8;
     pool.on('error', () => {
       // An idle client lost its connection; the pool drops it and the next query reconnects.
-    });
-    pool.on('connect', (client) => {
-      for (const sql of this.connectSql()) void client.query(sql).catch(() => {});
     });
   }
 
@@ -161,16 +161,37 @@ export class PgDatabase implements Queryable {
   /** Add a session setting for every connection from now on (e.g. pgvector's scan mode). */
   async addSessionSetting(sql: string): Promise<void> {
     this.sessionSettings.push(sql);
-    await this.pool.query(sql);
+    this.settingsVersion++;
+  }
+
+  /** A pooled client that has run the session statements (search_path, settings). */
+  private async acquire(): Promise<PgClient> {
+    let client: PgClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw storeError(error, 'connect');
+    }
+    if ((this.prepared.get(client) ?? 0) < this.settingsVersion) {
+      try {
+        for (const sql of this.connectSql()) await client.query(sql);
+      } catch (error) {
+        client.release(error as Error);
+        throw storeError(error, 'connect');
+      }
+      this.prepared.set(client, this.settingsVersion);
+    }
+    return client;
   }
 
   async query<R = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<QueryResult<R>> {
-    // A pool query may land on a connection that has not run its connect statements yet only
-    // when it is brand new, and pg queues those first; so this is safe without a transaction.
+    const client = await this.acquire();
     try {
-      return await this.pool.query<R>(sql, params);
+      return await client.query<R>(sql, params);
     } catch (error) {
       throw storeError(error, firstWords(sql));
+    } finally {
+      client.release();
     }
   }
 
@@ -180,12 +201,7 @@ export class PgDatabase implements Queryable {
    */
   async transaction<T>(work: (client: Queryable) => Promise<T>, options: { isolation?: 'serializable' } = {}): Promise<T> {
     for (let attempt = 1; ; attempt++) {
-      let client: PgClient;
-      try {
-        client = await this.pool.connect();
-      } catch (error) {
-        throw storeError(error, 'connect');
-      }
+      const client = await this.acquire();
       let broken: Error | undefined;
       try {
         await client.query(options.isolation === 'serializable' ? 'BEGIN ISOLATION LEVEL SERIALIZABLE' : 'BEGIN');
