@@ -39,6 +39,7 @@ function lastRequest(view: SessionView): Request | null {
     const turn = view.turns[i] as TurnRecord;
     if (!view.isHumanTurn(turn)) continue;
     const text = turn.text.trim();
+    if (/^\/[\w:-]+$/.test(text)) continue;
     if (TRIVIAL.test(text) || text.length < 8 || FOLLOW_UP_QUESTION.test(text)) {
       then ??= turn;
       continue;

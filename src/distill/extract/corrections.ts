@@ -53,7 +53,7 @@ export function describeAgentTurn(turn: TurnRecord, view: SessionView, form: 'pa
     return turn.toolName ? `${p ? 'called' : 'call'} ${turn.toolName}` : null;
   }
   if (turn.role === 'assistant' && p) {
-    const said = gist(turn.text, 160, { keepIntent: true });
+    const said = gist(turn.text, 160, { keepIntent: true, preferProse: true });
     return said.length > 0 ? `said: “${said}”` : null;
   }
   return null;
@@ -85,7 +85,7 @@ function premiseOf(view: SessionView, before: TurnRecord): TurnRecord | null {
       looked++;
     } else if (turn.role === 'assistant') {
       looked++;
-      if (gist(turn.text, 160, { keepIntent: true }).length > 0) return turn;
+      if (gist(turn.text, 160, { keepIntent: true, preferProse: true }).length > 0) return turn;
     }
   }
   return call;

@@ -96,7 +96,7 @@ export function findSignatures(path: string, text: string): Signature[] {
       seen.add(symbol);
       // Parameters spread over the next lines: join until the parenthesis closes (at most 6 lines).
       let signature = current.text.trim();
-      for (let j = i + 1; j < Math.min(lines.length, i + 7) && unbalanced(signature); j++) signature += ` ${(lines[j] as { text: string }).text.trim()}`;
+      for (let j = i + 1; j < Math.min(lines.length, i + 7) && (unbalanced(signature) || /[=|,]$/.test(signature)); j++) signature += ` ${(lines[j] as { text: string }).text.trim()}`;
       signature = signature.replace(/,\s*do:.*$/, '').replace(/\s*(?:\{|\bdo)\s*$/, '').replace(/\s+/g, ' ').trim();
       if (signature.length > MAX_SIGNATURE) signature = oneLine(signature, MAX_SIGNATURE);
       // A bare declaration (`defmodule X`, `export interface X`, `def up`) says no more than the path.
