@@ -185,10 +185,9 @@ describe('signatures', () => {
     const found = extractSignatures(t.view());
     expect(texts(found)).toEqual([
       '`export async function parseConfig(path: string, options: { strict?: boolean } = {}): Promise<Config>` — src/config.ts:12',
-      '`function helper()` — src/config.ts:40',
       '`async load(name: string): Promise<Buffer>` — src/config.ts:51',
     ]);
-    // Bare declarations (`export interface Config`, `export class Loader`) say no more than the path.
+    // Bare declarations (`export interface Config`, `export class Loader`, `function helper()`) say no more than the path.
     expect(found[0]?.subject).toEqual({ key: 'sig:src/config.ts#parseConfig', value: 'export async function parseConfig(path: string, options: { strict?: boolean } = {}): Promise<Config>', onConflict: 'supersede' });
     expect(found[0]?.files).toEqual(['src/config.ts:12']);
   });
@@ -200,7 +199,12 @@ describe('signatures', () => {
     ]);
     expect(findSignatures('a.go', 'func (s *Server) Handle(w http.ResponseWriter, r *http.Request) {').map((s) => s.symbol)).toEqual(['Handle']);
     expect(findSignatures('a.rs', 'pub async fn fetch(url: &str) -> Result<Bytes> {').map((s) => s.symbol)).toEqual(['fetch']);
-    expect(findSignatures('a.ex', '  def render(messages, opts \\\\ []) do\n  defp private(x), do: x').map((s) => s.symbol)).toEqual(['render']);
+    expect(findSignatures('a.ex', '  def render(messages, opts \\\\ []) do\n  defp private(x), do: x\n  def short(x), do: x + 1\n  defmacro with_span(name, attrs \\\\ %{}, do: block) do').map((s) => s.signature)).toEqual([
+      'def render(messages, opts \\\\ [])',
+      'def short(x)',
+      'defmacro with_span(name, attrs \\\\ %{}, do: block)',
+    ]);
+    expect(findSignatures('a.ts', 'export type Action =\n  | Add\n  | Remove;').map((s) => s.signature)).toEqual(['export type Action = | Add | Remove;']);
     const t = new Turns().tool('Grep', { pattern: 'def process_workspace_changes' }, 'src/workspace/resolver.py:214:def process_workspace_changes(path: Path) -> None:');
     expect(texts(extractSignatures(t.view()))).toEqual(['`def process_workspace_changes(path: Path) -> None:` — src/workspace/resolver.py:214']);
   });

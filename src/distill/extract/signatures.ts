@@ -96,11 +96,22 @@ export function findSignatures(path: string, text: string): Signature[] {
       seen.add(symbol);
       // Parameters spread over the next lines: join until the parenthesis closes (at most 6 lines).
       let signature = current.text.trim();
-      for (let j = i + 1; j < Math.min(lines.length, i + 7) && (unbalanced(signature) || /[=|,]$/.test(signature)); j++) signature += ` ${(lines[j] as { text: string }).text.trim()}`;
-      signature = signature.replace(/,\s*do:.*$/, '').replace(/\s*(?:\{|\bdo)\s*$/, '').replace(/\s+/g, ' ').trim();
+      for (let j = i + 1; j < Math.min(lines.length, i + 7); j++) {
+        const next = (lines[j] as { text: string }).text.trim();
+        if (!unbalanced(signature) && !/[=|,]$/.test(signature) && !next.startsWith('|')) break;
+        signature += ` ${next}`;
+      }
+      // An Elixir one-liner's body (`def f(x), do: x`) is not part of the signature.
+      const oneLiner = /,\s*do:/.exec(signature);
+      if (oneLiner && !unbalanced(signature.slice(0, oneLiner.index))) signature = signature.slice(0, oneLiner.index);
+      signature = signature.replace(/\s*(?:\{|\bdo)\s*$/, '').replace(/\s+/g, ' ').trim();
       if (signature.length > MAX_SIGNATURE) signature = oneLine(signature, MAX_SIGNATURE);
       // A bare declaration (`defmodule X`, `export interface X`, `def up`) says no more than the path.
       if (!/[(<=:]|\b(?:extends|implements)\b/.test(signature.replace(/^\s*(?:export\s+)?(?:default\s+)?/, '').replace(/::/g, ''))) break;
+      // Nor does a function of no parameters and no declared result (`def main():`, `mounted()`).
+      if (/\(\s*\)\s*:?\s*$/.test(signature)) break;
+      // Nor a type whose body was cut off (`export type A =`).
+      if (/[=|]$/.test(signature)) break;
       out.push({ symbol, signature, ...(current.line !== undefined ? { line: current.line } : {}) });
       break;
     }
