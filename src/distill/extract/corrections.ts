@@ -93,9 +93,10 @@ function premiseOf(view: SessionView, before: TurnRecord): TurnRecord | null {
 
 function withContext(rule: string, kind: CorrectionRecord['kind'], context: string | null): string {
   if (context === null) return rule;
-  if (kind === 'rejection') return `${rule}\n(The user rejected the agent’s call to ${context}.)`;
-  if (kind === 'interrupt') return `${rule}\n(The user interrupted the agent, which had ${context}.)`;
-  return `${rule}\n(Correction of the agent, which had ${context}${context.endsWith('”') ? '' : '.'})`;
+  const end = context.endsWith('”') ? '' : '.';
+  if (kind === 'rejection') return `${rule}\n(The user rejected the agent’s call to ${context}${end})`;
+  if (kind === 'interrupt') return `${rule}\n(The user interrupted the agent, which had ${context}${end})`;
+  return `${rule}\n(Correction of the agent, which had ${context}${end})`;
 }
 
 export function extractCorrections(view: SessionView): Candidate[] {

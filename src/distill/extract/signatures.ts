@@ -49,7 +49,7 @@ const MULTI_CLAUSE = new Set(['ex', 'exs', 'erl', 'hs']);
 /** Signatures kept per file per run, so one big read does not flood the store. */
 const MAX_PER_FILE = 8;
 /** Manifests and configs: their declarations are not API the agent relied on. */
-const NOT_CODE = /(?:^|\/)(?:mix\.exs|setup\.py|conftest\.py|Rakefile|Gemfile|[\w.-]*\.config\.[cm]?[jt]s)$|(?:^|\/)config\/[\w.-]+\.exs$/;
+const NOT_CODE = /(?:^|\/)(?:deps|node_modules|vendor|third_party|\.venv|venv|site-packages|target|dist|build)\/|(?:^|\/)(?:mix\.exs|setup\.py|conftest\.py|Rakefile|Gemfile|[\w.-]*\.config\.[cm]?[jt]s)$|(?:^|\/)config\/[\w.-]+\.exs$/;
 
 export interface Signature {
   symbol: string;
