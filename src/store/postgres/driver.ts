@@ -149,8 +149,19 @@ export class PgDatabase implements Queryable {
         getTypeParser: (oid: number, format?: string) => (oid === 20 ? parseInt8 : pg.types.getTypeParser(oid, format)),
       },
     });
-    return new PgDatabase(pool, parsed, options);
+    const db = new PgDatabase(pool, parsed, options);
+    const version = await db.query<{ v: string }>('SELECT version() AS v');
+    db.singleBackend = /PGlite/i.test(version.rows[0]?.v ?? '');
+    return db;
   }
+
+  /**
+   * PGlite served over a socket runs every connection on one backend and interleaves their
+   * protocol messages between transactions, so a parameterised statement (Parse, Bind, Execute)
+   * from one client can bind another's. On such a server every parameterised statement runs in
+   * a transaction, which the socket server keeps to one client until it ends.
+   */
+  private singleBackend = false;
 
   /** Statements each new connection runs first (search_path, then any registered settings). */
   private connectSql(): string[] {
@@ -185,6 +196,7 @@ export class PgDatabase implements Queryable {
   }
 
   async query<R = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<QueryResult<R>> {
+    if (this.singleBackend && params.length > 0) return this.transaction((client) => client.query<R>(sql, params));
     const client = await this.acquire();
     try {
       return await client.query<R>(sql, params);
