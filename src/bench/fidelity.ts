@@ -27,13 +27,21 @@ function parse(line: string): Json | null {
   }
 }
 
+/** The string values of a tool input (a command, a path, an edit's text), unescaped. */
+function inputText(input: unknown): string {
+  if (typeof input === 'string') return input;
+  if (Array.isArray(input)) return input.map(inputText).join('\n');
+  if (input && typeof input === 'object') return Object.values(input as Json).map(inputText).join('\n');
+  return '';
+}
+
 function contentText(content: unknown, includeToolResults: boolean): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   const parts: string[] = [];
   for (const block of content as Json[]) {
     if (block.type === 'text' && typeof block.text === 'string') parts.push(block.text);
-    else if (block.type === 'tool_use') parts.push(JSON.stringify(block.input ?? {}));
+    else if (block.type === 'tool_use') parts.push(inputText(block.input));
     else if (includeToolResults && block.type === 'tool_result') parts.push(contentText(block.content, true));
   }
   return parts.join('\n');

@@ -7,6 +7,7 @@ import type { Kind, Memory, MemoryFilter, ScoredId } from '../types.js';
 import { coreForInjection, readCores } from './core.js';
 import type { Candidate, RankContext } from './rankers.js';
 import { estimateTokens } from './tokens.js';
+import { workingSetLines, workingSetOf } from './working-set.js';
 
 export interface ContextInput {
   /** What the agent is about to do; without it, the session's and project's most valuable memories. */
@@ -63,6 +64,9 @@ function sectionOf(kind: Kind): SectionKey {
 const NEAR_DUPLICATE_JACCARD = 0.6;
 const FAVOR_SESSION_BOOST = 1.5;
 const STALE_FILE_FACTOR = 0.5;
+/** Share of the budget (after core) the favoured session's working set may take. */
+const WORKING_SET_SHARE = 0.3;
+const WORKING_SET_TITLE = 'Files and commands of this session';
 
 function jaccard(a: Set<string>, b: Set<string>): number {
   let shared = 0;
@@ -153,6 +157,24 @@ export async function buildContext(deps: Deps, input: ContextInput = {}): Promis
     }
   }
 
+  // The favoured session's working set: files and commands verbatim, from its transcript.
+  let workingBlock: string | null = null;
+  let workingTokens = 0;
+  const workingSet =
+    input.favorSession && deps.store.capabilities.substrate && deps.store.substrate
+      ? workingSetOf(await deps.store.substrate.getTurns(input.favorSession, { limit: 50_000 }))
+      : null;
+  const setWorkingBlock = (tokens: number): void => {
+    if (!workingSet) return;
+    const header = `\n## ${WORKING_SET_TITLE}\n`;
+    const lines = workingSetLines(workingSet, tokens - estimateTokens(header));
+    used -= workingTokens;
+    workingBlock = lines.length > 0 ? `${header}${lines.join('\n')}\n` : null;
+    workingTokens = workingBlock ? estimateTokens(workingBlock) : 0;
+    used += workingTokens;
+  };
+  setWorkingBlock(Math.floor(Math.max(0, budget - used) * WORKING_SET_SHARE));
+
   const { candidates, maxRrf } = await gatherCandidates(deps, input, filter);
   const rankContext: RankContext = { now: deps.clock.now(), hasQuery: Boolean(input.query), maxRrf, session: deps.session, seed: input.seed ?? 1 };
   const scored = candidates.map((c) => {
@@ -220,7 +242,14 @@ export async function buildContext(deps: Deps, input: ContextInput = {}): Promis
     if (!tryAdd(item, sectionOf(item.c.memory.kind), Infinity)) omitted.push({ id: item.c.memory.id, reason: 'budget' });
   }
 
+  // Memories packed; what budget is left goes to more of the working set.
+  if (workingSet && used < budget) setWorkingBlock(workingTokens + (budget - used));
+
   for (const key of ['continuation', 'rules', 'facts'] as const) {
+    if (key === 'rules' && workingBlock) {
+      parts.push(workingBlock);
+      sections.push({ name: 'working-set', tokens: workingTokens, ids: [] });
+    }
     const items = chosen.get(key) ?? [];
     if (items.length === 0) continue;
     // Within a section, the most valuable first (the packing order was by value per token).

@@ -109,7 +109,9 @@ export async function runHook(eventName: string, io: HookIo, settings: HookSetti
     const input = parseInput(await readInput(io.stdin));
     const config = loadConfig({ home: io.home, env: io.env });
     logger = fileLogger(config.logDir);
-    const cwd = typeof input.cwd === 'string' && existsSync(input.cwd) ? input.cwd : io.cwd;
+    // The session's own cwd names the project even when the folder is gone (ingest resolves the
+    // transcript's cwd the same way), so context and ingested memories agree.
+    const cwd = typeof input.cwd === 'string' && input.cwd.length > 0 ? input.cwd : io.cwd;
     const session = typeof input.session_id === 'string' ? input.session_id : null;
 
     if (event === 'stop' || event === 'session-end' || event === 'subagent-stop') {
