@@ -76,17 +76,27 @@ export class UndoLog {
     return events.filter((e) => (e.id ?? 0) > mark).reverse();
   }
 
-  /** Which of `events` can still be undone. */
+  /**
+   * Which of `events` can still be undone. A revision writes three events (create, supersede,
+   * revise) and is one change: only its last event is offered.
+   */
   async undoable(events: MemoryEvent[]): Promise<Set<number>> {
     const state = await this.state();
     const done = new Set([...state.undone]);
-    return new Set(events.filter((e) => e.id !== undefined && UNDOABLE.includes(e.type) && !done.has(e.id)).map((e) => e.id as number));
+    const revisedBy = new Set(events.filter((e) => e.type === 'revise' && typeof e.data.by === 'string').map((e) => e.data.by as string));
+    const partOfRevision = (e: MemoryEvent): boolean =>
+      (e.type === 'create' && typeof e.data.supersedes === 'string') || (e.type === 'supersede' && revisedBy.has(e.data.by as string));
+    return new Set(
+      events.filter((e) => e.id !== undefined && UNDOABLE.includes(e.type) && !done.has(e.id) && !partOfRevision(e)).map((e) => e.id as number),
+    );
   }
 
   /** The change "undo" would undo now, or null when there is none. */
   async preview(): Promise<UndoPreview | null> {
     const target = await this.latest();
-    return target ? { event: target, description: await this.describe(target) } : null;
+    if (!target) return null;
+    const { change, effect } = await this.describe(target);
+    return { event: target, description: `the ${change} (undo ${effect})` };
   }
 
   private async latest(): Promise<MemoryEvent | null> {
@@ -109,24 +119,24 @@ export class UndoLog {
     return null;
   }
 
-  async describe(event: MemoryEvent): Promise<string> {
+  /** What the change was, and what undoing it does. */
+  async describe(event: MemoryEvent): Promise<{ change: string; effect: string }> {
     const memory = await this.cairn.deps.store.getMemory(event.memoryId);
     const what = memory ? `“${short(memory.text)}”` : event.memoryId;
-    const pair = this.pairOf(event);
-    if (pair) return `revision of ${what} (back to the earlier text)`;
+    if (this.pairOf(event)) return { change: `revision of ${what}`, effect: 'supersedes it back to the earlier text' };
     switch (event.type) {
       case 'forget':
-        return `forget of ${what} (restores it)`;
+        return { change: `forget of ${what}`, effect: 'restores it' };
       case 'restore':
-        return `restore of ${what} (forgets it again)`;
+        return { change: `restore of ${what}`, effect: 'forgets it again' };
       case 'create':
-        return `creation of ${what} (forgets it)`;
+        return { change: `creation of ${what}`, effect: 'forgets it' };
       case 'pin':
-        return `pin of ${what}`;
+        return { change: `pin of ${what}`, effect: 'unpins it' };
       case 'unpin':
-        return `unpin of ${what}`;
+        return { change: `unpin of ${what}`, effect: 'pins it again' };
       default:
-        return `${event.type} of ${what}`;
+        return { change: `${event.type} of ${what}`, effect: 'writes the earlier values back' };
     }
   }
 
@@ -145,7 +155,7 @@ export class UndoLog {
     const state = await this.state();
     if (state.undone.includes(target.id as number)) throw new CairnError('CONFLICT', `event ${target.id} was already undone`, { field: 'eventId' });
 
-    const description = await this.describe(target);
+    const { change } = await this.describe(target);
     const before = await this.mark();
     const group = new Set<number>([target.id as number]);
     let memoryId = target.memoryId;
@@ -203,6 +213,6 @@ export class UndoLog {
       undone: [...fresh.undone, ...group],
       produced: [...fresh.produced, ...events.map((e) => e.id as number)],
     });
-    return { undone: target, description: `undid the ${description}`, memoryId, events };
+    return { undone: target, description: `undid the ${change}`, memoryId, events };
   }
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
 import { createWebApp } from '../../src/web/app.js';
+import { loadStatic } from '../../src/web/static.js';
 import { createFixture, PROJECT, SESSION_ID, XSS, type Fixture } from './fixture.js';
 
 const TOKEN = 'test-token-0123456789abcdef';
@@ -99,9 +100,17 @@ describe('escaping', () => {
     expect(detail.memory.text).toBe(XSS);
     const res = await call('GET', '/api/memories?limit=200');
     expect(res.headers.get('content-type')).toContain('application/json');
-    // The page itself never interpolates data into HTML.
-    const scripts = await Promise.all(['/app.js', '/views/memories.js', '/dom.js'].map(async (p) => (await call('GET', p)).text()));
-    for (const source of scripts) expect(source).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write/);
+    // The page itself never turns data into HTML: every script builds nodes with textContent.
+    const scripts = [...loadStatic().entries()].filter(([path]) => path.endsWith('.js'));
+    expect(scripts.length).toBeGreaterThan(8);
+    for (const [path, file] of scripts) {
+      expect(file.body, path).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|\beval\(|new Function/);
+      expect((await call('GET', path)).status, path).toBe(200);
+    }
+    // The one server-side substitution (the token into the page) is attribute-escaped.
+    const page = await (await call('GET', '/')).text();
+    expect(page).toContain(`content="${TOKEN}"`);
+    expect(page).not.toContain('__CAIRN_TOKEN');
   });
 });
 

@@ -8,6 +8,7 @@ import { CairnError } from '../../errors.js';
 import { findSimilar } from '../../memory/similar.js';
 import { forgetInput, recallInput, rememberInput, reviseInput } from '../../mcp/schemas.js';
 import { stalenessOf } from '../../recall/recall.js';
+import { WEIGHTS } from '../../recall/score.js';
 import { SOURCES, type MemoryEvent } from '../../types.js';
 import { body, boolParam, defined, listParam, numberParam, parseWith, stringParam } from '../http.js';
 import { listMemories, SORTS, STATUSES } from '../listing.js';
@@ -72,7 +73,11 @@ export async function memoryDetail(state: WebState, id: string) {
     memory,
     staleness: stalenessOf(state.cairn.deps, memory),
     versions: versions.map((v) => ({ ...v, current: v.id === id })),
-    events: events.map((e) => ({ ...e, undoable: e.id !== undefined && undoable.has(e.id) })),
+    // Creating an older version is not undone on its own: its revision is.
+    events: events.map((e) => ({
+      ...e,
+      undoable: e.id !== undefined && undoable.has(e.id) && !(e.type === 'create' && versions.some((v) => v.id === e.memoryId && v.validTo !== null)),
+    })),
     session,
     similar: similar.filter((s) => !versions.some((v) => v.id === s.id)),
   };
@@ -102,7 +107,8 @@ export const memoryRoutes: Routes = (api, state) => {
       touch: false,
       ...(project === undefined ? { allProjects: true } : { project: project === '~' ? null : project }),
     });
-    return c.json(result);
+    // The weights let the page show each part of the score as its share of the total.
+    return c.json({ ...result, weights: WEIGHTS });
   });
 
   api.get('/memories', async (c) => {
