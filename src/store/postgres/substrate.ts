@@ -166,7 +166,7 @@ function rowToCursor(row: CursorRow): IngestCursor {
 const TOOL_OUTPUT_HEAD = 600;
 const TOOL_OUTPUT_TAIL = 200;
 
-function turnTerms(turn: Pick<TurnRecord, 'text' | 'toolName' | 'role'>): string {
+export function turnTerms(turn: Pick<TurnRecord, 'text' | 'toolName' | 'role'>): string {
   let text = turn.text ?? '';
   if (turn.role === 'tool_result' && text.length > TOOL_OUTPUT_HEAD + TOOL_OUTPUT_TAIL) {
     text = `${text.slice(0, TOOL_OUTPUT_HEAD)} ${text.slice(text.length - TOOL_OUTPUT_TAIL)}`;
