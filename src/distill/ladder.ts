@@ -140,8 +140,8 @@ async function queue(ctx: LadderContext, item: Omit<ReviewItem, 'id' | 'createdA
   return id;
 }
 
-/** Near-duplicates of a text among active memories of the same project (and the user's). */
-async function nearest(ctx: LadderContext, memory: Memory): Promise<Array<{ memory: Memory; similarity: number }>> {
+/** Near-duplicates of a text among active memories of the same project (and the user's), most similar first. */
+export async function nearest(ctx: Pick<LadderContext, 'deps'>, memory: Pick<Memory, 'text' | 'project'>): Promise<Array<{ memory: Memory; similarity: number }>> {
   const { deps } = ctx;
   const filter = memory.project === null ? { project: null } : { project: memory.project };
   const ids = new Set((await deps.store.searchText(memory.text, { ...filter, limit: 12 })).map((h) => h.id));

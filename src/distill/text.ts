@@ -65,7 +65,7 @@ export function hasSpecific(text: string): boolean {
 /** Normative words in the languages the correction finder supports. */
 const RULE_CUES = new RegExp(
   [
-    String.raw`\b(?:always|never|must|mustn't|should|shouldn't|don't|do not|dont|avoid|prefer|instead|make sure|only|no need|not|keep|use)\b`,
+    String.raw`\b(?:always|never|must|mustn't|should|shouldn't|don't|do not|dont|avoid|prefers?|preferred|instead|make sure|only|no need|not|keep|use|without|likes?|wants?)\b`,
     String.raw`(?:^|[\s,.])(?:всегда|никогда|нельзя|не надо|не нужно|не |надо|нужно|должен|должна|лучше|вместо|завжди|ніколи|не треба|потрібно|замість)`,
     String.raw`\b(?:immer|nie|niemals|nicht|kein|keine|muss|sollte|statt|lieber|toujours|jamais|pas|doit|plutôt|au lieu|siempre|nunca|debe|en vez|en lugar|sempre|não|deve|em vez)\b`,
     String.raw`总是|永远|不要|别|必须|应该|而是|不是|常に|いつも|絶対|しないで|ないで|べき|じゃなくて|ではなく`,

@@ -71,16 +71,53 @@ export function registerDistillCommands(program: Command, run: Run): void {
       )
       .option('--session <id>', 'only this session (repeatable)', (v: string, p: string[] = []) => [...p, v])
       .option('--full', 're-read sessions from their first turn (what is already stored merges)')
-      .option('--dry-run', 'show what would be stored, change nothing'),
-    async (ctx, opts: { session?: string[]; full?: boolean; dryRun?: boolean }) => {
+      .option('--dry-run', 'show what would be stored, change nothing')
+      .option('--llm', 'then run the LLM distiller (observer, judge, reflector) within its token budget — off unless given')
+      .option('--llm-provider <name>', 'anthropic | openai | claude-cli (default: $CAIRN_LLM_PROVIDER, else anthropic with $ANTHROPIC_API_KEY, else claude-cli)')
+      .option('--llm-model <model>', 'model name (default: $CAIRN_LLM_MODEL)')
+      .option('--llm-url <url>', 'API base URL, e.g. http://127.0.0.1:11434/v1 (default: $CAIRN_LLM_URL)')
+      .option('--daily-tokens <n>', 'hard LLM token budget per UTC day (default: $CAIRN_LLM_DAILY_TOKENS, else 200000)')
+      .option('--session-tokens <n>', 'hard LLM token budget per session (default: $CAIRN_LLM_SESSION_TOKENS, else 20000)')
+      .addHelpText(
+        'after',
+        '\nThe LLM distiller sends session text to the configured provider. Set CAIRN_LLM_API_KEY (or ANTHROPIC_API_KEY / OPENAI_API_KEY);\n' +
+          'spend is kept per day and per session and shown by `cairn status`.',
+      ),
+    async (
+      ctx,
+      opts: { session?: string[]; full?: boolean; dryRun?: boolean; llm?: boolean; llmProvider?: string; llmModel?: string; llmUrl?: string; dailyTokens?: string; sessionTokens?: string },
+    ) => {
       const cairn = await ctx.cairn('distill');
       const summary = await cairn.distill({
         ...(opts.session ? { sessionIds: opts.session } : {}),
         ...(opts.full ? { full: true } : {}),
         ...(opts.dryRun ? { dryRun: true } : {}),
       });
-      if (ctx.json) return ctx.printJson(summary);
+      if (!opts.llm) {
+        if (ctx.json) return ctx.printJson(summary);
+        for (const line of distillLines(summary)) ctx.out(line);
+        return;
+      }
+      if (opts.dryRun) throw invalid('--llm cannot be combined with --dry-run (a dry run spends no tokens)', 'llm');
+      // Loaded only when asked for: the providers and their schemas are not on the hooks' path.
+      const llm = await import('../../distill/llm/index.js');
+      const config = llm.llmConfig(ctx.io.env, {
+        ...(opts.llmProvider ? { provider: opts.llmProvider } : {}),
+        ...(opts.llmModel ? { model: opts.llmModel } : {}),
+        ...(opts.llmUrl ? { url: opts.llmUrl } : {}),
+        ...(opts.dailyTokens ? { dailyTokens: opts.dailyTokens } : {}),
+        ...(opts.sessionTokens ? { sessionTokens: opts.sessionTokens } : {}),
+      });
+      const result = await llm.distillWithLlm(cairn.deps, { provider: llm.createLlmProvider(config, ctx.io.env), budget: config.budget, ...(opts.session ? { sessionIds: opts.session } : {}) });
+      if (ctx.json) return ctx.printJson({ heuristic: summary, llm: result });
       for (const line of distillLines(summary)) ctx.out(line);
+      ctx.out(
+        `LLM (${result.provider} ${result.model}): ${result.calls} calls · ${result.inputTokens + result.outputTokens} tokens · ${result.sessions} sessions · ` +
+          `${result.observed} facts observed → ${result.added} added · ${result.merged} merged · ${result.updated} updated · ${result.deleted} deleted · ${result.noop} no-op · ${result.consolidated} consolidated`,
+      );
+      if (result.fallback > 0) ctx.out(`${result.fallback} facts decided by the heuristics (the judge could not answer)`);
+      if (result.stopped) ctx.out(`stopped early: ${result.stopped}`);
+      for (const f of result.failures.slice(0, 5)) ctx.note(`LLM ${f.kind}${f.sessionId ? ` (session ${f.sessionId})` : ''}: ${f.message}`);
     },
   );
 
