@@ -5,8 +5,9 @@
  *   index, with an HNSW index (cosine); search is `ORDER BY embedding <=> $q` in SQL, filters
  *   applied by the same query (pgvector ≥ 0.8 keeps scanning until enough rows pass them).
  * - `exact` (no pgvector on the server): vectors are `real[]`; each process keeps an exact
- *   in-memory index synced incrementally by `seq`, like the SQLite store. Writers take an
- *   advisory lock before drawing a `seq`, so seqs become visible in order and no reader skips one.
+ *   in-memory index synced incrementally by the writing transaction's id (`xid`): each sync
+ *   reads the rows of transactions at or after the oldest one running at the previous sync, so
+ *   a transaction that commits late is never skipped, and writers never wait for each other.
  */
 import { CairnError, notFound } from '../../errors.js';
 import type { EmbedderIdentity, Memory, VectorSearchOptions, ScoredId } from '../../types.js';
@@ -34,7 +35,8 @@ export class PgVectors {
   private index: ExactVectorIndex | null = null;
   private indexModel: string | null = null;
   private indexEpoch = '';
-  private indexSeq = 0;
+  /** pg_snapshot_xmin at the last sync: rows of transactions from here on may be new. */
+  private indexXmin = '0';
 
   constructor(
     private readonly db: PgDatabase,
@@ -92,12 +94,11 @@ export class PgVectors {
       }
     }
     await this.claim(client, model);
-    if (this.mode === 'exact') await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`cairn:vectors:${this.db.schema ?? ''}`]);
     const type = this.mode === 'pgvector' ? 'vector' : 'real[]';
     await client.query(
       `INSERT INTO vectors (memory_pk, embedding)
          SELECT pk, embedding::${type} FROM unnest($1::bigint[], $2::text[]) AS u(pk, embedding)
-       ON CONFLICT (memory_pk) DO UPDATE SET embedding = excluded.embedding, seq = nextval('vectors_seq')`,
+       ON CONFLICT (memory_pk) DO UPDATE SET embedding = excluded.embedding, seq = nextval('vectors_seq'), xid = pg_current_xact_id()`,
       [items.map((i) => i.pk), items.map((i) => this.literal(i.vector))],
     );
   }
@@ -208,19 +209,21 @@ export class PgVectors {
       this.index = new ExactVectorIndex(stored.dimension);
       this.indexModel = stored.model;
       this.indexEpoch = epoch;
-      this.indexSeq = 0;
+      this.indexXmin = '0';
     }
     const index = this.index;
-    for (;;) {
-      const rows = await this.db.query<{ memory_pk: number; embedding: number[]; seq: number }>(
-        'SELECT memory_pk, embedding, seq FROM vectors WHERE seq > $1 ORDER BY seq LIMIT 20000',
-        [this.indexSeq],
-      );
-      for (const row of rows.rows) {
-        index.upsert(row.memory_pk, toFloat32(row.embedding));
-        this.indexSeq = row.seq;
-      }
-      if (rows.rows.length < 20_000) return index;
+    // One statement: the rows and the snapshot's xmin come from the same snapshot.
+    const rows = await this.db.query<{ xmin: string; memory_pk: number | null; embedding: number[] | null }>(
+      `SELECT s.xmin, v.memory_pk, v.embedding
+         FROM (SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin) s
+         LEFT JOIN vectors v ON v.xid >= $1::xid8`,
+      [this.indexXmin],
+    );
+    for (const row of rows.rows) {
+      if (row.memory_pk !== null && row.embedding !== null) index.upsert(row.memory_pk, toFloat32(row.embedding));
     }
+    const xmin = rows.rows[0]?.xmin;
+    if (xmin !== undefined) this.indexXmin = xmin;
+    return index;
   }
 }
