@@ -31,6 +31,12 @@ export interface WebAppOptions {
   hosts?: string[];
   /** Folder of the page's files. @default src/web/static of this package */
   staticDir?: string;
+  /**
+   * Start the background work the overview needs (the catalog scan, the store's counts) now
+   * rather than on first use. `startUi` sets it.
+   * @default false
+   */
+  warm?: boolean;
 }
 
 /** Content-Security-Policy: only this origin's scripts and styles; no inline script, no framing. */
@@ -56,6 +62,10 @@ export function createWebApp(cairn: Cairn, options: WebAppOptions): Hono {
   const app = new Hono();
   const files = loadStatic(options.staticDir ?? STATIC_DIR);
   const state = createWebState(cairn);
+  if (options.warm) {
+    state.catalog.build().catch((error: unknown) => cairn.deps.logger.warn('ui: catalog scan failed', { error: String(error) }));
+    state.status().catch(() => {});
+  }
 
   app.onError((error, c) => {
     const { status, body } = errorResponse(error);

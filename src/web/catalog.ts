@@ -1,17 +1,18 @@
 /**
- * Aggregates the store's interface cannot answer with one query — growth per day, top tags,
- * projects, which memories came from which session — built by one paged scan of every memory
- * and kept until something changes (or `ttlMs` passes, since other processes write too).
- * One scan runs at a time; callers during a rescan share it.
+ * Aggregates the store's interface cannot answer with one query — top tags, projects, sources,
+ * which memories came from which session. Built once by a paged scan of every memory that runs
+ * in the background (pages by creation time, yielding between pages so requests keep being
+ * answered), then kept current from the event log: each refresh reads only the memories that
+ * events touched since the last one. Until the first scan is done, `get()` answers null and
+ * callers fall back to something cheaper.
  */
 import type { Cairn } from '../cairn.js';
+import type { Memory } from '../types.js';
 
 export interface Catalog {
   builtAt: number;
   /** Every memory ever written (active, superseded, forgotten). */
   total: number;
-  /** Memories created per UTC day (`YYYY-MM-DD`), oldest first, split by what they are now. */
-  growth: Array<{ day: string; created: number; active: number }>;
   /** Active memories per tag, most used first (top 50). */
   tags: Array<{ tag: string; count: number }>;
   /** Active memories per project (`null` = user scope), most first. */
@@ -19,99 +20,187 @@ export interface Catalog {
   /** Active memories per source. */
   sources: Record<string, number>;
   /** Memory ids by the session they were written in or distilled from. */
-  bySession: Map<string, string[]>;
-  /** How long the scan took, ms. */
+  bySession: ReadonlyMap<string, string[]>;
+  /** How long the full scan took, ms. */
   scanMs: number;
 }
 
-const PAGE = 2000;
-
-function dayOf(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
+export interface CatalogProgress {
+  ready: boolean;
+  scanned: number;
 }
 
-export async function scanCatalog(cairn: Cairn, now: () => number): Promise<Catalog> {
-  const started = now();
-  const store = cairn.deps.store;
-  const perDay = new Map<string, { created: number; active: number }>();
-  const tags = new Map<string, number>();
-  const projects = new Map<string | null, number>();
-  const sources: Record<string, number> = {};
-  const bySession = new Map<string, string[]>();
-  let total = 0;
-  for (let offset = 0; ; offset += PAGE) {
-    const page = await store.listMemories({ includeSuperseded: true, includeDeleted: true, order: 'created-asc', limit: PAGE, offset });
-    for (const m of page) {
-      total++;
-      const active = m.validTo === null && m.deletedAt === null;
-      const day = dayOf(m.createdAt);
-      const bucket = perDay.get(day) ?? { created: 0, active: 0 };
-      bucket.created++;
-      if (active) bucket.active++;
-      perDay.set(day, bucket);
-      const sessions = new Set<string>();
-      if (m.session) sessions.add(m.session);
-      if (m.provenance?.sessionId) sessions.add(m.provenance.sessionId);
-      for (const also of m.provenance?.also ?? []) if (also.sessionId) sessions.add(also.sessionId);
-      for (const s of sessions) {
-        const ids = bySession.get(s);
-        if (ids) ids.push(m.id);
-        else bySession.set(s, [m.id]);
-      }
-      if (!active) continue;
-      for (const tag of m.tags) tags.set(tag, (tags.get(tag) ?? 0) + 1);
-      projects.set(m.project, (projects.get(m.project) ?? 0) + 1);
-      sources[m.source] = (sources[m.source] ?? 0) + 1;
-    }
-    if (page.length < PAGE) break;
-  }
-  return {
-    builtAt: now(),
-    total,
-    growth: [...perDay.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([day, v]) => ({ day, ...v })),
-    tags: [...tags.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, 50).map(([tag, count]) => ({ tag, count })),
-    projects: [...projects.entries()].sort((a, b) => b[1] - a[1]).map(([project, count]) => ({ project, count })),
-    sources,
-    bySession,
-    scanMs: now() - started,
-  };
+/** What one memory adds to the aggregates. */
+interface Entry {
+  active: boolean;
+  tags: string[];
+  project: string | null;
+  source: string;
+  sessions: string[];
 }
 
-/** The catalog, rebuilt on demand when stale. */
+const PAGE = 1000;
+/** Events read per refresh; more changes than this since the last refresh means a rescan. */
+const EVENT_WINDOW = 5000;
+/** A full rescan this often anyway (catches anything the event log does not show). */
+const RESCAN_MS = 10 * 60_000;
+/** Refresh from the event log at most this often. */
+const REFRESH_MS = 2000;
+
+function entryOf(m: Memory): Entry {
+  const sessions = new Set<string>();
+  if (m.session) sessions.add(m.session);
+  if (m.provenance?.sessionId) sessions.add(m.provenance.sessionId);
+  for (const also of m.provenance?.also ?? []) if (also.sessionId) sessions.add(also.sessionId);
+  return { active: m.validTo === null && m.deletedAt === null, tags: m.tags, project: m.project, source: m.source, sessions: [...sessions] };
+}
+
+const yieldToRequests = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** The catalog of one cairn, built in the background and refreshed from the event log. */
 export class CatalogCache {
-  private current: Catalog | null = null;
-  private pending: Promise<Catalog> | null = null;
-  private dirty = true;
+  private entries = new Map<string, Entry>();
+  private scanned = 0;
+  private ready = false;
+  private building: Promise<void> | null = null;
+  private builtAt = 0;
+  private scanMs = 0;
+  private eventMark = 0;
+  private refreshedAt = 0;
+  private refreshing: Promise<void> | null = null;
+  private snapshot: Catalog | null = null;
 
   constructor(
     private readonly cairn: Cairn,
-    private readonly now: () => number,
-    private readonly ttlMs = 60_000,
+    private readonly now: () => number = () => Date.now(),
   ) {}
 
-  /** Something changed: the next read rescans. */
-  invalidate(): void {
-    this.dirty = true;
+  /** Start the full scan (once); resolves when it is done. */
+  build(): Promise<void> {
+    this.building ??= this.scan().finally(() => {
+      this.building = null;
+    });
+    return this.building;
   }
 
-  async get(): Promise<Catalog> {
-    const fresh = this.current && !this.dirty && this.now() - this.current.builtAt < this.ttlMs;
-    if (fresh && this.current) return this.current;
-    if (!this.pending) {
-      this.dirty = false;
-      this.pending = scanCatalog(this.cairn, this.now).then(
-        (catalog) => {
-          this.current = catalog;
-          this.pending = null;
-          return catalog;
-        },
-        (error: unknown) => {
-          this.pending = null;
-          this.dirty = true;
-          throw error;
-        },
-      );
+  progress(): CatalogProgress {
+    return { ready: this.ready, scanned: this.scanned };
+  }
+
+  /** Something changed here: refresh on the next read. */
+  invalidate(): void {
+    this.refreshedAt = 0;
+  }
+
+  /** The catalog, or null while the first scan runs (it is started if it was not). */
+  async get(): Promise<Catalog | null> {
+    if (!this.ready) {
+      void this.build().catch((error: unknown) => this.cairn.deps.logger.error('ui: catalog scan failed', { error: String(error) }));
+      return null;
     }
-    return this.pending;
+    if (this.now() - this.builtAt > RESCAN_MS && !this.building) void this.build().catch(() => {});
+    if (this.now() - this.refreshedAt > REFRESH_MS) {
+      this.refreshing ??= this.refresh().finally(() => {
+        this.refreshing = null;
+      });
+      await this.refreshing;
+    }
+    this.snapshot ??= this.summarize();
+    return this.snapshot;
+  }
+
+  /** The catalog, waiting up to `ms` for the first scan to finish (null if it has not). */
+  async within(ms: number): Promise<Catalog | null> {
+    if (!this.ready) {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+      await Promise.race([this.build().catch(() => {}), timeout]);
+      clearTimeout(timer);
+    }
+    return this.get();
+  }
+
+  private async scan(): Promise<void> {
+    const started = this.now();
+    const store = this.cairn.deps.store;
+    const [latest] = await store.listEvents({ limit: 1 });
+    const mark = latest?.id ?? 0;
+    const entries = new Map<string, Entry>();
+    // Keyset paging by creation time: OFFSET would re-read every earlier row on every page.
+    let after: number | undefined;
+    let tiesSeen = 0;
+    for (;;) {
+      const page = await store.listMemories({
+        includeSuperseded: true,
+        includeDeleted: true,
+        order: 'created-asc',
+        limit: PAGE,
+        offset: tiesSeen,
+        ...(after !== undefined ? { createdAfter: after } : {}),
+      });
+      for (const m of page) entries.set(m.id, entryOf(m));
+      this.scanned = entries.size;
+      if (page.length < PAGE) break;
+      const last = (page[page.length - 1] as Memory).createdAt;
+      const ties = page.filter((m) => m.createdAt === last).length;
+      tiesSeen = last === after ? tiesSeen + ties : ties;
+      after = last;
+      await yieldToRequests();
+    }
+    this.entries = entries;
+    this.eventMark = mark;
+    this.builtAt = this.now();
+    this.refreshedAt = 0;
+    this.scanMs = this.now() - started;
+    this.snapshot = null;
+    this.ready = true;
+  }
+
+  /** Apply what the event log says changed since the last scan or refresh. */
+  private async refresh(): Promise<void> {
+    const store = this.cairn.deps.store;
+    const events = (await store.listEvents({ limit: EVENT_WINDOW })).filter((e) => (e.id ?? 0) > this.eventMark);
+    this.refreshedAt = this.now();
+    if (events.length === 0) return;
+    if (events.length >= EVENT_WINDOW) {
+      await this.build();
+      return;
+    }
+    const ids = new Set<string>();
+    for (const e of events) {
+      if (e.type === 'access') continue;
+      ids.add(e.memoryId);
+      if (typeof e.data.by === 'string') ids.add(e.data.by);
+    }
+    for (const m of await store.getMemories([...ids])) this.entries.set(m.id, entryOf(m));
+    this.eventMark = Math.max(this.eventMark, ...events.map((e) => e.id ?? 0));
+    this.snapshot = null;
+  }
+
+  private summarize(): Catalog {
+    const tags = new Map<string, number>();
+    const projects = new Map<string | null, number>();
+    const sources: Record<string, number> = {};
+    const bySession = new Map<string, string[]>();
+    for (const [id, e] of this.entries) {
+      for (const s of e.sessions) {
+        const list = bySession.get(s);
+        if (list) list.push(id);
+        else bySession.set(s, [id]);
+      }
+      if (!e.active) continue;
+      for (const tag of e.tags) tags.set(tag, (tags.get(tag) ?? 0) + 1);
+      projects.set(e.project, (projects.get(e.project) ?? 0) + 1);
+      sources[e.source] = (sources[e.source] ?? 0) + 1;
+    }
+    return {
+      builtAt: this.builtAt,
+      total: this.entries.size,
+      tags: [...tags.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, 50).map(([tag, count]) => ({ tag, count })),
+      projects: [...projects.entries()].sort((a, b) => b[1] - a[1]).map(([project, count]) => ({ project, count })),
+      sources,
+      bySession,
+      scanMs: this.scanMs,
+    };
   }
 }

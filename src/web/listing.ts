@@ -103,7 +103,18 @@ export async function listMemories(cairn: Cairn, counts: CountCache, query: List
   const deps = cairn.deps;
   const filter = storeFilter(query);
   const options: ListOptions = { ...filter, order: query.sort };
-  const withStaleness = (memory: Memory): ListedMemory => ({ memory, staleness: stalenessOf(deps, memory) });
+  // Many memories point at the same lines of the same files: check each distinct set once.
+  const checked = new Map<string, Staleness>();
+  const withStaleness = (memory: Memory): ListedMemory => {
+    if (memory.files.length === 0 || memory.validTo !== null || memory.deletedAt !== null) return { memory, staleness: stalenessOf(deps, memory) };
+    const key = `${memory.project ?? ''}\n${JSON.stringify(memory.files)}`;
+    let staleness = checked.get(key);
+    if (!staleness) {
+      staleness = stalenessOf(deps, memory);
+      checked.set(key, staleness);
+    }
+    return { memory, staleness };
+  };
   const needle = query.file?.toLowerCase();
   const predicate =
     query.status === 'superseded' || query.stale || needle

@@ -21,6 +21,8 @@ export interface SessionView {
   memories: Memory[];
   /** Sub-agent sessions started from this one. */
   children: SessionRecord[];
+  /** False while the background scan that finds distilled memories is still running. */
+  complete: boolean;
 }
 
 export interface TurnView extends TurnRecord {
@@ -53,15 +55,19 @@ async function mustSession(cairn: Cairn, id: string): Promise<SessionRecord> {
 export async function sessionView(cairn: Cairn, catalog: CatalogCache, id: string): Promise<SessionView> {
   const substrate = substrateOf(cairn.deps);
   const session = await mustSession(cairn, id);
-  const [compactions, corrections, ids] = await Promise.all([
+  const [compactions, corrections, catalogued, written] = await Promise.all([
     substrate.getCompactions(id),
     substrate.getCorrections({ sessionId: id, limit: 1000 }),
-    catalog.get().then((c) => c.bySession.get(id) ?? []),
+    catalog.within(3000),
+    // Written in the session (indexed), whether or not the background scan is done.
+    cairn.deps.store.listMemories({ session: id, includeSuperseded: true, includeDeleted: true, limit: 500 }),
   ]);
-  const memories = (await cairn.deps.store.getMemories(ids.slice(-500))).sort((a, b) => b.createdAt - a.createdAt);
+  // Distilled from it: provenance points at the session (known once the background scan is done).
+  const ids = new Set([...written.map((m) => m.id), ...(catalogued?.bySession.get(id) ?? []).slice(-500)]);
+  const memories = (await cairn.deps.store.getMemories([...ids])).sort((a, b) => b.createdAt - a.createdAt);
   // Sub-agents carry their parent's project; a page of the project's sessions finds them.
   const siblings = session.project ? await substrate.listSessions({ project: session.project, limit: 500 }) : [];
-  return { session, compactions, corrections, memories, children: siblings.filter((s) => s.parentId === id) };
+  return { session, compactions, corrections, memories, children: siblings.filter((s) => s.parentId === id), complete: catalogued !== null };
 }
 
 function cut(turn: TurnRecord): { text: string; toolInput: string | null; truncated: boolean } {

@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import type { Cairn } from '../cairn.js';
+import type { Cairn, CairnStatus } from '../cairn.js';
 import { CatalogCache } from './catalog.js';
 import { CountCache } from './listing.js';
 import { UndoLog } from './undo.js';
@@ -10,21 +10,35 @@ export interface WebState {
   counts: CountCache;
   catalog: CatalogCache;
   undo: UndoLog;
+  /** `cairn.status()` (its counts scan the table), cached for a few seconds. */
+  status(): Promise<CairnStatus>;
   /** After any change made through the browser: drop cached counts and aggregates. */
   changed(): void;
 }
 
+const STATUS_TTL_MS = 15_000;
+
 export function createWebState(cairn: Cairn): WebState {
   const counts = new CountCache();
-  const catalog = new CatalogCache(cairn, () => Date.now());
+  const catalog = new CatalogCache(cairn);
+  let status: { value: Promise<CairnStatus>; at: number } | null = null;
   return {
     cairn,
     counts,
     catalog,
     undo: new UndoLog(cairn),
+    status() {
+      if (!status || Date.now() - status.at > STATUS_TTL_MS) {
+        const value = cairn.status();
+        status = { value, at: Date.now() };
+        value.catch(() => (status = null));
+      }
+      return status.value;
+    },
     changed() {
       counts.clear();
       catalog.invalidate();
+      status = null;
     },
   };
 }

@@ -340,7 +340,9 @@ describe('review queue and overview', () => {
     expect(o.status.stats.active).toBeGreaterThan(100);
     expect(o.status.stats.byKind.fact).toBeGreaterThan(0);
     expect(o.status.stats.sizeBytes).toBeGreaterThan(0);
-    expect(o.catalog.growth.length).toBeGreaterThan(2);
+    expect(o.growth.unit).toBe('day');
+    expect(o.growth.buckets.length).toBeGreaterThan(2);
+    expect(o.growth.total).toBe(o.status.stats.memories);
     expect(o.catalog.tags[0]).toMatchObject({ tag: expect.any(String), count: expect.any(Number) });
     expect(o.catalog.projects.map((p: any) => p.project)).toEqual(expect.arrayContaining([PROJECT, null]));
     expect(o.substrate).toMatchObject({ sessions: 2, corrections: 1 });

@@ -1,22 +1,12 @@
 // Small charts drawn as inline SVG (no chart library): growth over time, a donut, bar lists.
 import { day, h, num, s } from './dom.js';
 
-/** Memories created per day (bars) and the running total (line), bucketed by week when long. */
-export function growthChart(growth, { width = 720, height = 200 } = {}) {
-  if (growth.length === 0) return h('p', { class: 'muted' }, 'No memories yet.');
-  const DAY = 86400e3;
-  const first = Date.parse(growth[0].day);
-  const last = Date.parse(growth.at(-1).day);
-  const days = Math.round((last - first) / DAY) + 1;
-  const bucketDays = days > 180 ? 7 : 1;
-  const buckets = Array.from({ length: Math.ceil(days / bucketDays) }, (_, i) => ({ start: first + i * bucketDays * DAY, created: 0 }));
-  for (const g of growth) {
-    const i = Math.floor((Date.parse(g.day) - first) / DAY / bucketDays);
-    buckets[i].created += g.created;
-  }
+/** Memories written per bucket (bars) and the running total (line). `unit`: day, week or month. */
+export function growthChart({ unit, buckets: raw }, { width = 720, height = 200 } = {}) {
+  if (raw.length === 0) return h('p', { class: 'muted' }, 'No memories yet.');
   let running = 0;
-  for (const b of buckets) b.total = running += b.created;
-  const pad = { l: 44, r: 48, t: 12, b: 24 };
+  const buckets = raw.map((b) => ({ ...b, total: (running += b.created) }));
+  const pad = { l: 44, r: 52, t: 12, b: 24 };
   const w = width - pad.l - pad.r;
   const hgt = height - pad.t - pad.b;
   const maxBar = Math.max(...buckets.map((b) => b.created), 1);
@@ -29,9 +19,10 @@ export function growthChart(growth, { width = 720, height = 200 } = {}) {
   const area = `${line} L${(x(buckets.length - 1) + bw / 2).toFixed(1)},${pad.t + hgt} L${(x(0) + bw / 2).toFixed(1)},${pad.t + hgt} Z`;
   const ticks = [0, 0.5, 1];
   const labelIdx = [...new Set([0, Math.floor((buckets.length - 1) / 2), buckets.length - 1])];
+  const label = (ms) => (unit === 'month' ? new Date(ms).toLocaleDateString(undefined, { month: 'short', year: 'numeric' }) : day(ms));
   return s(
     'svg',
-    { viewBox: `0 0 ${width} ${height}`, class: 'chart growth', role: 'img', 'aria-label': `Memories over time: ${num(running)} written in ${days} days` },
+    { viewBox: `0 0 ${width} ${height}`, width, height, class: 'chart growth', role: 'img', 'aria-label': `Memories over time: ${num(running)} written, per ${unit}` },
     ticks.map((t) => s('line', { x1: pad.l, x2: pad.l + w, y1: pad.t + hgt * (1 - t), y2: pad.t + hgt * (1 - t), class: 'grid' })),
     ticks.map((t) => s('text', { x: pad.l - 6, y: pad.t + hgt * (1 - t) + 4, class: 'axis', 'text-anchor': 'end' }, num(Math.round(maxBar * t)))),
     ticks.map((t) => s('text', { x: pad.l + w + 6, y: pad.t + hgt * (1 - t) + 4, class: 'axis total' }, num(Math.round(maxTotal * t)))),
@@ -39,12 +30,12 @@ export function growthChart(growth, { width = 720, height = 200 } = {}) {
       s(
         'rect',
         { x: (x(i) + Math.max(0.5, bw * 0.15)).toFixed(1), y: yBar(b.created).toFixed(1), width: Math.max(1, bw * 0.7).toFixed(1), height: Math.max(0, pad.t + hgt - yBar(b.created)).toFixed(1), class: 'bar' },
-        s('title', {}, `${day(b.start)}${bucketDays > 1 ? ' (week)' : ''}: ${num(b.created)} new · ${num(b.total)} in all`),
+        s('title', {}, `${unit === 'day' ? '' : `${unit} of `}${label(b.start)}: ${num(b.created)} written · ${num(b.total)} in all`),
       ),
     ),
     s('path', { d: area, class: 'area' }),
     s('path', { d: line, class: 'line' }),
-    labelIdx.map((i) => s('text', { x: x(i) + bw / 2, y: height - 6, class: 'axis', 'text-anchor': i === 0 ? 'start' : i === buckets.length - 1 ? 'end' : 'middle' }, day(buckets[i].start))),
+    labelIdx.map((i) => s('text', { x: x(i) + bw / 2, y: height - 6, class: 'axis', 'text-anchor': i === 0 ? 'start' : i === buckets.length - 1 ? 'end' : 'middle' }, label(buckets[i].start))),
   );
 }
 

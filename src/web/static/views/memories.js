@@ -236,11 +236,19 @@ export async function render(root, route, app) {
         total = items.length;
         renderHead([h('b', {}, num(items.length)), ` result${items.length === 1 ? '' : 's'} for `, h('q', {}, q), h('span', { class: 'muted' }, ` · ${res.mode} recall · ${num(res.considered)} candidates`)]);
       } else {
-        const limit = keepSelection ? Math.max(PAGE, items.length) : PAGE;
-        const res = await api.get('/memories', { ...Object.fromEntries(LIST_KEYS.filter((k) => k !== 'q').map((k) => [k, params.get(k) ?? undefined])), limit: Math.min(200, limit) });
+        const limit = Math.min(200, keepSelection ? Math.max(PAGE, items.length) : PAGE);
+        const filterParams = Object.fromEntries(LIST_KEYS.filter((k) => k !== 'q').map((k) => [k, params.get(k) ?? undefined]));
+        let res = await api.get('/memories', { ...filterParams, limit });
         if (ticket !== loading) return;
         whyById.clear();
         items = res.items;
+        // Scanning filters (stale, file, superseded) answer a few thousand rows at a time: keep going a while.
+        for (let more = 0; res.total === null && res.nextCursor !== null && items.length < limit && more < 12; more++) {
+          renderHead([h('span', { class: 'muted' }, `Scanning… ${num(items.length)} found`)]);
+          res = await api.get('/memories', { ...filterParams, limit: limit - items.length, cursor: res.nextCursor });
+          if (ticket !== loading) return;
+          items = items.concat(res.items);
+        }
         nextCursor = res.nextCursor;
         total = res.total;
         renderCount();

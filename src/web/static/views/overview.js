@@ -11,6 +11,7 @@ function tile(label, value, sub, href) {
 export async function render(root, route, app) {
   mount(root, spinner());
   let onResize = null;
+  let retry = 0;
   let timer = 0;
   const resized = () => {
     clearTimeout(timer);
@@ -28,7 +29,11 @@ export async function render(root, route, app) {
     const kinds = KINDS.map((k) => ({ key: k, label: k, value: st.byKind[k] ?? 0 })).filter((p) => p.value > 0);
     const scopes = SCOPES.map((k) => ({ key: `scope-${k}`, label: k, value: st.byScope[k] ?? 0 }));
     const growthHost = h('div', { class: 'growth-host' });
-    const sources = Object.entries(o.catalog.sources).map(([k, v]) => ({ label: k, value: v })).sort((a, b) => b.value - a.value);
+    const cat = o.catalog;
+    const counting = () => h('p', { class: 'muted' }, `Counting… (${num(o.indexing.scanned)} memories read so far)`);
+    const sources = cat ? Object.entries(cat.sources).map(([k, v]) => ({ label: k, value: v })).sort((a, b) => b.value - a.value) : [];
+    // Tags, projects and sources come from a scan that runs in the background: look again soon.
+    if (!cat) retry = setTimeout(() => app.route.view === 'overview' && load(), 1500);
     mount(
       root,
       h(
@@ -48,7 +53,7 @@ export async function render(root, route, app) {
         h(
           'section',
           { class: 'card' },
-          h('div', { class: 'card-head' }, h('h2', {}, 'Growth'), h('span', { class: 'muted small' }, h('span', { class: 'key key-bar' }), ' new per day  ', h('span', { class: 'key key-line' }), ' written in all')),
+          h('div', { class: 'card-head' }, h('h2', {}, 'Growth'), h('span', { class: 'muted small' }, h('span', { class: 'key key-bar' }), ` written per ${o.growth.unit}  `, h('span', { class: 'key key-line' }), ' in all')),
           growthHost,
         ),
         h(
@@ -61,7 +66,7 @@ export async function render(root, route, app) {
             h('h2', {}, 'By scope'),
             donut(scopes, { center: 'active' }),
             h('h2', { class: 'sub' }, 'By source'),
-            barList(sources),
+            cat ? barList(sources) : counting(),
           ),
         ),
         h(
@@ -71,23 +76,29 @@ export async function render(root, route, app) {
             'section',
             { class: 'card' },
             h('h2', {}, 'Top tags'),
-            o.catalog.tags.length ? barList(o.catalog.tags.slice(0, 15).map((t) => ({ label: `#${t.tag}`, value: t.count, onClick: () => app.go('memories', null, { tags: t.tag }) }))) : h('p', { class: 'muted' }, 'No tags yet.'),
+            !cat ? counting() : cat.tags.length ? barList(cat.tags.slice(0, 15).map((t) => ({ label: `#${t.tag}`, value: t.count, onClick: () => app.go('memories', null, { tags: t.tag }) }))) : h('p', { class: 'muted' }, 'No tags yet.'),
           ),
           h(
             'section',
             { class: 'card' },
             h('h2', {}, 'Projects'),
-            barList(o.catalog.projects.slice(0, 15).map((p) => ({ label: projectName(p.project), title: p.project ?? 'user scope', value: p.count, cls: 'alt', onClick: () => app.go('memories', null, { project: p.project ?? '~' }) }))),
+            cat ? barList(cat.projects.slice(0, 15).map((p) => ({ label: p.project === null ? 'user scope' : projectName(p.project), title: p.project ?? 'user scope', value: p.count, cls: 'alt', onClick: () => app.go('memories', null, { project: p.project ?? '~' }) }))) : counting(),
           ),
         ),
-        h('p', { class: 'muted small foot' }, `Aggregates from a scan of ${num(o.catalog.total)} memories in ${num(o.catalog.scanMs)} ms · last ingest `, time(o.lastIngestAt)),
+        h('p', { class: 'muted small foot' }, cat ? `Tags, projects and sources from a scan of ${num(cat.total)} memories (${num(cat.scanMs)} ms), kept current from the event log · ` : '', 'last ingest ', time(o.lastIngestAt)),
       ),
     );
     // Drawn at the width it is shown at, so its text stays at its real size.
-    const drawGrowth = () => mount(growthHost, growthChart(o.catalog.growth, { width: Math.max(320, growthHost.clientWidth), height: 220 }));
+    const drawGrowth = () => mount(growthHost, growthChart(o.growth, { width: Math.max(320, growthHost.clientWidth), height: 220 }));
     drawGrowth();
     onResize = drawGrowth;
   }
   await load();
-  return { refresh: load, destroy: () => window.removeEventListener('resize', resized) };
+  return {
+    refresh: load,
+    destroy: () => {
+      clearTimeout(retry);
+      window.removeEventListener('resize', resized);
+    },
+  };
 }
