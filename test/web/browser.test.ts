@@ -182,6 +182,16 @@ describe.skipIf(!HAVE_CHROMIUM)(HAVE_CHROMIUM ? 'the memory browser in headless 
     await shot('09-review-stale');
     await page.locator('.rv-item', { hasText: 'Config defaults are set' }).locator('button', { hasText: 'Forget' }).click();
     await expect.poll(() => page.locator('.rv-item').count()).toBe(1);
+    await page.locator('[role=tab]', { hasText: 'Near-duplicates' }).click();
+    await page.waitForSelector('.rv-near-duplicate');
+    const pair = page.locator('.rv-near-duplicate').first();
+    expect(await pair.locator('.rv-memory').count()).toBe(2);
+    const [kept, dropped] = await pair.locator('.rv-memory').evaluateAll((els) => els.map((el) => (el as HTMLElement).dataset.id as string));
+    await shot('09-review-near-duplicates');
+    await pair.locator('button', { hasText: 'Keep this one' }).first().click();
+    await page.locator('.toast', { hasText: 'Merged' }).waitFor();
+    expect((await fx.cairn.deps.store.getMemory(kept as string))?.deletedAt).toBeNull();
+    expect((await fx.cairn.deps.store.getMemory(dropped as string))?.deletedAt).not.toBeNull();
   });
 
   it('draws the overview charts, in light and dark', async () => {
@@ -203,6 +213,16 @@ describe.skipIf(!HAVE_CHROMIUM)(HAVE_CHROMIUM ? 'the memory browser in headless 
     await page.waitForSelector('.why-row');
     await shot('11-search-dark');
     await page.keyboard.press('t');
+  });
+
+  it('lists the keyboard shortcuts with ?', async () => {
+    await open('#/memories');
+    await page.keyboard.press('?');
+    await page.waitForSelector('dialog.help[open]');
+    expect(await page.locator('dialog.help').innerText()).toContain('undo the last change');
+    await shot('13-keyboard-help');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.locator('dialog.help[open]').count()).toBe(0);
   });
 
   it('fits a phone screen', async () => {

@@ -58,7 +58,7 @@ export async function render(root, route, app) {
     if (open && item.kind === 'contradiction') actions.push(h('button', { type: 'button', class: 'btn btn-small btn-primary', onClick: () => resolve(item, { action: 'keep', memoryId: m.id }, 'Kept one, forgot the other') }, 'Keep this one'));
     return h(
       'div',
-      { class: ['rv-memory', gone ? 'dim' : ''] },
+      { class: ['rv-memory', gone ? 'dim' : ''], dataset: { id: m.id } },
       h('div', { class: 'rv-tag muted small' }, item.memoryIds.length > 1 ? (index === 0 ? 'A' : 'B') : ''),
       h('div', { class: 'rv-text', onClick: () => app.go('memories', null, { open: m.id }) }, m.text),
       h('div', { class: 'row-meta' }, kindBadge(m.kind), staleBadges(entry.staleness), h('span', { class: 'meta-item' }, projectName(m.project)), h('span', { class: 'meta-item' }, time(m.createdAt)), h('span', { class: 'grow' }), actions),
