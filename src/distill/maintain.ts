@@ -122,6 +122,9 @@ function findPairs(memories: Memory[]): Array<{ kind: ReviewKind; a: Memory; b: 
       const a = group[i] as Memory;
       const b = group[j] as Memory;
       if (FAMILY[a.kind] !== FAMILY[b.kind]) continue;
+      // Claims about different subjects (two symbols, two settings) or different files are not duplicates.
+      if (typeof a.meta.subject === 'string' && typeof b.meta.subject === 'string' && a.meta.subject !== b.meta.subject) continue;
+      if (a.files.length > 0 && b.files.length > 0 && !a.files.some((f) => b.files.some((g) => g.path === f.path))) continue;
       const similarity = jaccard(sets[i] as Set<string>, sets[j] as Set<string>);
       const rule = FAMILY[a.kind] === 'rule' || a.kind === 'decision';
       if (rule && similarity >= SAME_TOPIC_JACCARD && opposite(a.text, b.text)) out.push({ kind: 'contradiction', a, b, similarity });

@@ -86,6 +86,15 @@ describe('maintain', () => {
     expect((await t.cairn.review()).map((x) => x.item.kind)).toEqual(['contradiction']);
   });
 
+  it('does not call claims about different symbols or files near-duplicates', async () => {
+    const t = await testCairn();
+    await t.cairn.remember({ text: '`def handle_info(:start_streaming, socket)` — lib/channel.ex', kind: 'fact', meta: { subject: 'sig:lib/channel.ex#handle_info:a' } });
+    await t.cairn.remember({ text: '`def handle_info(:start_debug_shell, socket)` — lib/channel.ex', kind: 'fact', meta: { subject: 'sig:lib/channel.ex#handle_info:b' } });
+    await t.cairn.remember({ text: 'Setting `span_processor` = `:batch` in config/dev.exs.', kind: 'fact' });
+    await t.cairn.remember({ text: 'Setting `span_processor` = `:batch` in config/runtime.exs.', kind: 'fact' });
+    expect((await t.cairn.maintain({ dryRun: true })).review.queued).toEqual({ 'near-duplicate': 0, contradiction: 0, stale: 0 });
+  });
+
   it('queues two distilled claims about one subject that both stand', async () => {
     const t = await testCairn();
     await t.write(new Turns(sessionRecord('s1')).user("let's use SQLite for the job queue"));
