@@ -75,11 +75,12 @@ function jaccard(a: Set<string>, b: Set<string>): number {
   return union === 0 ? 0 : shared / union;
 }
 
-async function gatherCandidates(deps: Deps, input: ContextInput, filter: MemoryFilter): Promise<{ candidates: Candidate[]; maxRrf: number }> {
+async function gatherCandidates(deps: Deps, input: ContextInput, filter: MemoryFilter): Promise<{ candidates: Candidate[]; maxRrf: number; bm25Max: number }> {
   const limit = input.candidates ?? (input.query ? 120 : 300);
   const byId = new Map<string, Candidate>();
   const blank = (memory: Memory): Candidate => ({ memory, bm25Rank: null, bm25: null, vectorRank: null, cosine: null, rrf: 0, coverage: 0 });
   let maxRrf = 0;
+  let bm25Max = 0;
   if (input.query && input.query.trim().length > 0) {
     const lists: ScoredId[][] = [await deps.store.searchText(input.query, { ...filter, limit })];
     if (deps.embedder && (await deps.store.vectorModel()) !== null) {
@@ -90,6 +91,7 @@ async function gatherCandidates(deps: Deps, input: ContextInput, filter: MemoryF
       }
     }
     maxRrf = lists.filter((l) => l.length > 0).length / (RRF_K + 1);
+    bm25Max = lists[0]?.[0]?.score ?? 0;
     const fused = reciprocalRankFusion(lists);
     const memories = new Map((await deps.store.getMemories(fused.map((f) => f.id))).map((m) => [m.id, m]));
     const terms = queryTerms(input.query);
@@ -117,7 +119,7 @@ async function gatherCandidates(deps: Deps, input: ContextInput, filter: MemoryF
     input.query ? Promise.resolve([]) : deps.store.listMemories({ ...filter, order: 'importance-desc', limit: Math.ceil(limit / 2) }),
   ]);
   for (const list of extra) for (const memory of list) if (!byId.has(memory.id)) byId.set(memory.id, blank(memory));
-  return { candidates: [...byId.values()], maxRrf };
+  return { candidates: [...byId.values()], maxRrf, bm25Max };
 }
 
 function itemLine(memory: Memory, note: string): string {
@@ -175,8 +177,8 @@ export async function buildContext(deps: Deps, input: ContextInput = {}): Promis
   };
   setWorkingBlock(Math.floor(Math.max(0, budget - used) * WORKING_SET_SHARE));
 
-  const { candidates, maxRrf } = await gatherCandidates(deps, input, filter);
-  const rankContext: RankContext = { now: deps.clock.now(), hasQuery: Boolean(input.query), maxRrf, session: deps.session, seed: input.seed ?? 1 };
+  const { candidates, maxRrf, bm25Max } = await gatherCandidates(deps, input, filter);
+  const rankContext: RankContext = { now: deps.clock.now(), hasQuery: Boolean(input.query), maxRrf, bm25Max, session: deps.session, seed: input.seed ?? 1 };
   const scored = candidates.map((c) => {
     let score = ranker(c, rankContext);
     if (input.favorSession && c.memory.session === input.favorSession) score *= FAVOR_SESSION_BOOST;

@@ -20,6 +20,8 @@ export interface RankContext {
   /** Whether a query drove retrieval (rankers may weigh relevance only then). */
   hasQuery: boolean;
   maxRrf: number;
+  /** Best BM25 score among the candidates (0 without a query). */
+  bm25Max: number;
   session: string | null;
   /** Deterministic seed for the random ranker. */
   seed: number;
@@ -45,6 +47,7 @@ const builtins: Record<string, Ranker> = {
       now: ctx.now,
       rrf: c.rrf,
       maxRrf: ctx.maxRrf,
+      bm25Max: ctx.bm25Max,
       coverage: c.coverage,
       bm25Rank: c.bm25Rank,
       bm25: c.bm25,

@@ -125,6 +125,7 @@ export async function recall(deps: Deps, input: RecallInput): Promise<RecallResu
   }
   const fused = reciprocalRankFusion(lists, RRF_K);
   const maxRrf = lists.filter((l) => l.length > 0).length / (RRF_K + 1);
+  const bm25Max = text[0]?.score ?? 0;
   const memories = new Map((await deps.store.getMemories(fused.map((f) => f.id))).map((m) => [m.id, m]));
   const terms = queryTerms(input.query);
   const now = deps.clock.now();
@@ -137,6 +138,7 @@ export async function recall(deps: Deps, input: RecallInput): Promise<RecallResu
       now,
       rrf: hit.rrf,
       maxRrf,
+      bm25Max,
       coverage: termCoverage(terms, memory),
       bm25Rank: hit.ranks[0] ?? null,
       bm25: hit.scores[0] ?? null,

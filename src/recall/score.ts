@@ -17,8 +17,14 @@ export const HALF_LIFE_DAYS: Record<Kind, number> = {
   continuation: 7,
 };
 
-/** Weights of the composite score's parts (they sum to 1 before boosts and penalties). */
-export const WEIGHTS = { relevance: 0.55, importance: 0.2, recency: 0.15, usage: 0.1 } as const;
+/**
+ * Weights of the composite score's parts (they sum to 1 before boosts and penalties). Relevance
+ * leads: importance, recency and usage order memories that match about equally well, they do not
+ * lift a weak match over a strong one.
+ */
+export const WEIGHTS = { relevance: 0.7, importance: 0.12, recency: 0.1, usage: 0.08 } as const;
+/** How relevance is made: fused rank, the strongest raw signal (BM25 over the best BM25, or cosine), and query-term coverage. */
+export const RELEVANCE_MIX = { rank: 0.35, signal: 0.4, coverage: 0.25 } as const;
 /** A memory recalled within this window is pushed down, so the same few do not crowd every answer. */
 export const RECENT_RECALL_WINDOW_MS = 10 * 60_000;
 export const RECENT_RECALL_PENALTY = 0.25;
@@ -36,7 +42,7 @@ export interface Why {
   rrf: number;
   /** Share of the query's terms the memory contains, 0..1. */
   coverage: number;
-  /** 0..1: fused rank normalised, blended with coverage. */
+  /** 0..1: fused rank, the strongest raw signal and coverage, blended (RELEVANCE_MIX). */
   relevance: number;
   recency: number;
   halfLifeDays: number;
@@ -58,6 +64,8 @@ export interface ScoreInput {
   rrf: number;
   /** The largest rrf achievable with the lists used (a hit ranked first in every list). */
   maxRrf: number;
+  /** The best BM25 score among the candidates, to normalise this one's. */
+  bm25Max?: number;
   coverage: number;
   bm25Rank: number | null;
   bm25: number | null;
@@ -87,7 +95,9 @@ function scopeFactorOf(memory: Memory, session: string | null): number {
 export function compositeScore(input: ScoreInput): Why {
   const { memory, now } = input;
   const rankPart = input.maxRrf > 0 ? input.rrf / input.maxRrf : 0;
-  const relevance = 0.6 * rankPart + 0.4 * input.coverage;
+  const bm25Part = input.bm25 !== null && input.bm25Max && input.bm25Max > 0 ? Math.max(0, input.bm25 / input.bm25Max) : 0;
+  const signal = Math.max(bm25Part, input.cosine ?? 0);
+  const relevance = RELEVANCE_MIX.rank * rankPart + RELEVANCE_MIX.signal * signal + RELEVANCE_MIX.coverage * input.coverage;
   const recency = recencyOf(memory, now);
   const usage = usageOf(memory);
   let penalty = 0;
