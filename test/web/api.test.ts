@@ -335,6 +335,26 @@ describe('review queue and overview', () => {
     expect(rescan.queued).toBe(0);
   });
 
+  it('keeps one of two near-duplicates through cairn.resolveReview, and undoes it', async () => {
+    const a = await json('POST', '/api/memories', { text: 'The release job publishes the npm package from the tag pipeline', kind: 'fact' });
+    const b = await json('POST', '/api/memories', { text: 'The release job publishes the npm package from the tag pipeline only', kind: 'fact' });
+    expect(b.similar.map((s: any) => s.id)).toContain(a.memory.id);
+    await json('POST', '/api/review/scan', { limit: 10 });
+    const { total } = await json('GET', '/api/review?kinds=near-duplicate&limit=1');
+    const { items } = await json('GET', `/api/review?kinds=near-duplicate&limit=50&offset=${Math.max(0, total - 50)}`);
+    const item = items.find((i: any) => i.memoryIds.includes(a.memory.id) && i.memoryIds.includes(b.memory.id));
+    expect(item.key).toBe(`dup:${[a.memory.id, b.memory.id].sort().join(':')}`);
+    expect(item.memories.map((m: any) => m.memory.id)).toEqual([a.memory.id, b.memory.id]);
+    const kept = await json('POST', `/api/review/${item.id}`, { action: 'keep', memoryId: b.memory.id });
+    expect(kept.item.resolution).toBe(`kept:${b.memory.id}`);
+    expect(kept.forgotten).toEqual([a.memory.id]);
+    const undone = await json('POST', `/api/review/${item.id}/undo`, {});
+    expect(undone.restored).toEqual([a.memory.id]);
+    expect((await fx.cairn.deps.store.getMemory(a.memory.id))?.deletedAt).toBeNull();
+    const bad = await call('POST', `/api/review/${item.id}`, { action: 'explode' });
+    expect((await bad.json()).error.field).toBe('action');
+  });
+
   it('gives the overview: counts, composition, growth, tags, size', async () => {
     const o = await json('GET', '/api/overview');
     expect(o.status.stats.active).toBeGreaterThan(100);

@@ -189,7 +189,7 @@ describe.skipIf(!HAVE_CHROMIUM)(HAVE_CHROMIUM ? 'the memory browser in headless 
     const [kept, dropped] = await pair.locator('.rv-memory').evaluateAll((els) => els.map((el) => (el as HTMLElement).dataset.id as string));
     await shot('09-review-near-duplicates');
     await pair.locator('button', { hasText: 'Keep this one' }).first().click();
-    await page.locator('.toast', { hasText: 'Merged' }).waitFor();
+    await page.locator('.toast', { hasText: 'Kept one' }).waitFor();
     expect((await fx.cairn.deps.store.getMemory(kept as string))?.deletedAt).toBeNull();
     expect((await fx.cairn.deps.store.getMemory(dropped as string))?.deletedAt).not.toBeNull();
   });

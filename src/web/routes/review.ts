@@ -36,6 +36,12 @@ export const reviewRoutes: Routes = (api, state) => {
     return c.json(await scanForReview(cairn, input.limit));
   });
 
+  api.post('/review/:id/undo', async (c) => {
+    await body(c, {});
+    const { result, events } = await tracked(state, () => cairn.undoReview(c.req.param('id')));
+    return c.json({ ...result, events });
+  });
+
   api.post('/review/:id', async (c) => {
     const input = await body(c, resolveBody);
     const { result, events } = await tracked(state, () => resolveReview(cairn, c.req.param('id'), defined(input) as typeof input));

@@ -44,16 +44,19 @@ export const app = {
   settled: Promise.resolve(),
 
   /**
-   * Make a change through the API, remember its event for undo, offer Undo in a toast, and
-   * refresh what is on screen. Returns the response, or null when it failed (the toast says why).
+   * Make a change through the API, remember how to undo it, offer Undo in a toast, and refresh
+   * what is on screen. By default undo is the event log's (the change's last event); `undo`
+   * replaces it (e.g. a review resolution has its own). Returns the response, or null when it
+   * failed (the toast says why).
    */
-  async change(run, message) {
+  async change(run, message, { undo } = {}) {
     try {
       const res = await run();
       const primary = res?.events?.at(-1)?.id;
-      if (primary) app.changes.push(primary);
+      const entry = undo ?? primary ?? null;
+      if (entry) app.changes.push(entry);
       const text = typeof message === 'function' ? message(res) : message;
-      if (text) toast(text, { action: primary ? 'Undo' : undefined, onAction: () => app.undo(primary), kind: 'ok' });
+      if (text) toast(text, { action: entry ? 'Undo' : undefined, onAction: () => app.undo(entry), kind: 'ok' });
       await app.refresh();
       refreshReviewCount();
       return res;
@@ -63,19 +66,24 @@ export const app = {
     }
   },
 
-  /** Undo `eventId`, else this page's last change, else the newest change in the log. */
-  async undo(eventId) {
-    const target = eventId ?? app.changes.at(-1);
+  /** Undo `target` (an event id or an undo function), else this page's last change, else the newest change in the log. */
+  async undo(target) {
+    const next = target ?? app.changes.at(-1);
+    app.changes = app.changes.filter((c) => c !== next);
     try {
-      const res = await api.post('/undo', target ? { eventId: target } : {});
-      app.changes = app.changes.filter((id) => id !== res.undone.id);
-      toast(res.description.charAt(0).toUpperCase() + res.description.slice(1), { kind: 'ok' });
+      let description;
+      if (typeof next === 'function') description = await next();
+      else {
+        const res = await api.post('/undo', next ? { eventId: next } : {});
+        app.changes = app.changes.filter((id) => id !== res.undone.id);
+        description = res.description;
+      }
+      toast(description.charAt(0).toUpperCase() + description.slice(1), { kind: 'ok' });
       await app.refresh();
       refreshReviewCount();
-      return res;
+      return true;
     } catch (error) {
-      if (target && error.status === 409) app.changes = app.changes.filter((id) => id !== target);
-      toast(error.status === 404 ? 'Nothing to undo' : error.message, { kind: error.status === 404 ? 'info' : 'error' });
+      toast(error.status === 404 && !next ? 'Nothing to undo' : error.message, { kind: error.status === 404 && !next ? 'info' : 'error' });
       return null;
     }
   },

@@ -47,15 +47,20 @@ export async function render(root, route, app) {
     }
   });
 
-  const resolve = (item, body, message) => app.change(() => api.post(`/review/${seg(item.id)}`, body), message);
+  // Keeping, merging and dismissing are undone by the review queue itself (it restores what it forgot).
+  const undoReview = (item) => async () => {
+    const res = await api.post(`/review/${seg(item.id)}/undo`);
+    return `undid the review decision${res.restored.length ? ` — restored ${res.restored.length} memor${res.restored.length === 1 ? 'y' : 'ies'}` : ''}`;
+  };
+  const resolve = (item, body, message) =>
+    app.change(() => api.post(`/review/${seg(item.id)}`, body), message, ['keep', 'merge', 'keep-both', 'dismiss'].includes(body.action) ? { undo: undoReview(item) } : {});
 
   function memoryCard(item, entry, index) {
     const m = entry.memory;
     const gone = m.deletedAt !== null || m.validTo !== null;
     const open = item.resolvedAt === null && !gone;
     const actions = [];
-    if (open && item.kind === 'near-duplicate') actions.push(h('button', { type: 'button', class: 'btn btn-small btn-primary', onClick: () => resolve(item, { action: 'merge', memoryId: m.id }, 'Merged: kept one, forgot the other') }, 'Keep this one'));
-    if (open && item.kind === 'contradiction') actions.push(h('button', { type: 'button', class: 'btn btn-small btn-primary', onClick: () => resolve(item, { action: 'keep', memoryId: m.id }, 'Kept one, forgot the other') }, 'Keep this one'));
+    if (open && item.kind !== 'stale') actions.push(h('button', { type: 'button', class: 'btn btn-small btn-primary', onClick: () => resolve(item, { action: 'keep', memoryId: m.id }, 'Kept one, forgot the other') }, 'Keep this one'));
     return h(
       'div',
       { class: ['rv-memory', gone ? 'dim' : ''], dataset: { id: m.id } },
@@ -111,10 +116,18 @@ export async function render(root, route, app) {
         { class: 'rv-actions' },
         open
           ? [
+              item.kind === 'near-duplicate'
+                ? h('button', { type: 'button', class: 'btn btn-small', title: 'Keep A, with B’s sources and the higher importance; forget B', onClick: () => resolve(item, { action: 'merge' }, 'Merged into A') }, 'Merge into A')
+                : null,
               item.kind === 'stale' ? staleActions(item, body) : h('button', { type: 'button', class: 'btn btn-small', onClick: () => resolve(item, { action: 'keep-both' }, 'Kept both') }, 'Keep both'),
-              h('button', { type: 'button', class: 'btn btn-small btn-ghost', onClick: () => resolve(item, { action: 'dismiss' }, 'Dismissed') }, 'Dismiss'),
+              item.kind === 'stale' ? h('button', { type: 'button', class: 'btn btn-small btn-ghost', onClick: () => resolve(item, { action: 'dismiss' }, 'Dismissed') }, 'Still true') : null,
             ]
-          : h('span', { class: 'muted small' }, `resolved: ${item.resolution} · `, time(item.resolvedAt)),
+          : [
+              h('span', { class: 'muted small' }, `resolved: ${item.resolution} · `, time(item.resolvedAt)),
+              item.resolution && item.resolution !== 'undone' && !/^(revised|forgotten):/.test(item.resolution)
+                ? h('button', { type: 'button', class: 'btn btn-small btn-ghost', onClick: () => app.undo(undoReview(item)) }, 'Undo')
+                : null,
+            ],
         h('span', { class: 'grow' }),
         h('span', { class: 'muted small' }, 'queued ', time(item.createdAt)),
       ),
