@@ -11,6 +11,7 @@
  */
 import { statSync } from 'node:fs';
 import { embedAll, type Deps } from '../deps.js';
+import { CairnError } from '../errors.js';
 import { contentHash, sha256 } from '../memory/normalize.js';
 import { prepareMemory } from '../memory/remember.js';
 import { cosine } from '../memory/similar.js';
@@ -164,8 +165,21 @@ export async function nearest(ctx: Pick<LadderContext, 'deps'>, memory: Pick<Mem
   return out.sort((a, b) => b.similarity - a.similarity);
 }
 
-/** Run one candidate down the ladder and report what happened to it. */
+/**
+ * Run one candidate down the ladder and report what happened to it. Another process may have
+ * superseded the same memory in between (two hooks distilling one session): the candidate is then
+ * run once more against what is current.
+ */
 export async function applyCandidate(ctx: LadderContext, candidate: Candidate): Promise<Outcome> {
+  try {
+    return await applyOnce(ctx, candidate);
+  } catch (error) {
+    if (!(error instanceof CairnError) || error.code !== 'CONFLICT') throw error;
+    return applyOnce(ctx, candidate);
+  }
+}
+
+async function applyOnce(ctx: LadderContext, candidate: Candidate): Promise<Outcome> {
   const rejected = gateReason(candidate);
   if (rejected) return { action: 'rejected', reason: rejected };
   const scope = assignScope(candidate, ctx.project);

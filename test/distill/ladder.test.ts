@@ -191,3 +191,20 @@ describe('distillation write path', () => {
     ]);
   });
 });
+
+describe('two processes distilling one session', () => {
+  it('replaces the continuation once when another process superseded it in between', async () => {
+    const t = await testCairn();
+    const s = new Turns(sessionRecord('s1')).user('Ship the release notes for v2.');
+    await t.write(s);
+    await t.cairn.distill();
+    s.user('Now tag the release as v2.0.1 in git.');
+    await t.write(s);
+    // Two runs at once (interleaved at every await): both see the old continuation.
+    const [a, b] = await Promise.all([t.cairn.distill({ sessionIds: ['s1'] }), t.cairn.distill({ sessionIds: ['s1'] })]);
+    expect([...a.errors, ...b.errors]).toEqual([]);
+    const continuations = (await t.cairn.list({ allProjects: true, limit: 100 })).filter((m) => m.kind === 'continuation');
+    expect(continuations).toHaveLength(1);
+    expect(continuations[0]?.text).toMatch(/^Task: Now tag the release as v2\.0\.1 in git\./);
+  });
+});
