@@ -4,7 +4,7 @@
 if (process.argv[2] === 'hook') {
   try {
     const { existsSync } = await import('node:fs');
-    const bundle = new URL('../dist/hooks-bundle.mjs', import.meta.url);
+    const bundle = new URL('../dist/hooks-bundle/run.js', import.meta.url);
     const { hookMain } = await import(existsSync(bundle) ? bundle.href : '../dist/hooks/run.js');
     process.exitCode = await hookMain(process.argv.slice(3));
   } catch (error) {

@@ -40,7 +40,9 @@ function rx(source: string): RegExp {
   return new RegExp(source, 'u');
 }
 
-const RULES: Record<CorrectionLang, LangRules> = {
+/** Built on first use: compiling these Unicode patterns costs ~10 ms, which a prompt hook never needs. */
+let rulesCache: Record<CorrectionLang, LangRules> | null = null;
+const RULES = (): Record<CorrectionLang, LangRules> => (rulesCache ??= {
   en: {
     lang: 'en',
     exclude: rx(
@@ -141,7 +143,7 @@ const RULES: Record<CorrectionLang, LangRules> = {
       String.raw`(?:言ったでしょ|って言った|と言った|と言いました|じゃなくて|ではなく|間違って|(?<!心配|気に)しないで)`,
     ),
   },
-};
+});
 
 const LATIN_HINTS: Array<[CorrectionLang, Set<string>]> = [
   ['en', new Set(['the', 'is', 'it', 'that', 'this', 'you', 'to', 'and', 'of', 'not', "don't", 'use', 'with', 'please', 'i', 'it\'s', 'what', 'should'])],
@@ -219,7 +221,7 @@ export function detectPushback(text: string): PushbackMatch | null {
   const normalized = normalize(text);
   if (normalized.length === 0) return null;
   for (const lang of candidateLangs(normalized)) {
-    const rules = RULES[lang];
+    const rules = RULES()[lang];
     const excluded = rules.exclude.test(normalized);
     if (!excluded) {
       const start = rules.start.exec(normalized);
