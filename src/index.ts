@@ -30,6 +30,8 @@ export type { Ranker, Candidate, RankContext } from './context/rankers.js';
 export { CORE_LINE_BUDGET } from './context/core.js';
 export type { HistoryInput, SessionsInput } from './history/history.js';
 export type { IngestSummary } from './ingest/index.js';
+export { maintain, listReview, resolveReview, undoReview, EXTRACTORS } from './distill/index.js';
+export type { DistillSummary, DistillOptions, MaintainOptions, MaintainReport, ReviewEntry, ReviewResolution } from './distill/index.js';
 export { sanitize, redactSecrets, stripPrivate } from './privacy/redact.js';
 export { resolveProject } from './workspace/project.js';
 export type { ProjectIdentity } from './workspace/project.js';
