@@ -1,6 +1,6 @@
 /** The environment every result records: commit, machine, Node version, date. */
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { cpus, platform, arch, totalmem } from 'node:os';
+import { arch, cpus, loadavg, platform, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RunEnv } from './types.js';
@@ -57,6 +57,7 @@ export function runEnv(command: string, now: Date = new Date()): RunEnv {
       memoryBytes: totalmem(),
       platform: platform(),
       arch: arch(),
+      loadAverage: loadavg().map((x) => Math.round(x * 100) / 100),
     },
     node: process.version,
     date: now.toISOString(),

@@ -7,6 +7,7 @@ import { suiteSpec } from './spec.js';
 import { contextSuite } from './suites/context.js';
 import { fidelitySuite } from './suites/fidelity.js';
 import { hooksSuite } from './suites/hooks.js';
+import { ingestSuite } from './suites/ingest.js';
 import { recallSuite } from './suites/recall.js';
 import { writeSuite } from './suites/write.js';
 import type { Suite } from './types.js';
@@ -26,7 +27,7 @@ export const SUITES: readonly Suite[] = [
   recallSuite,
   contextSuite,
   writeSuite,
-  planned('ingest'),
+  ingestSuite,
   hooksSuite,
   planned('rss'),
   planned('locomo'),

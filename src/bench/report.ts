@@ -31,7 +31,8 @@ function gib(bytes: number): string {
 
 function machineLine(env: RunEnv): string {
   const m = env.machine;
-  return `${m.cpu} × ${m.cores} cores, ${gib(m.memoryBytes)} RAM, ${m.platform}/${m.arch}`;
+  const load = m.loadAverage.length > 0 ? `, load average ${m.loadAverage.join(' / ')} at start` : '';
+  return `${m.cpu} × ${m.cores} cores, ${gib(m.memoryBytes)} RAM, ${m.platform}/${m.arch}${load}`;
 }
 
 function datasetLine(d: Dataset): string {

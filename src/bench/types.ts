@@ -15,6 +15,8 @@ export interface RunEnv {
     memoryBytes: number;
     platform: string;
     arch: string;
+    /** 1, 5 and 15 minute load averages when the run started: other work on the machine skews timings. */
+    loadAverage: number[];
   };
   node: string;
   /** ISO 8601 start time. */

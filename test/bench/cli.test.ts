@@ -23,6 +23,7 @@ function expectSelfDescribing(report: BenchReport, suite: string): SuiteResult {
     expect(env.machine.cpu.length).toBeGreaterThan(0);
     expect(env.machine.cores).toBeGreaterThan(0);
     expect(env.machine.memoryBytes).toBeGreaterThan(0);
+    expect(env.machine.loadAverage).toHaveLength(3);
     expect(env.node).toBe(process.version);
     expect(new Date(env.date).toISOString()).toBe(env.date);
   }
@@ -83,7 +84,7 @@ describe('cairn bench', () => {
   });
 
   it('reports a suite that does not exist yet as skipped, never with numbers', async () => {
-    const env = { command: 'cairn bench all', commit: null, machine: { cpu: 'x', cores: 1, memoryBytes: 1, platform: 'linux', arch: 'x64' }, node: 'v20', date: new Date(0).toISOString() };
+    const env = { command: 'cairn bench all', commit: null, machine: { cpu: 'x', cores: 1, memoryBytes: 1, platform: 'linux', arch: 'x64', loadAverage: [] }, node: 'v20', date: new Date(0).toISOString() };
     const report = renderDocs({
       schema: 'cairn-bench/1',
       env,
