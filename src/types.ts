@@ -293,6 +293,8 @@ export interface Store {
   resolveReview(id: string, resolution: string, at: number): Promise<ReviewItem>;
   /** Reclaim free space (SQLite: VACUUM and a WAL checkpoint). Sizes in bytes when known. */
   vacuum(): Promise<{ beforeBytes: number | null; afterBytes: number | null }>;
+  /** Backend self-check for `cairn doctor` (optional): each problem found, empty when healthy. */
+  integrityCheck?(): Promise<Array<{ check: string; problem: string; advice: string }>>;
 }
 
 /** What a review item asks a person to decide about. */
@@ -394,6 +396,12 @@ export interface TurnRecord {
   at: number | null;
   sourceUuid: string | null;
   sourceLine: number;
+  /**
+   * The turn's full-text index terms, computed ahead of the write (ingest workers do it so the
+   * writing thread does not tokenize). Only ever set to the store's own analysis of this record
+   * (SQLite: `turnIndexText`); stores that index differently ignore it. Never read back.
+   */
+  terms?: string;
 }
 
 export interface CompactionRecord {

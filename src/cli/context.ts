@@ -22,6 +22,8 @@ export interface GlobalOptions {
 /** What every command handler gets: output helpers and a lazily opened cairn. */
 export class CommandContext {
   readonly json: boolean;
+  /** Set by a command that finished but must report failure (e.g. doctor with a failed check). */
+  exitCode = 0;
   private configCache: Config | null = null;
   private opened: Cairn | null = null;
 

@@ -13,6 +13,7 @@ import { registerIngestCommands } from './commands/ingest.js';
 import { registerDistillCommands } from './commands/distill.js';
 import { registerHookCommand } from './commands/hook.js';
 import { registerInstallCommand } from './commands/install.js';
+import { registerDoctorCommand } from './commands/doctor.js';
 import { registerUiCommand } from './commands/ui.js';
 import { registerServeCommand } from './commands/serve.js';
 import { registerTokenCommands } from './commands/token.js';
@@ -82,6 +83,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
   registerDistillCommands(program, run);
   registerHookCommand(program, run);
   registerInstallCommand(program, run);
+  registerDoctorCommand(program, run);
   registerContextCommands(program, run);
   registerStatusCommand(program, run);
   registerMcpCommand(program, run);
@@ -99,6 +101,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
   } finally {
     for (const ctx of contexts) await ctx.close().catch(() => {});
   }
+  for (const ctx of contexts) exitCode = Math.max(exitCode, ctx.exitCode);
   return exitCode;
 }
 

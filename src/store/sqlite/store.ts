@@ -552,6 +552,24 @@ export class SqliteStore implements Store {
       .immediate();
   }
 
+  async integrityCheck(): Promise<Array<{ check: string; problem: string; advice: string }>> {
+    const db = this.db;
+    const problems: Array<{ check: string; problem: string; advice: string }> = [];
+    const quick = db.pragma('quick_check', { simple: false }) as Array<{ quick_check: string }>;
+    const bad = quick.map((r) => r.quick_check).filter((r) => r !== 'ok');
+    if (bad.length > 0) {
+      problems.push({ check: 'sqlite', problem: bad.slice(0, 3).join('; '), advice: 'restore from a backup, or `cairn export` what is readable into a fresh home' });
+    }
+    try {
+      db.prepare("INSERT INTO memories_fts (memories_fts, rank) VALUES ('integrity-check', 0)").run();
+    } catch (error) {
+      problems.push({ check: 'full-text index', problem: (error as Error).message, advice: 'export what is readable with `cairn export`, then import it into a fresh home' });
+    }
+    const orphans = db.prepare('SELECT count(*) FROM vectors v WHERE NOT EXISTS (SELECT 1 FROM memories m WHERE m.rowid = v.memory_rowid)').pluck().get() as number;
+    if (orphans > 0) problems.push({ check: 'vectors', problem: `${orphans} vectors belong to no memory`, advice: 'run `cairn reindex`' });
+    return problems;
+  }
+
   async vacuum(): Promise<{ beforeBytes: number | null; afterBytes: number | null }> {
     const before = (await this.stats()).sizeBytes;
     this.db.exec('VACUUM');

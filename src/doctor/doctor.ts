@@ -1,0 +1,81 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Cairn } from '../cairn.js';
+import { readCores } from '../context/core.js';
+
+export type CheckStatus = 'ok' | 'warn' | 'fail';
+
+export interface DoctorCheck {
+  check: string;
+  status: CheckStatus;
+  detail: string;
+  /** What to do about it (absent when ok). */
+  advice?: string;
+}
+
+export interface DoctorInput {
+  cairn: Cairn;
+  /** The data home (for logs). */
+  home: string;
+  /** Claude Code settings files to look for cairn's hooks in. */
+  claudeSettings: string[];
+  /** The embedder the configuration asks for, if any. */
+  configuredEmbedder: string | null;
+  now: number;
+}
+
+const DAY = 86_400_000;
+
+/** Integrity and setup checks with repair advice (`cairn doctor`). Reads only; changes nothing. */
+export async function doctor(input: DoctorInput): Promise<DoctorCheck[]> {
+  const { cairn } = input;
+  const checks: DoctorCheck[] = [];
+  const status = await cairn.status();
+  checks.push({ check: 'store', status: 'ok', detail: `${status.store.name} at ${status.store.location}, schema v${status.stats.schemaVersion}, ${status.stats.active} active memories` });
+
+  const problems = (await cairn.deps.store.integrityCheck?.()) ?? [];
+  if (problems.length === 0) checks.push({ check: 'integrity', status: 'ok', detail: 'database, full-text index and vectors are consistent' });
+  for (const p of problems) checks.push({ check: p.check, status: 'fail', detail: p.problem, advice: p.advice });
+
+  const indexModel = status.stats.vectorModel;
+  if (indexModel && status.embedder && indexModel.model !== status.embedder.model) {
+    checks.push({ check: 'embedder', status: 'fail', detail: `the vector index holds ${indexModel.model}, the configured embedder is ${status.embedder.model}`, advice: 'run `cairn reindex`' });
+  } else if (input.configuredEmbedder === null) {
+    checks.push({ check: 'embedder', status: 'ok', detail: 'none configured: recall runs on BM25 (full-text) alone' });
+  } else if (status.stats.vectors < status.stats.memories) {
+    checks.push({ check: 'embedder', status: 'warn', detail: `${status.stats.memories - status.stats.vectors} memories have no vector`, advice: 'run `cairn reindex` to embed them' });
+  } else checks.push({ check: 'embedder', status: 'ok', detail: `${status.embedder?.model ?? input.configuredEmbedder}, ${status.stats.vectors} vectors` });
+
+  const installed = input.claudeSettings.filter((path) => existsSync(path) && /cairn(\.js)?['"]? hook session-start/.test(readFileSync(path, 'utf8')));
+  checks.push(
+    installed.length > 0
+      ? { check: 'claude code hooks', status: 'ok', detail: `installed in ${installed.join(', ')}` }
+      : { check: 'claude code hooks', status: 'warn', detail: 'not installed: memories do not come back after /compact by themselves', advice: 'run `cairn install claude`' },
+  );
+
+  for (const core of readCores(cairn.deps.core)) {
+    if (core.overBudget) checks.push({ check: `core memory (${core.which})`, status: 'warn', detail: `${core.path} has ${core.lines} lines, over its budget of ${core.budget}`, advice: 'trim it with `cairn core edit`' });
+  }
+
+  const log = join(input.home, 'logs', 'hooks.log');
+  if (existsSync(log)) {
+    const recent = readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('"level":"error"'))
+      .filter((line) => {
+        const at = Date.parse((/"t":"([^"]+)"/.exec(line) ?? [])[1] ?? '');
+        return Number.isFinite(at) && input.now - at < DAY;
+      });
+    checks.push(
+      recent.length === 0
+        ? { check: 'hooks log', status: 'ok', detail: 'no hook errors in the last day' }
+        : { check: 'hooks log', status: 'warn', detail: `${recent.length} hook errors in the last day; last: ${(/"error":"([^"]*)"/.exec(recent.at(-1) ?? '') ?? [])[1] ?? '?'}`, advice: `see ${log}` },
+    );
+  }
+
+  if (status.stats.sizeBytes !== null && existsSync(`${status.store.location}-wal`)) {
+    const wal = statSync(`${status.store.location}-wal`).size;
+    if (wal > 256 * 1024 * 1024) checks.push({ check: 'write-ahead log', status: 'warn', detail: `${(wal / 1e6).toFixed(0)} MB`, advice: 'run `cairn maintain` (it checkpoints and vacuums)' });
+  }
+  return checks;
+}
