@@ -315,6 +315,9 @@ describe('sessions', () => {
     expect(paged.turns).toHaveLength(4);
     expect(paged.nextSeq).toBe(4);
     expect((await call('GET', `/api/sessions/${SESSION_ID}/turns?around=nope`)).status).toBe(404);
+    const { hits } = await json('GET', '/api/history?q=sleep%20retry');
+    expect(hits[0].turn.id).toBe(`${SESSION_ID}:u001`);
+    expect(hits[0].session.id).toBe(SESSION_ID);
     expect((await call('GET', '/api/sessions/nope')).status).toBe(404);
   });
 });

@@ -175,6 +175,14 @@ describe.skipIf(!HAVE_CHROMIUM)(HAVE_CHROMIUM ? 'the memory browser in headless 
     await page.waitForSelector('.session-row');
     expect(await page.locator('.session-row').count()).toBe(2);
     await shot('08-sessions');
+    await page.locator('.history-search input').fill('sleep retry');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('.hit-row');
+    expect(await page.locator('.hit-row').first().innerText()).toContain('retry with a sleep');
+    await shot('08-sessions-turn-search');
+    await page.locator('.hit-row').first().click();
+    await page.waitForSelector('.turn.focus');
+    expect(await page.locator('.turn.focus').innerText()).toContain('retry with a sleep');
     await open('#/review?kind=stale');
     await page.locator('button', { hasText: 'Scan recent memories' }).click();
     await page.waitForSelector('.rv-item');

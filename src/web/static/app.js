@@ -141,6 +141,8 @@ async function renderRoute() {
 
 /* ------------------------------------------------------------------ header search */
 
+if (matchMedia('(max-width: 860px)').matches) search.placeholder = 'Search memories';
+
 let searchTimer = 0;
 function runSearch(replace) {
   const q = search.value.trim();

@@ -29,7 +29,9 @@ async function renderList(root, route, app) {
   const controls = h('div', { class: 'toolbar' });
   const list = h('ul', { class: 'list sessions-list', 'aria-label': 'Sessions' });
   const more = h('div', { class: 'more' });
-  mount(root, h('div', { class: 'page' }, h('div', { class: 'page-head' }, h('h1', {}, 'Sessions'), controls), list, more));
+  const historyInput = h('input', { type: 'search', placeholder: 'Search what was said in past sessions — “flaky test retry”', 'aria-label': 'Search transcripts', value: params.get('q') ?? '' });
+  const historyForm = h('form', { class: 'history-search', onSubmit: (e) => (e.preventDefault(), set('q', historyInput.value.trim())) }, historyInput, h('button', { type: 'submit', class: 'btn' }, 'Search turns'));
+  mount(root, h('div', { class: 'page' }, h('div', { class: 'page-head' }, h('h1', {}, 'Sessions'), controls), historyForm, list, more));
 
   const set = (k, v) => app.go('sessions', null, { ...Object.fromEntries(params), [k]: v || undefined }, { replace: true });
 
@@ -67,7 +69,39 @@ async function renderList(root, route, app) {
     );
   }
 
+  function hitRow(hit) {
+    const t = hit.turn;
+    return h(
+      'li',
+      { class: 'row hit-row', tabindex: '-1', dataset: { id: t.id, session: t.sessionId }, onClick: () => app.go('session', t.sessionId, { turn: t.id }) },
+      h('div', { class: 'row-text' }, hit.snippet || t.text),
+      h(
+        'div',
+        { class: 'row-meta' },
+        h('span', { class: 'turn-role' }, t.role.replace('_', ' ')),
+        agentBadge(hit.session.agent),
+        h('span', { class: 'meta-item' }, hit.session.title || hit.session.id),
+        h('span', { class: 'meta-item', title: hit.session.project ?? '' }, projectName(hit.session.project)),
+        h('span', { class: 'meta-item grow' }),
+        h('span', { class: 'meta-item' }, time(t.at)),
+      ),
+    );
+  }
+
+  async function searchTurns(q) {
+    mount(list, spinner());
+    mount(more);
+    try {
+      const { hits } = await api.get('/history', { q, limit: 50, project: params.get('project') || undefined });
+      mount(list, hits.length ? hits.map(hitRow) : empty('No turn mentions that', 'Try other words; `cairn ingest` reads transcripts that are not in yet.'));
+      select.use(list, (_id, row) => app.go('session', row.dataset.session, { turn: row.dataset.id }));
+    } catch (error) {
+      mount(list, errorBox(error));
+    }
+  }
+
   async function load(append = false) {
+    if (params.get('q')) return searchTurns(params.get('q'));
     if (!append) mount(list, spinner());
     try {
       const res = await api.get('/sessions', { project: params.get('project') || undefined, agent: params.get('agent') || undefined, limit: PAGE, offset: append ? sessions.length : 0 });
