@@ -1,0 +1,124 @@
+/**
+ * Switching the vector index to an embedder: drop the vectors of another model, then embed every
+ * memory still missing a vector, batch by batch, each batch embedded OUTSIDE any transaction and
+ * written in its own short one (`missingVectors` → `embed` → `putVectors`).
+ *
+ * Resumable by construction: only memories without a vector are embedded, so a run that is killed
+ * continues where it stopped. Recall keeps working meanwhile: BM25 always, and vectors over
+ * whatever part of the index is already built with the new model.
+ */
+import { CairnError } from '../errors.js';
+import type { Embedder, EmbedderIdentity, Store } from '../types.js';
+
+export interface ReindexOptions {
+  /**
+   * Memories per `embed` call (and per write transaction).
+   * @default 256
+   */
+  batchSize?: number;
+  /** Called after every batch with vectors written so far and the number to write in this run. */
+  onProgress?(done: number, total: number): void;
+  /** Stop after the current batch (the rest is picked up by the next run). */
+  signal?: AbortSignal;
+}
+
+export interface ReindexSummary {
+  /** The embedder the index is built with now. */
+  model: string;
+  dimension: number;
+  /** What the index held before (null when it was empty). */
+  previous: EmbedderIdentity | null;
+  /** True when the vectors of another model (or dimension) were dropped first. */
+  cleared: boolean;
+  /** Memories embedded in this run. */
+  embedded: number;
+  /** Memories that disappeared between reading and writing their batch (skipped). */
+  skipped: number;
+  batches: number;
+  /** Vectors in the index at the end. */
+  vectors: number;
+  /** Memories still without a vector (non-zero only when stopped through `signal`). */
+  remaining: number;
+  /** False when stopped through `signal` before the end. */
+  complete: boolean;
+  ms: number;
+}
+
+export const DEFAULT_REINDEX_BATCH = 256;
+
+const sameModel = (a: EmbedderIdentity, b: EmbedderIdentity): boolean => a.model === b.model && a.dimension === b.dimension;
+
+/**
+ * Build (or finish building) the vector index of `store` with `embedder`.
+ *
+ * @example
+ * const summary = await reindex(store, createHashEmbedder({ dimension: 256 }), { batchSize: 128 });
+ */
+export async function reindex(store: Store, embedder: Embedder, options: ReindexOptions = {}): Promise<ReindexSummary> {
+  const started = performance.now();
+  const batchSize = options.batchSize ?? DEFAULT_REINDEX_BATCH;
+  if (!Number.isInteger(batchSize) || batchSize < 1) {
+    throw new CairnError('INVALID_INPUT', `batch size must be a positive integer (got ${batchSize})`, { field: 'batch' });
+  }
+  if (!store.capabilities.vectors) {
+    throw new CairnError('INVALID_INPUT', `the ${store.name} store has no vector support; recall runs on BM25 alone`, { field: 'store' });
+  }
+  const identity: EmbedderIdentity = { model: embedder.model, dimension: embedder.dimension };
+  const previous = await store.vectorModel();
+  let cleared = false;
+  if (previous && !sameModel(previous, identity)) {
+    await store.clearVectors();
+    cleared = true;
+  }
+  const before = await store.stats();
+  const total = Math.max(0, before.memories - (cleared ? 0 : before.vectors));
+  let embedded = 0;
+  let skipped = 0;
+  let batches = 0;
+  let complete = true;
+  options.onProgress?.(0, total);
+  for (;;) {
+    if (options.signal?.aborted) {
+      complete = false;
+      break;
+    }
+    const batch = await store.missingVectors(identity, batchSize);
+    if (batch.length === 0) break;
+    const vectors = await embedder.embed(batch.map((memory) => memory.text));
+    if (vectors.length !== batch.length) {
+      throw new CairnError('EMBEDDER_MISMATCH', `${embedder.model} returned ${vectors.length} vectors for ${batch.length} texts`);
+    }
+    const items = batch.map((memory, i) => ({ id: memory.id, vector: vectors[i] as Float32Array }));
+    try {
+      await store.putVectors(identity, items);
+    } catch (error) {
+      if (!(error instanceof CairnError && error.code === 'NOT_FOUND')) throw error;
+      // A memory vanished between the read and the write: write the others one by one.
+      for (const item of items) {
+        try {
+          await store.putVectors(identity, [item]);
+        } catch (inner) {
+          if (inner instanceof CairnError && inner.code === 'NOT_FOUND') skipped++;
+          else throw inner;
+        }
+      }
+    }
+    embedded += items.length;
+    batches++;
+    options.onProgress?.(Math.min(embedded, Math.max(total, embedded)), Math.max(total, embedded));
+  }
+  const after = await store.stats();
+  return {
+    model: identity.model,
+    dimension: identity.dimension,
+    previous,
+    cleared,
+    embedded: embedded - skipped,
+    skipped,
+    batches,
+    vectors: after.vectors,
+    remaining: Math.max(0, after.memories - after.vectors),
+    complete,
+    ms: performance.now() - started,
+  };
+}
