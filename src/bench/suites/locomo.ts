@@ -1,0 +1,213 @@
+/**
+ * `locomo`: turn-level evidence recall on LoCoMo (`<data>/locomo/locomo-dev.json`). Every turn of
+ * a conversation becomes one memory (`<speaker> (<session date>): <text>`, plus the shared
+ * photo's caption when there is one; the dialogue id such as `D1:3` in `meta.diaId`), one project
+ * per conversation. Each question of categories 1–4 runs `cairn.recall` with k = 10 scoped to its
+ * conversation, without touching, in two modes: BM25 alone, and hybrid with the hash embedder.
+ * recall@k = share of the question's evidence turns among the first k hits, averaged over
+ * questions. Malformed evidence ids (`D8:6; D9:17`, `D:11:26`, `D30:05`) are normalised; what
+ * cannot be, or names no turn, is counted and left out.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createHashEmbedder } from '../../embed/hash.js';
+import { reindex } from '../../embed/reindex.js';
+import type { Embedder } from '../../types.js';
+import { atLeast, metric } from '../metrics.js';
+import type { Dataset, Metric, Suite, SuiteOutcome } from '../types.js';
+import { benchCairn, bulkRemember, freshStore, sha256Files, type BulkItem } from './beir.js';
+
+const K = 10;
+const CATEGORIES = new Set([1, 2, 3, 4]);
+const HASH_DIMENSION = 1024;
+const QUICK_QUESTIONS = 40;
+
+interface LocomoTurn {
+  speaker?: unknown;
+  dia_id?: unknown;
+  text?: unknown;
+  blip_caption?: unknown;
+}
+
+interface LocomoSample {
+  sample_id?: unknown;
+  conversation?: Record<string, unknown>;
+  qa?: Array<{ question?: unknown; evidence?: unknown; category?: unknown }>;
+}
+
+export interface LocomoQuestion {
+  conversation: string;
+  question: string;
+  category: number;
+  evidence: string[];
+}
+
+export interface LocomoData {
+  conversations: Array<{ id: string; turns: Array<{ diaId: string; text: string }> }>;
+  questions: LocomoQuestion[];
+  /** Evidence ids that could not be normalised, or name no turn of their conversation. */
+  badEvidence: number;
+  /** Scored questions left out because none of their evidence ids was usable. */
+  noEvidence: number;
+}
+
+/** `D1:3` stays; `D:11:26` → `D11:26`; `D30:05` → `D30:5`; anything else is null. */
+export function normalizeDiaId(raw: string): string | null {
+  const match = /^D:?(\d+):0*(\d+)$/.exec(raw.trim());
+  return match ? `D${Number(match[1])}:${Number(match[2])}` : null;
+}
+
+/** The text a turn is stored as: speaker, session date, words, and the caption of a shared photo. */
+export function turnText(speaker: string, date: string, text: string, caption: string | null): string {
+  const head = date ? `${speaker} (${date}): ` : `${speaker}: `;
+  return `${head}${text}${caption ? ` [shares a photo: ${caption}]` : ''}`;
+}
+
+export function parseLocomo(raw: unknown): LocomoData {
+  const samples = Array.isArray(raw) ? (raw as LocomoSample[]) : [];
+  const conversations: LocomoData['conversations'] = [];
+  const questions: LocomoQuestion[] = [];
+  let badEvidence = 0;
+  let noEvidence = 0;
+  samples.forEach((sample, index) => {
+    const id = typeof sample.sample_id === 'string' ? sample.sample_id : `conv-${index}`;
+    const conv = sample.conversation ?? {};
+    const turns: Array<{ diaId: string; text: string }> = [];
+    const sessions = Object.keys(conv)
+      .map((key) => /^session_(\d+)$/.exec(key))
+      .filter((m): m is RegExpExecArray => m !== null && Array.isArray(conv[m[0]]))
+      .map((m) => Number(m[1]))
+      .sort((a, b) => a - b);
+    for (const n of sessions) {
+      const date = typeof conv[`session_${n}_date_time`] === 'string' ? (conv[`session_${n}_date_time`] as string) : '';
+      for (const turn of conv[`session_${n}`] as LocomoTurn[]) {
+        const diaId = typeof turn.dia_id === 'string' ? normalizeDiaId(turn.dia_id) : null;
+        if (!diaId || typeof turn.text !== 'string') continue;
+        const caption = typeof turn.blip_caption === 'string' && turn.blip_caption.trim() ? turn.blip_caption.trim() : null;
+        turns.push({ diaId, text: turnText(String(turn.speaker ?? '?'), date, turn.text, caption) });
+      }
+    }
+    const known = new Set(turns.map((t) => t.diaId));
+    conversations.push({ id, turns });
+    for (const qa of sample.qa ?? []) {
+      const category = Number(qa.category);
+      if (!CATEGORIES.has(category) || typeof qa.question !== 'string' || qa.question.trim() === '') continue;
+      const evidence = new Set<string>();
+      const rawIds = Array.isArray(qa.evidence) ? qa.evidence.filter((e): e is string => typeof e === 'string') : [];
+      for (const piece of rawIds.flatMap((e) => e.split(/[;,\s]+/)).filter(Boolean)) {
+        const diaId = normalizeDiaId(piece);
+        if (diaId && known.has(diaId)) evidence.add(diaId);
+        else badEvidence++;
+      }
+      if (evidence.size === 0) {
+        noEvidence++;
+        continue;
+      }
+      questions.push({ conversation: id, question: qa.question, category, evidence: [...evidence] });
+    }
+  });
+  return { conversations, questions, badEvidence, noEvidence };
+}
+
+interface ModeResult {
+  recallAt5: number;
+  recallAt10: number;
+  /** Share of questions with at least one evidence turn in the top 10. */
+  anyAt10: number;
+  byCategory: Record<string, { questions: number; recallAt5: number; recallAt10: number }>;
+  queryMs: number;
+}
+
+export interface LocomoResult {
+  conversations: number;
+  turns: number;
+  memories: number;
+  merged: number;
+  questions: number;
+  badEvidence: number;
+  noEvidence: number;
+  modes: Record<string, ModeResult>;
+}
+
+/** Load every conversation into a fresh store and measure BM25 and hybrid recall. */
+export async function runLocomo(cacheDir: string, data: LocomoData, log: (line: string) => void = () => {}): Promise<LocomoResult> {
+  const work = await freshStore(cacheDir, 'locomo');
+  try {
+    const { store } = work;
+    const bm25 = benchCairn(store, null);
+    const items: BulkItem[] = data.conversations.flatMap((c) =>
+      c.turns.map((t) => ({ key: `${c.id}/${t.diaId}`, text: t.text, project: `locomo-${c.id}`, meta: { diaId: t.diaId, conversation: c.id } })),
+    );
+    const loaded = await bulkRemember(bm25, items);
+    log(`locomo: ${loaded.written} memories from ${items.length} turns; ${data.questions.length} questions`);
+    const evaluate = async (cairn: ReturnType<typeof benchCairn>): Promise<ModeResult> => {
+      let at5 = 0;
+      let at10 = 0;
+      let any10 = 0;
+      const cats: Record<string, { questions: number; at5: number; at10: number }> = {};
+      const started = performance.now();
+      for (const q of data.questions) {
+        const result = await cairn.recall({ query: q.question, k: K, project: `locomo-${q.conversation}`, touch: false, checkFiles: false });
+        const keys = result.hits.map((h) => loaded.keysOf.get(h.memory.id) ?? []);
+        const within = (n: number): Set<string> => new Set(keys.slice(0, n).flat().map((key) => key.slice(key.indexOf('/') + 1)));
+        const top5 = within(5);
+        const top10 = within(10);
+        const r5 = q.evidence.filter((e) => top5.has(e)).length / q.evidence.length;
+        const r10 = q.evidence.filter((e) => top10.has(e)).length / q.evidence.length;
+        at5 += r5;
+        at10 += r10;
+        if (r10 > 0) any10++;
+        const cat = (cats[String(q.category)] ??= { questions: 0, at5: 0, at10: 0 });
+        cat.questions++;
+        cat.at5 += r5;
+        cat.at10 += r10;
+      }
+      const n = Math.max(1, data.questions.length);
+      const byCategory: ModeResult['byCategory'] = {};
+      for (const [cat, c] of Object.entries(cats)) byCategory[cat] = { questions: c.questions, recallAt5: c.at5 / c.questions, recallAt10: c.at10 / c.questions };
+      return { recallAt5: at5 / n, recallAt10: at10 / n, anyAt10: any10 / n, byCategory, queryMs: (performance.now() - started) / n };
+    };
+    const modes: Record<string, ModeResult> = { bm25: await evaluate(bm25) };
+    const embedder: Embedder = createHashEmbedder({ dimension: HASH_DIMENSION });
+    await reindex(store, embedder);
+    modes[`hybrid ${embedder.model}`] = await evaluate(benchCairn(store, embedder));
+    return {
+      conversations: data.conversations.length,
+      turns: items.length,
+      memories: loaded.written,
+      merged: loaded.merged,
+      questions: data.questions.length,
+      badEvidence: data.badEvidence,
+      noEvidence: data.noEvidence,
+      modes,
+    };
+  } finally {
+    await work.dispose();
+  }
+}
+
+export const locomoSuite: Suite = {
+  name: 'locomo',
+  description: 'turn-level evidence recall@5/@10 on LoCoMo (categories 1–4) through cairn.recall scoped to each conversation: BM25 and hybrid',
+  async run(ctx): Promise<SuiteOutcome> {
+    const path = join(ctx.dataDir, 'locomo', 'locomo-dev.json');
+    if (!existsSync(path)) return { status: 'skipped', reason: `no LoCoMo data: ${path} not found (pass --data <shared data folder>)` };
+    const started = performance.now();
+    const data = parseLocomo(JSON.parse(readFileSync(path, 'utf8')) as unknown);
+    if (ctx.quick) data.questions = data.questions.slice(0, QUICK_QUESTIONS);
+    const result = await runLocomo(ctx.cacheDir, data, ctx.log);
+    const datasets: Dataset[] = [
+      { name: `locomo/locomo-dev.json${ctx.quick ? ' (quick: first questions)' : ''}`, sha256: sha256Files([path]), generator: null, buildMs: performance.now() - started, cachedBuildMs: null },
+    ];
+    const metrics: Metric[] = [];
+    const note = `${result.questions} questions (cat. 1–4), ${result.turns} turns, ${result.conversations} conversations`;
+    for (const [mode, r] of Object.entries(result.modes)) {
+      metrics.push(
+        metric(`evidence recall@5 (${mode})`, r.recallAt5, 'share', { target: atLeast(0.8), anchor: '0.705 @5 (hybrid, Acolyte)', note }),
+        metric(`evidence recall@10 (${mode})`, r.recallAt10, 'share'),
+        metric(`any evidence in top 10 (${mode})`, r.anyAt10, 'share', { anchor: 'BM25 0.646 @10 (any evidence turn in the top 10)' }),
+      );
+    }
+    return { status: 'ok', datasets, metrics, details: { k: K, touch: false, ...result } };
+  },
+};
