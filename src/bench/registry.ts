@@ -8,7 +8,9 @@ import { contextSuite } from './suites/context.js';
 import { fidelitySuite } from './suites/fidelity.js';
 import { hooksSuite } from './suites/hooks.js';
 import { ingestSuite } from './suites/ingest.js';
+import { peersSuite } from './suites/peers.js';
 import { recallSuite } from './suites/recall.js';
+import { rssSuite } from './suites/rss.js';
 import { writeSuite } from './suites/write.js';
 import type { Suite } from './types.js';
 
@@ -29,11 +31,11 @@ export const SUITES: readonly Suite[] = [
   writeSuite,
   ingestSuite,
   hooksSuite,
-  planned('rss'),
+  rssSuite,
   planned('locomo'),
   planned('beir'),
   fidelitySuite,
-  planned('peers'),
+  peersSuite,
 ];
 
 /** The suites `name` selects (`all`, or one suite); an unknown name is a one-line user error. */
