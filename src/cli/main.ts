@@ -19,6 +19,7 @@ import { registerServeCommand } from './commands/serve.js';
 import { registerTokenCommands } from './commands/token.js';
 import { registerMigrateCommand } from './commands/migrate.js';
 import { registerCopyCommand } from './commands/copy.js';
+import { registerReindexCommand } from './commands/reindex.js';
 
 
 const defaultIo = (): CliIo => ({
@@ -93,6 +94,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
   registerTokenCommands(program, run);
   registerMigrateCommand(program, run);
   registerCopyCommand(program, run);
+  registerReindexCommand(program, run);
 
   try {
     await program.parseAsync(argv, { from: 'user' });

@@ -1,0 +1,127 @@
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createCairn } from '../../src/cairn.js';
+import { createHashEmbedder } from '../../src/embed/hash.js';
+import { reindex } from '../../src/embed/reindex.js';
+import { CairnError } from '../../src/errors.js';
+import { openSqliteStore } from '../../src/store/sqlite/store.js';
+import { runCli, tempDir } from '../helpers/cli.js';
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+const TEXTS = [
+  'parse_config(path) lives in src/config.py and reads TOML',
+  'the test suite runs with vitest in watch mode',
+  'deploys go through the staging cluster first',
+  'the user prefers short paragraphs in articles',
+  'garbage collector finalizer ordering matters for PyObject_GC_Del',
+  'retry the flaky network test three times before failing',
+  'database migrations run forward automatically',
+];
+
+async function seeded() {
+  const dir = tempDir('cairn-reindex-');
+  dirs.push(dir);
+  const store = await openSqliteStore(join(dir, 'cairn.db'));
+  const plain = createCairn({ store, project: 'p' });
+  for (const text of TEXTS) await plain.remember({ text });
+  return store;
+}
+
+describe('reindex', () => {
+  it('embeds every memory without a vector, in batches, and recall turns hybrid', async () => {
+    const store = await seeded();
+    const embedder = createHashEmbedder({ dimension: 64 });
+    const progress: Array<[number, number]> = [];
+    const summary = await reindex(store, embedder, { batchSize: 3, onProgress: (done, total) => progress.push([done, total]) });
+    expect(summary).toMatchObject({ model: 'hash:v1:64', dimension: 64, previous: null, cleared: false, embedded: 7, batches: 3, vectors: 7, remaining: 0, complete: true });
+    expect(progress.at(-1)).toEqual([7, 7]);
+    expect(await store.vectorModel()).toEqual({ model: 'hash:v1:64', dimension: 64 });
+    const result = await createCairn({ store, embedder, project: 'p' }).recall({ query: 'finalizer ordering', touch: false });
+    expect(result.mode).toBe('hybrid');
+    expect(result.hits[0]?.memory.text).toContain('PyObject_GC_Del');
+    // Nothing left to do: a second run embeds nothing.
+    expect(await reindex(store, embedder)).toMatchObject({ embedded: 0, batches: 0, vectors: 7, cleared: false });
+    await store.close();
+  });
+
+  it('is resumable: a stopped run leaves the rest for the next one, and BM25 recall works meanwhile', async () => {
+    const store = await seeded();
+    const embedder = createHashEmbedder({ dimension: 64 });
+    const stop = new AbortController();
+    const first = await reindex(store, embedder, { batchSize: 2, signal: stop.signal, onProgress: (done) => done > 0 && stop.abort() });
+    expect(first).toMatchObject({ embedded: 2, vectors: 2, remaining: 5, complete: false });
+    const bm25 = await createCairn({ store, project: 'p' }).recall({ query: 'vitest watch', touch: false });
+    expect(bm25.mode).toBe('bm25');
+    expect(bm25.hits[0]?.memory.text).toContain('vitest');
+    const second = await reindex(store, embedder, { batchSize: 2 });
+    expect(second).toMatchObject({ embedded: 5, vectors: 7, remaining: 0, complete: true, cleared: false });
+    await store.close();
+  });
+
+  it('switching to another dimension clears the index and rebuilds it', async () => {
+    const store = await seeded();
+    await reindex(store, createHashEmbedder({ dimension: 64 }));
+    const summary = await reindex(store, createHashEmbedder({ dimension: 32 }));
+    expect(summary).toMatchObject({ model: 'hash:v1:32', previous: { model: 'hash:v1:64', dimension: 64 }, cleared: true, embedded: 7, vectors: 7 });
+    expect(await store.vectorModel()).toEqual({ model: 'hash:v1:32', dimension: 32 });
+    const result = await createCairn({ store, embedder: createHashEmbedder({ dimension: 32 }), project: 'p' }).recall({ query: 'staging cluster', touch: false });
+    expect(result.mode).toBe('hybrid');
+    await store.close();
+  });
+
+  it('a mismatched embedder without reindex is a clear EMBEDDER_MISMATCH error, on recall and on write', async () => {
+    const store = await seeded();
+    await reindex(store, createHashEmbedder({ dimension: 64 }));
+    const other = createCairn({ store, embedder: createHashEmbedder({ dimension: 16 }), project: 'p' });
+    const recall = other.recall({ query: 'staging', touch: false });
+    await expect(recall).rejects.toBeInstanceOf(CairnError);
+    await expect(other.recall({ query: 'staging', touch: false })).rejects.toMatchObject({ code: 'EMBEDDER_MISMATCH', message: expect.stringMatching(/reindex/) });
+    await expect(other.remember({ text: 'a brand new finding about caching' })).rejects.toMatchObject({ code: 'EMBEDDER_MISMATCH' });
+    await store.close();
+  });
+
+  it('rejects a bad batch size', async () => {
+    const store = await seeded();
+    await expect(reindex(store, createHashEmbedder(), { batchSize: 0 })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await store.close();
+  });
+});
+
+describe('cairn reindex', () => {
+  it('builds, switches and reports as JSON; a mismatch without reindex fails with EMBEDDER_MISMATCH', async () => {
+    const home = tempDir('cairn-reindex-cli-');
+    dirs.push(home);
+    for (const text of TEXTS.slice(0, 4)) {
+      const added = await runCli(['remember', text, '--json'], { home, cwd: home });
+      expect(added.code).toBe(0);
+    }
+    const none = await runCli(['reindex', '--json'], { home, cwd: home, env: {} });
+    expect(none.code).toBe(1);
+    expect(JSON.parse(none.stdout).error.code).toBe('INVALID_INPUT');
+
+    const built = await runCli(['reindex', '--embedder', 'hash:64', '--batch', '2', '--json'], { home, cwd: home });
+    expect(built.code).toBe(0);
+    expect(JSON.parse(built.stdout)).toMatchObject({ model: 'hash:v1:64', spec: 'hash:64', embedded: 4, batches: 2, vectors: 4, cleared: false, complete: true });
+
+    const env = { CAIRN_EMBEDDER: 'hash:32' };
+    const mismatch = await runCli(['recall', 'staging cluster', '--json'], { home, cwd: home, env });
+    expect(mismatch.code).toBe(1);
+    expect(JSON.parse(mismatch.stdout).error.code).toBe('EMBEDDER_MISMATCH');
+    expect(mismatch.stderr).toMatch(/reindex/);
+
+    const switched = await runCli(['reindex', '--json'], { home, cwd: home, env });
+    expect(switched.code).toBe(0);
+    expect(JSON.parse(switched.stdout)).toMatchObject({ model: 'hash:v1:32', cleared: true, previous: { model: 'hash:v1:64' }, embedded: 4, vectors: 4 });
+    const recalled = await runCli(['recall', 'staging cluster', '--json'], { home, cwd: home, env });
+    expect(recalled.code).toBe(0);
+
+    const human = await runCli(['reindex', '--embedder', 'hash:32'], { home, cwd: home });
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(/hash:v1:32 \(32 dims\): embedded 0 memories/);
+  });
+});
