@@ -5,8 +5,10 @@
  * disk keeps its history; bad input never throws (it is counted, with file and line).
  */
 import { lstatSync, readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Clock, IngestCursor, Logger, SubstrateStore } from '../types.js';
+import { createReaderPool, defaultWorkerUrl, workerScriptExists, type ReaderPool } from './pool.js';
 import { readTranscript } from './read.js';
 import type { ReadOptions, ReadResult } from './types.js';
 
@@ -32,17 +34,42 @@ export interface IngestDeps {
   /** Reader limits (tests use small ones). */
   read?: Pick<ReadOptions, 'maxBytes' | 'maxLineBytes'>;
   /**
-   * Reads one file from its cursor; swap in one that runs {@link readTranscript} in a worker
-   * thread to spread parsing over several cores.
-   * @default readTranscript (synchronous, in this thread)
+   * Reads one file from its cursor. When given, it is used as is (and `workers` is ignored).
+   * @default readTranscript in this thread, or in worker threads for a large run (see `workers`)
    */
   reader?: TranscriptReader;
   /**
-   * Files in flight at once. Only useful with an asynchronous `reader`.
-   * @default 1
+   * Files in flight at once: several workers read while this thread writes, and the passes that
+   * finish together are committed together (see `SubstrateStore.writeSubstrate`).
+   * @default 4; with the worker pool, four per worker
    */
   concurrency?: number;
+  /**
+   * Worker threads for a large run: when the changed files hold at least `minBytes`, they are
+   * parsed and tokenized by a pool of `size` workers (see pool.ts) while this thread writes;
+   * a smaller run — a hook's one transcript — stays in this thread and pays no start-up.
+   * `false`: always in this thread. Runs from TypeScript sources (no built worker script) stay
+   * in this thread too.
+   * @default { minBytes: 16 MiB, size: os.availableParallelism() }
+   */
+  workers?: false | WorkerOptions;
 }
+
+/** See {@link IngestDeps.workers}. */
+export interface WorkerOptions {
+  /** @default 16 MiB ({@link WORKERS_MIN_BYTES}) */
+  minBytes?: number;
+  /** @default os.availableParallelism() */
+  size?: number;
+  /** The worker script. @default worker.js beside pool.js */
+  url?: URL;
+}
+
+/**
+ * Below this many changed bytes a run is read in this thread: starting the workers takes about
+ * 100 ms, what this thread reads of a transcript in that time.
+ */
+export const WORKERS_MIN_BYTES = 16 * 1024 * 1024;
 
 /** The shape of {@link readTranscript}, possibly asynchronous (e.g. backed by a worker pool). */
 export type TranscriptReader = (path: string, cursor: IngestCursor | null, options: ReadOptions) => ReadResult | Promise<ReadResult>;
@@ -77,6 +104,8 @@ export interface IngestSummary {
   seconds: number;
   /** Read throughput in MB/s (10^6 bytes). */
   mbPerSecond: number;
+  /** Worker threads that read this run; 0 when it was read in this thread (or by a given `reader`). */
+  workers: number;
 }
 
 const MAX_SAMPLES = 50;
@@ -200,6 +229,7 @@ export async function ingestPaths(paths: string[], deps: IngestDeps): Promise<In
     bytes: 0,
     seconds: 0,
     mbPerSecond: 0,
+    workers: 0,
   };
   const skip = (path: string, reason: string): void => {
     summary.skipped++;
@@ -239,7 +269,10 @@ export async function ingestPaths(paths: string[], deps: IngestDeps): Promise<In
   const sessions = new Set<string>();
   // A boundary read in one pass and its summary in the next are one compaction.
   const compactions = new Set<string>();
-  const read = deps.reader ?? readTranscript;
+  const pool = deps.reader === undefined ? startPool(deps, bytesTotal, work.length) : null;
+  const read: TranscriptReader = deps.reader ?? pool?.read ?? readTranscript;
+  const concurrency = deps.concurrency ?? (pool !== null ? 4 * pool.size : 4);
+  summary.workers = pool?.size ?? 0;
   let filesDone = 0;
   let bytesDone = 0;
 
@@ -296,11 +329,30 @@ export async function ingestPaths(paths: string[], deps: IngestDeps): Promise<In
       await ingestFile(item.file, item.cursor);
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(deps.concurrency ?? 1, work.length)) }, lane));
+  try {
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, work.length)) }, lane));
+  } finally {
+    await pool?.close();
+  }
 
   summary.sessions = sessions.size;
   summary.compactions = compactions.size;
   summary.seconds = (performance.now() - started) / 1000;
   summary.mbPerSecond = summary.seconds > 0 ? summary.bytes / 1e6 / summary.seconds : 0;
   return summary;
+}
+
+/** The worker pool for a run large enough to repay its start-up, or null to read in this thread. */
+function startPool(deps: IngestDeps, bytes: number, files: number): ReaderPool | null {
+  if (deps.workers === false || files === 0) return null;
+  const options = deps.workers ?? {};
+  if (bytes < (options.minBytes ?? WORKERS_MIN_BYTES)) return null;
+  const url = options.url ?? defaultWorkerUrl();
+  if (!workerScriptExists(url)) {
+    deps.logger.debug('ingest: no built worker script, reading in this thread', { url: url.href });
+    return null;
+  }
+  // One worker per core, but never more than there are files to read.
+  const size = Math.max(1, Math.min(options.size ?? availableParallelism(), files));
+  return createReaderPool({ size, workerUrl: url, logger: deps.logger });
 }

@@ -1,0 +1,230 @@
+/**
+ * A pool of worker threads that read transcripts for the ingest runner: each worker parses a
+ * file from its cursor ({@link readTranscript}) and computes its turns' full-text index terms,
+ * so parsing and tokenizing use every core while the main thread only writes to the store.
+ *
+ * It never loses a file and never hangs: a worker that dies (a crash, out of memory, a script
+ * that cannot load) hands its file back to this thread, which reads it, and is replaced; when
+ * workers cannot be kept alive, the pool reads everything in this thread. A reader that throws
+ * inside a worker (a bug: readers do not throw for bad input) rejects that one read, exactly as
+ * it would in this thread, and the runner reports the file and keeps its cursor.
+ */
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { turnIndexText } from '../store/sqlite/substrate.js';
+import type { IngestCursor, Logger } from '../types.js';
+import { readTranscript } from './read.js';
+import type { ReadOptions, ReadResult } from './types.js';
+
+/** One read, as posted to a worker. */
+export interface ReadRequest {
+  id: number;
+  path: string;
+  cursor: IngestCursor | null;
+  options: ReadOptions;
+  /** Attach each turn's index terms (`TurnRecord.terms`). */
+  terms: boolean;
+}
+
+/** What a worker posts: once `ready` (loaded), then one answer per {@link ReadRequest}. */
+export type WorkerMessage = { type: 'ready' } | { type: 'result'; id: number; result: ReadResult } | { type: 'error'; id: number; error: string };
+
+/** What a worker does for one request (also run in this thread when a worker dies). */
+export function readWithTerms(request: Pick<ReadRequest, 'path' | 'cursor' | 'options' | 'terms'>): ReadResult {
+  const result = readTranscript(request.path, request.cursor, request.options);
+  if (request.terms) for (const turn of result.batch.turns) turn.terms = turnIndexText(turn);
+  return result;
+}
+
+export interface ReaderPoolOptions {
+  /**
+   * Worker threads.
+   * @default os.availableParallelism()
+   */
+  size?: number;
+  /**
+   * The worker script (tests point it at a build of worker.ts).
+   * @default worker.js beside this module
+   */
+  workerUrl?: URL;
+  /**
+   * Compute each turn's index terms in the workers.
+   * @default true
+   */
+  terms?: boolean;
+  /** Where worker failures are reported. @default silent */
+  logger?: Logger;
+  /**
+   * How many dead workers are replaced before the pool stops starting new ones.
+   * @default 2 × size
+   */
+  maxRestarts?: number;
+}
+
+/** Counters of a pool's life, for summaries and tests. */
+export interface ReaderPoolStats {
+  /** Workers started (replacements included). */
+  started: number;
+  /** Workers that died while the pool was open. */
+  died: number;
+  /** Reads done in this thread because a worker died or none could start. */
+  readsHere: number;
+}
+
+export interface ReaderPool {
+  /** Worker threads asked for. */
+  readonly size: number;
+  /** A `TranscriptReader` for the runner: resolves with the file's next pass. */
+  read(path: string, cursor: IngestCursor | null, options: ReadOptions): Promise<ReadResult>;
+  stats(): ReaderPoolStats;
+  /** Stop the workers; reads still queued are rejected. */
+  close(): Promise<void>;
+}
+
+/** worker.js beside this module: present in the built package, absent when running from sources. */
+export function defaultWorkerUrl(): URL {
+  return new URL('./worker.js', import.meta.url);
+}
+
+/** Whether a worker script exists at `url` (false when running from TypeScript sources without a build). */
+export function workerScriptExists(url: URL = defaultWorkerUrl()): boolean {
+  try {
+    return url.protocol === 'file:' && existsSync(fileURLToPath(url));
+  } catch {
+    return false;
+  }
+}
+
+interface Job {
+  request: ReadRequest;
+  resolve(result: ReadResult): void;
+  reject(error: Error): void;
+}
+
+interface Slot {
+  worker: Worker;
+  job: Job | null;
+  /** Loaded and listening: only then is it given reads. One that dies before cannot load, and is not replaced. */
+  ready: boolean;
+}
+
+const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+/**
+ * Start a pool of transcript-reading workers. Close it when done (idle workers do not keep the
+ * process alive, but they hold memory).
+ * @example
+ * const pool = createReaderPool();
+ * try {
+ *   await ingestPaths(paths, { substrate, clock, logger, reader: pool.read, concurrency: 2 * pool.size });
+ * } finally {
+ *   await pool.close();
+ * }
+ */
+export function createReaderPool(options: ReaderPoolOptions = {}): ReaderPool {
+  const size = Math.max(1, Math.floor(options.size ?? availableParallelism()));
+  const url = options.workerUrl ?? defaultWorkerUrl();
+  const terms = options.terms ?? true;
+  const logger = options.logger ?? silent;
+  const maxRestarts = options.maxRestarts ?? 2 * size;
+  const queue: Job[] = [];
+  const slots = new Set<Slot>();
+  const stats: ReaderPoolStats = { started: 0, died: 0, readsHere: 0 };
+  let restarts = 0;
+  let closed = false;
+  let nextId = 1;
+
+  const readHere = (job: Job): void => {
+    stats.readsHere++;
+    try {
+      job.resolve(readWithTerms(job.request));
+    } catch (error) {
+      job.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  };
+
+  const pump = (): void => {
+    for (const slot of slots) {
+      if (!slot.ready || slot.job !== null) continue;
+      const job = queue.shift();
+      if (job === undefined) return;
+      slot.job = job;
+      // Busy workers keep the process alive until they answer; idle ones do not.
+      slot.worker.ref();
+      slot.worker.postMessage(job.request);
+    }
+    // No worker left: read here rather than wait forever.
+    if (slots.size === 0) for (let job = queue.shift(); job !== undefined; job = queue.shift()) readHere(job);
+  };
+
+  const spawn = (): void => {
+    let worker: Worker;
+    try {
+      worker = new Worker(url);
+    } catch (error) {
+      logger.warn('ingest: cannot start a reader worker', { error: String(error) });
+      return;
+    }
+    stats.started++;
+    const slot: Slot = { worker, job: null, ready: false };
+    slots.add(slot);
+    worker.unref();
+    worker.on('message', (message: WorkerMessage) => {
+      if (message.type === 'ready') {
+        slot.ready = true;
+        pump();
+        return;
+      }
+      const job = slot.job;
+      if (job === null || job.request.id !== message.id) return;
+      slot.job = null;
+      worker.unref();
+      if (message.type === 'error') job.reject(new Error(message.error));
+      else job.resolve(message.result);
+      pump();
+    });
+    worker.on('error', (error) => {
+      logger.warn('ingest: reader worker failed', { error: String(error) });
+    });
+    worker.on('exit', (code) => {
+      slots.delete(slot);
+      const job = slot.job;
+      slot.job = null;
+      if (closed) {
+        job?.reject(new Error('reader pool closed'));
+        return;
+      }
+      stats.died++;
+      logger.warn('ingest: reader worker exited', { code, path: job?.request.path ?? null });
+      // The file it was reading is read here: a dead worker never costs a file.
+      if (job !== null) readHere(job);
+      if (slot.ready && restarts < maxRestarts) {
+        restarts++;
+        spawn();
+      }
+      pump();
+    });
+  };
+
+  for (let i = 0; i < size; i++) spawn();
+
+  return {
+    size,
+    read(path, cursor, readOptions) {
+      if (closed) return Promise.reject(new Error('reader pool closed'));
+      return new Promise<ReadResult>((resolve, reject) => {
+        queue.push({ request: { id: nextId++, path, cursor, options: readOptions, terms }, resolve, reject });
+        pump();
+      });
+    },
+    stats: () => ({ ...stats }),
+    async close() {
+      if (closed) return;
+      closed = true;
+      for (let job = queue.shift(); job !== undefined; job = queue.shift()) job.reject(new Error('reader pool closed'));
+      await Promise.all([...slots].map((slot) => slot.worker.terminate()));
+    },
+  };
+}

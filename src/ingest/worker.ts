@@ -1,0 +1,22 @@
+/**
+ * The ingest worker thread (started by pool.ts): reads one transcript file per request and
+ * computes every turn's full-text index terms, so the thread that writes to the store only
+ * writes. Messages carry plain data (structured clone).
+ */
+import { parentPort } from 'node:worker_threads';
+import { readWithTerms, type ReadRequest, type WorkerMessage } from './pool.js';
+
+const port = parentPort;
+if (port !== null) {
+  port.on('message', (request: ReadRequest) => {
+    let message: WorkerMessage;
+    try {
+      message = { type: 'result', id: request.id, result: readWithTerms(request) };
+    } catch (error) {
+      // readTranscript does not throw for bad input; this is a bug, reported for that one file.
+      message = { type: 'error', id: request.id, error: error instanceof Error ? error.message : String(error) };
+    }
+    port.postMessage(message);
+  });
+  port.postMessage({ type: 'ready' } satisfies WorkerMessage);
+}
