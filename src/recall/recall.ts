@@ -149,7 +149,7 @@ export async function recall(deps: Deps, input: RecallInput): Promise<RecallResu
     });
     scored.push({ memory, why });
   }
-  scored.sort((a, b) => precedence(b.memory) - precedence(a.memory) || b.why.score - a.why.score);
+  scored.sort((a, b) => precedence(b.memory, deps.session) - precedence(a.memory, deps.session) || b.why.score - a.why.score);
   const top = scored.slice(0, k);
   const hits: RecallHit[] = top.map(({ memory, why }) => ({
     memory,

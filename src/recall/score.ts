@@ -133,9 +133,12 @@ export function compositeScore(input: ScoreInput): Why {
   };
 }
 
-/** Pinned memories and continuation state come first; then by score. */
-export function precedence(memory: Memory): number {
+/**
+ * Pinned memories come first, then the continuation state of the session being worked in; then
+ * by score. Another session's continuation competes on score like anything else (it decays in days).
+ */
+export function precedence(memory: Memory, session: string | null = null): number {
   if (memory.pinned) return 2;
-  if (memory.kind === 'continuation') return 1;
+  if (memory.kind === 'continuation' && session !== null && memory.session === session) return 1;
   return 0;
 }
