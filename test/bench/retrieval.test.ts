@@ -1,0 +1,166 @@
+import { cpSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadBeir, quickSubset, runBeirSet } from '../../src/bench/suites/beir.js';
+import { normalizeDiaId, parseLocomo, runLocomo, turnText } from '../../src/bench/suites/locomo.js';
+import type { BenchReport, SuiteResult } from '../../src/bench/types.js';
+import { runCli, tempDir } from '../helpers/cli.js';
+
+const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
+const BEIR_TINY = join(FIXTURES, 'beir-tiny');
+const LOCOMO_TINY = join(FIXTURES, 'locomo-tiny.json');
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+function scratch(prefix: string): string {
+  const dir = tempDir(prefix);
+  dirs.push(dir);
+  return dir;
+}
+
+/** A `--data` folder laid out like ../shared/data, from the tiny fixtures. */
+function dataDir(): string {
+  const data = scratch('cairn-retrieval-data-');
+  cpSync(BEIR_TINY, join(data, 'beir', 'scifact'), { recursive: true });
+  mkdirSync(join(data, 'beir', 'cosqa', 'qrels'), { recursive: true });
+  cpSync(join(BEIR_TINY, 'corpus.jsonl'), join(data, 'beir', 'cosqa', 'corpus.jsonl'));
+  cpSync(join(BEIR_TINY, 'queries.jsonl'), join(data, 'beir', 'cosqa', 'queries_test.jsonl'));
+  cpSync(join(BEIR_TINY, 'qrels', 'test.tsv'), join(data, 'beir', 'cosqa', 'qrels', 'test.tsv'));
+  mkdirSync(join(data, 'locomo'));
+  cpSync(LOCOMO_TINY, join(data, 'locomo', 'locomo-dev.json'));
+  return data;
+}
+
+const inUnitRange = (value: number) => value >= 0 && value <= 1;
+
+function expectOk(report: BenchReport, suite: string): SuiteResult {
+  expect(report.schema).toBe('cairn-bench/1');
+  const result = report.results[0] as SuiteResult;
+  expect(result).toMatchObject({ suite, status: 'ok', reason: null });
+  for (const d of result.datasets) {
+    expect(d.sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(d.generator).toBeNull();
+  }
+  for (const m of result.metrics) {
+    expect(m.unit).toBe('share');
+    if (m.value !== null) expect(inUnitRange(m.value)).toBe(true);
+    else expect(m.note).toMatch(/skipped/);
+  }
+  return result;
+}
+
+describe('beir suite', () => {
+  it('reads a BEIR folder: title + text, judged queries only, graded qrels', () => {
+    const set = loadBeir(BEIR_TINY, 'tiny');
+    expect(set).not.toBeNull();
+    expect(set!.corpus).toHaveLength(12);
+    expect(set!.corpus[0]).toEqual({ id: 'd1', text: 'Vitamin D and bone density\nVitamin D supplementation increases bone mineral density in older adults with deficiency.' });
+    expect(set!.corpus.find((d) => d.id === 'd7')!.text.startsWith('def read_json')).toBe(true);
+    expect(set!.queries.map((q) => q.id)).toEqual(['q1', 'q2', 'q3', 'q4']);
+    expect(set!.qrels.get('q2')).toEqual(new Map([['d2', 1], ['d9', 1]]));
+    expect(loadBeir(join(BEIR_TINY, 'nope'), 'x')).toBeNull();
+  });
+
+  it('the quick subset keeps the first queries, their documents and a few others', () => {
+    const set = loadBeir(BEIR_TINY, 'tiny')!;
+    const quick = quickSubset(set, 2, 3);
+    expect(quick.queries.map((q) => q.id)).toEqual(['q1', 'q2']);
+    const ids = quick.corpus.map((d) => d.id);
+    expect(ids).toEqual(expect.arrayContaining(['d1', 'd2', 'd9']));
+    expect(ids).toHaveLength(6);
+  });
+
+  it('measures BM25, vectors and hybrid through cairn, merging duplicate texts and skipping the query\'s own id', async () => {
+    const set = loadBeir(BEIR_TINY, 'tiny')!;
+    const result = await runBeirSet(scratch('cairn-beir-'), set, { project: 'beir-tiny', staticFolder: null });
+    expect(result).toMatchObject({ documents: 12, memories: 11, merged: 1, rejected: 0, queries: 4 });
+    expect(Object.keys(result.modes)).toEqual(['bm25', 'vector hash:v1:1024', 'hybrid hash:v1:1024']);
+    for (const mode of Object.values(result.modes)) {
+      for (const value of [mode.ndcgAt10, mode.recallAt10, mode.recallAt100, mode.mrrAt10]) expect(inUnitRange(value)).toBe(true);
+      expect(mode.queries).toBe(4);
+    }
+    // q4's judged document "q4" shares the query's id, so at most half of q4's judgements count.
+    expect(result.modes.bm25!.recallAt100).toBeCloseTo(0.875, 6);
+    expect(result.modes.bm25!.ndcgAt10).toBeGreaterThan(0.5);
+    expect(result.notes.join(' ')).toMatch(/static embedder skipped/);
+  });
+
+  it('runs from the CLI on SciFact- and CoSQA-shaped folders, and skips without data', async () => {
+    const home = scratch('cairn-beir-home-');
+    const run = await runCli(['bench', 'beir', '--quick', '--data', dataDir(), '--json'], { home, cwd: home });
+    expect(run.code).toBe(0);
+    const result = expectOk(run.json<BenchReport>(), 'beir');
+    const names = result.metrics.map((m) => m.name);
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'SciFact nDCG@10 (bm25)',
+        'SciFact recall@100 (bm25)',
+        'SciFact nDCG@10 (vector hash:v1:1024)',
+        'SciFact nDCG@10 (hybrid hash:v1:1024)',
+        'CoSQA MRR@10 (bm25)',
+        'CoSQA MRR@10 (hybrid hash:v1:1024)',
+      ]),
+    );
+    const scifact = result.metrics.find((m) => m.name === 'SciFact nDCG@10 (bm25)')!;
+    expect(scifact.target).toEqual({ op: '>=', value: 0.7 });
+    expect(scifact.anchor).toMatch(/0\.665/);
+    expect(result.datasets.map((d) => d.name)).toEqual(['beir/scifact (quick subset)', 'beir/cosqa (quick subset)']);
+
+    const none = await runCli(['bench', 'beir', '--quick', '--data', scratch('cairn-empty-'), '--json'], { home, cwd: home });
+    expect(none.code).toBe(0);
+    expect(none.json<BenchReport>().results[0]).toMatchObject({ status: 'skipped', reason: expect.stringMatching(/no BEIR data/) });
+  });
+});
+
+describe('locomo suite', () => {
+  it('normalises dialogue ids and counts what it cannot', () => {
+    expect(normalizeDiaId('D1:3')).toBe('D1:3');
+    expect(normalizeDiaId('D:11:26')).toBe('D11:26');
+    expect(normalizeDiaId('D30:05')).toBe('D30:5');
+    expect(normalizeDiaId(' D2:1 ')).toBe('D2:1');
+    expect(normalizeDiaId('bogus')).toBeNull();
+    expect(turnText('Ana', '8 May, 2023', 'hello', 'a dog')).toBe('Ana (8 May, 2023): hello [shares a photo: a dog]');
+  });
+
+  it('reads conversations and the questions of categories 1–4', () => {
+    const data = parseLocomo(JSON.parse(readFileSync(LOCOMO_TINY, 'utf8')) as unknown);
+    expect(data.conversations.map((c) => [c.id, c.turns.length])).toEqual([
+      ['conv-a', 5],
+      ['conv-b', 2],
+    ]);
+    expect(data.conversations[0]!.turns[2]).toEqual({ diaId: 'D1:3', text: 'Ana (1:56 pm on 8 May, 2023): I adopted a puppy named Biscuit last week. [shares a photo: a photo of a small brown dog]' });
+    expect(data.questions.map((q) => [q.conversation, q.category, q.evidence])).toEqual([
+      ['conv-a', 1, ['D1:3']],
+      ['conv-a', 2, ['D1:2', 'D2:1']],
+      ['conv-a', 4, ['D2:2', 'D1:1']],
+      ['conv-b', 1, ['D1:2']],
+    ]);
+    expect(data.badEvidence).toBe(2);
+    expect(data.noEvidence).toBe(1);
+  });
+
+  it('recalls evidence turns within each conversation, BM25 and hybrid', async () => {
+    const data = parseLocomo(JSON.parse(readFileSync(LOCOMO_TINY, 'utf8')) as unknown);
+    const result = await runLocomo(scratch('cairn-locomo-'), data);
+    expect(result).toMatchObject({ conversations: 2, turns: 7, memories: 7, questions: 4 });
+    expect(Object.keys(result.modes)).toEqual(['bm25', 'hybrid hash:v1:1024']);
+    for (const mode of Object.values(result.modes)) {
+      for (const value of [mode.recallAt5, mode.recallAt10, mode.anyAt10]) expect(inUnitRange(value)).toBe(true);
+      expect(mode.recallAt10).toBeGreaterThanOrEqual(mode.recallAt5);
+      expect(Object.keys(mode.byCategory).sort()).toEqual(['1', '2', '4']);
+    }
+    expect(result.modes.bm25!.byCategory['1']!.recallAt10).toBe(1);
+  });
+
+  it('runs from the CLI', async () => {
+    const home = scratch('cairn-locomo-home-');
+    const run = await runCli(['bench', 'locomo', '--quick', '--data', dataDir(), '--json'], { home, cwd: home });
+    expect(run.code).toBe(0);
+    const result = expectOk(run.json<BenchReport>(), 'locomo');
+    const at5 = result.metrics.find((m) => m.name === 'evidence recall@5 (bm25)')!;
+    expect(at5.target).toEqual({ op: '>=', value: 0.8 });
+    expect(result.metrics.map((m) => m.name)).toContain('evidence recall@10 (hybrid hash:v1:1024)');
+  });
+});
