@@ -32,12 +32,14 @@ export interface WebAppOptions {
   /** Folder of the page's files. @default src/web/static of this package */
   staticDir?: string;
   /**
-   * Start the background work the overview needs (the catalog scan, the store's counts) now
-   * rather than on first use. `startUi` sets it.
+   * Start the background work the overview needs (the catalog scan) shortly after start rather
+   * than on first use. `startUi` sets it.
    * @default false
    */
   warm?: boolean;
 }
+
+const WARM_DELAY_MS = 5000;
 
 /** Content-Security-Policy: only this origin's scripts and styles; no inline script, no framing. */
 const CSP = [
@@ -63,8 +65,10 @@ export function createWebApp(cairn: Cairn, options: WebAppOptions): Hono {
   const files = loadStatic(options.staticDir ?? STATIC_DIR);
   const state = createWebState(cairn);
   if (options.warm) {
-    state.catalog.build().catch((error: unknown) => cairn.deps.logger.warn('ui: catalog scan failed', { error: String(error) }));
-    state.status().catch(() => {});
+    // After the first page has had time to load: the scan competes with it for the event loop.
+    setTimeout(() => {
+      state.catalog.build().catch((error: unknown) => cairn.deps.logger.warn('ui: catalog scan failed', { error: String(error) }));
+    }, WARM_DELAY_MS).unref();
   }
 
   app.onError((error, c) => {

@@ -39,7 +39,8 @@ interface Entry {
   sessions: string[];
 }
 
-const PAGE = 1000;
+/** Rows per page of the scan: small enough that requests wait at most a few ms behind it. */
+const PAGE = 500;
 /** Events read per refresh; more changes than this since the last refresh means a rescan. */
 const EVENT_WINDOW = 5000;
 /** A full rescan this often anyway (catches anything the event log does not show). */
@@ -55,7 +56,8 @@ function entryOf(m: Memory): Entry {
   return { active: m.validTo === null && m.deletedAt === null, tags: m.tags, project: m.project, source: m.source, sessions: [...sessions] };
 }
 
-const yieldToRequests = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+/** Pause between pages as long as the page took, so the scan takes at most half the event loop. */
+const yieldToRequests = (busyMs: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, Math.min(50, Math.max(2, busyMs))));
 
 /** The catalog of one cairn, built in the background and refreshed from the event log. */
 export class CatalogCache {
@@ -109,6 +111,11 @@ export class CatalogCache {
     return this.snapshot;
   }
 
+  /** The catalog if the first scan is done, else null — without starting it. */
+  async peek(): Promise<Catalog | null> {
+    return this.ready ? this.get() : null;
+  }
+
   /** The catalog, waiting up to `ms` for the first scan to finish (null if it has not). */
   async within(ms: number): Promise<Catalog | null> {
     if (!this.ready) {
@@ -130,6 +137,7 @@ export class CatalogCache {
     let after: number | undefined;
     let tiesSeen = 0;
     for (;;) {
+      const pageStarted = performance.now();
       const page = await store.listMemories({
         includeSuperseded: true,
         includeDeleted: true,
@@ -145,7 +153,7 @@ export class CatalogCache {
       const ties = page.filter((m) => m.createdAt === last).length;
       tiesSeen = last === after ? tiesSeen + ties : ties;
       after = last;
-      await yieldToRequests();
+      await yieldToRequests(performance.now() - pageStarted);
     }
     this.entries = entries;
     this.eventMark = mark;

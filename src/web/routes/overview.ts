@@ -45,7 +45,8 @@ export const overviewRoutes: Routes = (api, state) => {
 
   /** Projects and top tags for the filters (from the background scan; partial until it is done). */
   api.get('/projects', async (c) => {
-    const catalog = await state.catalog.within(300);
+    // Not worth starting the scan for: the filters work without counts.
+    const catalog = await state.catalog.peek();
     if (catalog) return c.json({ projects: catalog.projects, tags: catalog.tags, partial: false });
     const known = new Set<string>();
     if (cairn.deps.project) known.add(cairn.deps.project);

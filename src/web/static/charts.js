@@ -6,7 +6,7 @@ export function growthChart({ unit, buckets: raw }, { width = 720, height = 200 
   if (raw.length === 0) return h('p', { class: 'muted' }, 'No memories yet.');
   let running = 0;
   const buckets = raw.map((b) => ({ ...b, total: (running += b.created) }));
-  const pad = { l: 44, r: 52, t: 12, b: 24 };
+  const pad = { l: 48, r: 62, t: 12, b: 24 };
   const w = width - pad.l - pad.r;
   const hgt = height - pad.t - pad.b;
   const maxBar = Math.max(...buckets.map((b) => b.created), 1);

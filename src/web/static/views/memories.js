@@ -338,6 +338,11 @@ export async function render(root, route, app) {
 
   /* ---------------------------------------------------------------- meta (non-blocking) */
 
+  renderFilters();
+  app.actions = selectedRowActions;
+  await Promise.all([load(), renderDetail()]);
+
+  // Counts for the filters after the list: the store answers one query at a time, rows first.
   Promise.all([api.get('/meta').catch(() => null), api.get('/projects').catch(() => null)]).then(([meta, proj]) => {
     if (meta) Object.assign(kindCounts, meta.byKind);
     if (proj) {
@@ -346,10 +351,6 @@ export async function render(root, route, app) {
     }
     renderFilters();
   });
-
-  renderFilters();
-  app.actions = selectedRowActions;
-  await Promise.all([load(), renderDetail()]);
 
   return {
     async update(next) {
