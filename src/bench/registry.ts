@@ -4,10 +4,12 @@
  */
 import { invalid } from '../errors.js';
 import { suiteSpec } from './spec.js';
+import { beirSuite } from './suites/beir.js';
 import { contextSuite } from './suites/context.js';
 import { fidelitySuite } from './suites/fidelity.js';
 import { hooksSuite } from './suites/hooks.js';
 import { ingestSuite } from './suites/ingest.js';
+import { locomoSuite } from './suites/locomo.js';
 import { peersSuite } from './suites/peers.js';
 import { recallSuite } from './suites/recall.js';
 import { rssSuite } from './suites/rss.js';
@@ -32,8 +34,8 @@ export const SUITES: readonly Suite[] = [
   ingestSuite,
   hooksSuite,
   rssSuite,
-  planned('locomo'),
-  planned('beir'),
+  locomoSuite,
+  beirSuite,
   fidelitySuite,
   peersSuite,
 ];
