@@ -3,6 +3,9 @@
  * docs/BENCHMARKS.md (`cairn bench all --write-docs`). Both show, per figure, the target and
  * anchor of SPEC §9, our number, and pass / fail; a suite that did not run says why.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { chartsFor, type ChartFile } from './charts.js';
 import { NOT_IMPLEMENTED } from './registry.js';
 import { SPEC_SUITES, suiteSpec } from './spec.js';
 import type { BenchReport, Dataset, Metric, RunEnv, SuiteResult, Target } from './types.js';
@@ -91,8 +94,45 @@ function summaryStatus(result: SuiteResult | undefined): string {
   return failed === 0 ? `meets target (${judged.length}/${judged.length} judged figures pass)` : `**misses target** (${failed} of ${judged.length} judged figures fail)`;
 }
 
+/** Folder, next to the page, that holds its charts. */
+export const CHART_DIR = 'bench';
+
+export interface RenderDocsOptions {
+  /** Charts to embed, linked as `<chartDir>/<file>` (written by `writeDocs`). @default none */
+  charts?: ChartFile[];
+  /** @default CHART_DIR */
+  chartDir?: string;
+}
+
+/**
+ * Write docs/BENCHMARKS.md (at `path`) and its SVG charts (in `<dirname(path)>/bench/`), the charts
+ * embedded in the page as Markdown images. Returns the files written.
+ */
+export function writeDocs(report: BenchReport, path: string): string[] {
+  const charts = chartsFor(report);
+  const dir = join(dirname(path), CHART_DIR);
+  const written: string[] = [];
+  if (charts.length > 0) mkdirSync(dir, { recursive: true });
+  for (const chart of charts) {
+    const file = join(dir, chart.file);
+    writeFileSync(file, chart.svg);
+    written.push(file);
+  }
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, renderDocs(report, { charts, chartDir: CHART_DIR }));
+  written.push(path);
+  return written;
+}
+
+function chartLines(options: RenderDocsOptions): string[] {
+  const charts = options.charts ?? [];
+  if (charts.length === 0) return [];
+  const dir = options.chartDir ?? CHART_DIR;
+  return ['', '## Charts', '', ...charts.flatMap((c) => [`![${c.title}](${dir}/${c.file})`, ''])].slice(0, -1);
+}
+
 /** docs/BENCHMARKS.md for a report (a full `bench all` run gives the complete page). */
-export function renderDocs(report: BenchReport): string {
+export function renderDocs(report: BenchReport, options: RenderDocsOptions = {}): string {
   const env = report.env;
   const byName = new Map(report.results.map((r) => [r.suite, r]));
   const lines: string[] = [
@@ -122,6 +162,7 @@ export function renderDocs(report: BenchReport): string {
       ['suite', 'target (SPEC §9)', 'status'],
       SPEC_SUITES.map((spec) => [`[${spec.name}](#${spec.name})`, spec.target, summaryStatus(byName.get(spec.name))]),
     ),
+    ...chartLines(options),
   ];
   for (const spec of SPEC_SUITES) {
     const result = byName.get(spec.name);

@@ -429,6 +429,14 @@ export interface PeersOptions {
   peers?: Peer[];
   /** Include cairn's own row (default true). */
   cairn?: boolean;
+  /** Synthetic corpus size. @default 10,000 (quick: 1,000) */
+  size?: number;
+  /** Known-answer queries timed. @default 200 (quick: 50) */
+  queries?: number;
+  /** Writes timed (plus 5 warmup). @default 200 (quick: 50) */
+  writes?: number;
+  /** LoCoMo conversations used. @default all (quick: the first) */
+  conversations?: number;
 }
 
 export function createPeersSuite(options: PeersOptions = {}): Suite {
@@ -436,9 +444,9 @@ export function createPeersSuite(options: PeersOptions = {}): Suite {
     name: 'peers',
     description: 'the synthetic write/recall workload and LoCoMo dev retrieval through cairn and through peer tools from npm (MCP reference memory server, vectra, minisearch), one table',
     async run(ctx: BenchContext): Promise<SuiteOutcome> {
-      const size = ctx.quick ? 1000 : 10_000;
-      const queryCount = ctx.quick ? 50 : 200;
-      const writeCount = (ctx.quick ? 50 : 200) + 5;
+      const size = options.size ?? (ctx.quick ? 1000 : 10_000);
+      const queryCount = options.queries ?? (ctx.quick ? 50 : 200);
+      const writeCount = (options.writes ?? (ctx.quick ? 50 : 200)) + 5;
       const label = `@${sizeLabel(size)}`;
       const peers = options.peers ?? defaultPeers();
       const datasets: Dataset[] = [];
@@ -450,7 +458,7 @@ export function createPeersSuite(options: PeersOptions = {}): Suite {
         const raw = readFileSync(locomoFile);
         datasets.push({ name: 'locomo-dev', sha256: createHash('sha256').update(raw).digest('hex'), generator: null, buildMs: null, cachedBuildMs: null });
       }
-      const convs = locomo ? (ctx.quick ? locomo.conversations.slice(0, 1) : locomo.conversations) : [];
+      const convs = locomo ? locomo.conversations.slice(0, options.conversations ?? (ctx.quick ? 1 : locomo.conversations.length)) : [];
 
       const rows: { peer: string; version: string | null; how: string; synthetic: SyntheticRow; locomo: LocomoRow }[] = [];
       const noLocomo: LocomoRow = { status: 'skipped', reason: `no ${locomoFile} (pass --data)`, recallAt5: null, recallAt10: null, questions: 0 };

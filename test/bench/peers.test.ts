@@ -1,0 +1,113 @@
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createPeersSuite, defaultPeers, installedVersion, loadLocomo, normalizeEvidence, type Peer } from '../../src/bench/suites/peers.js';
+import type { BenchContext } from '../../src/bench/types.js';
+import { tempDir } from '../helpers/cli.js';
+
+const root = tempDir('cairn-bench-peers-');
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/** A two-session conversation whose questions each point at one turn. */
+function writeLocomo(dataDir: string): void {
+  mkdirSync(join(dataDir, 'locomo'), { recursive: true });
+  const sample = {
+    sample_id: 'conv-test',
+    conversation: {
+      speaker_a: 'Ann',
+      speaker_b: 'Bob',
+      session_1: [
+        { speaker: 'Ann', dia_id: 'D1:1', text: 'I adopted a grey kitten called Pixel last week.' },
+        { speaker: 'Bob', dia_id: 'D1:2', text: 'Nice! I started learning the cello in March.' },
+        { speaker: 'Ann', dia_id: 'D1:3', text: 'My sister lives in Lisbon and teaches chemistry.' },
+      ],
+      session_1_date_time: '1 May 2023',
+      session_2: [
+        { speaker: 'Bob', dia_id: 'D2:1', text: 'We hiked the volcano trail on Saturday.', blip_caption: 'a photo of a crater' },
+        { speaker: 'Ann', dia_id: 'D2:2', text: 'Pixel knocked my coffee over again.' },
+      ],
+    },
+    qa: [
+      { question: 'What is the name of the kitten Ann adopted?', answer: 'Pixel', evidence: ['D1:1'], category: 1 },
+      { question: 'Which instrument is Bob learning?', answer: 'cello', evidence: ['D:1:2'], category: 2 },
+      { question: 'Where does Ann sister live and teach chemistry?', answer: 'Lisbon', evidence: ['D1:3; D1:03'], category: 3 },
+      { question: 'Which trail did Bob hike?', answer: 'volcano', evidence: ['D2:1'], category: 4 },
+      { question: 'adversarial', adversarial_answer: 'x', evidence: ['D2:2'], category: 5 },
+      { question: 'broken evidence', answer: 'x', evidence: ['D9:99'], category: 1 },
+    ],
+  };
+  writeFileSync(join(dataDir, 'locomo', 'locomo-dev.json'), JSON.stringify([sample]));
+}
+
+function context(dataDir: string): BenchContext {
+  return { quick: true, seed: 7, sizes: [200], dataDir, cacheDir: join(root, 'cache'), log: () => {} };
+}
+
+describe('LoCoMo loading', () => {
+  it('repairs malformed evidence ids and keeps categories 1-4 with known evidence', () => {
+    expect(normalizeEvidence('D8:6; D9:17')).toEqual(['D8:6', 'D9:17']);
+    expect(normalizeEvidence('D:11:26')).toEqual(['D11:26']);
+    expect(normalizeEvidence('D30:05')).toEqual(['D30:5']);
+    expect(normalizeEvidence('nonsense')).toEqual([]);
+    const dataDir = join(root, 'data-load');
+    writeLocomo(dataDir);
+    const { conversations, malformed } = loadLocomo(join(dataDir, 'locomo', 'locomo-dev.json'));
+    expect(conversations).toHaveLength(1);
+    const conv = conversations[0]!;
+    expect(conv.turns.map((t) => t.id)).toEqual(['D1:1', 'D1:2', 'D1:3', 'D2:1', 'D2:2']);
+    expect(conv.turns[3]!.text).toContain('[image: a photo of a crater]');
+    expect(conv.questions.map((q) => q.evidence)).toEqual([['D1:1'], ['D1:2'], ['D1:3'], ['D2:1']]);
+    expect(malformed).toBe(1);
+  });
+});
+
+describe('peers suite', () => {
+  it('finds the peers installed as dev dependencies', () => {
+    expect(installedVersion('minisearch')).toMatch(/^\d+\./);
+    expect(installedVersion('vectra')).toMatch(/^\d+\./);
+    expect(installedVersion('@modelcontextprotocol/server-memory')).toMatch(/^\d+\./);
+    expect(installedVersion('no-such-package-cairn-test')).toBeNull();
+  });
+
+  it('runs cairn and every peer through one table, and says why a peer has no figures', async () => {
+    const dataDir = join(root, 'data-run');
+    writeLocomo(dataDir);
+    const missing: Peer = { name: 'ghost', version: null, how: 'not installed', open: () => Promise.reject(new Error('unreachable')) };
+    const broken: Peer = {
+      name: 'broken',
+      version: '1.0.0',
+      how: 'throws on search',
+      open: async () => ({ load: async () => {}, write: async () => {}, search: () => Promise.reject(new Error('boom')), close: async () => {} }),
+    };
+    const suite = createPeersSuite({ peers: [...defaultPeers(), missing, broken], size: 200, queries: 10, writes: 5 });
+    const outcome = await suite.run(context(dataDir));
+    expect(outcome.status).toBe('ok');
+    if (outcome.status !== 'ok') return;
+    const rows = outcome.details?.rows as { peer: string; synthetic: { status: string; reason: string | null; hitAt10: number | null; recallP50Ms: number | null }; locomo: { status: string; recallAt5: number | null; questions: number } }[];
+    expect(rows.map((r) => r.peer)).toEqual(['cairn', 'mcp server-memory', 'vectra', 'minisearch', 'ghost', 'broken']);
+    for (const r of rows.slice(0, 4)) {
+      expect(r.synthetic.status, `${r.peer}: ${r.synthetic.reason}`).toBe('ok');
+      expect(r.synthetic.hitAt10).toBeGreaterThanOrEqual(0);
+      expect(r.synthetic.recallP50Ms).toBeGreaterThan(0);
+      expect(r.locomo.status).toBe('ok');
+      expect(r.locomo.questions).toBe(4);
+      expect(r.locomo.recallAt5).toBeGreaterThanOrEqual(0);
+      expect(r.locomo.recallAt5).toBeLessThanOrEqual(1);
+    }
+    // BM25 over five turns finds the kitten for cairn and minisearch.
+    expect(rows[0]!.locomo.recallAt5).toBeGreaterThan(0.5);
+    expect(rows[3]!.locomo.recallAt5).toBeGreaterThan(0.5);
+    expect(rows[0]!.synthetic.hitAt10).toBeGreaterThan(0.5);
+    const ghost = rows[4]!;
+    expect(ghost.synthetic.status).toBe('unavailable');
+    expect(ghost.locomo.status).toBe('unavailable');
+    const bad = rows[5]!;
+    expect(bad.synthetic.status).toBe('failed');
+    expect(bad.synthetic.reason).toContain('boom');
+    // Every row's figures are in the table; those without a number say why.
+    for (const m of outcome.metrics) {
+      if (m.value === null) expect(m.note, m.name).toMatch(/unavailable|failed|skipped/);
+    }
+    expect(outcome.metrics.filter((m) => m.name.startsWith('ghost'))).toHaveLength(5);
+  }, 120_000);
+});
