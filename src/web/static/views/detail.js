@@ -251,7 +251,7 @@ export async function showDetail(container, id, app, { why = null, weights = nul
         h('dt', {}, 'Scope'),
         h('dd', {}, m.scope),
         h('dt', {}, 'Project'),
-        h('dd', { title: m.project ?? '' }, projectName(m.project)),
+        h('dd', { title: m.project ?? '' }, m.project === null ? h('span', { class: 'muted' }, 'none — recalled in every project') : projectName(m.project)),
         h('dt', {}, 'Importance'),
         h('dd', {}, h('span', { class: 'imp' }, h('span', { style: { width: `${Math.round(m.importance * 100)}%` } })), ` ${m.importance.toFixed(2)}`),
         h('dt', {}, 'Source'),
