@@ -161,6 +161,7 @@ async function measure(name: string, spec: string, open: () => Promise<Store>, c
   const count = await store.countMemories({ includeDeleted: true, includeSuperseded: true });
   await store.close();
   const loadSeconds = (performance.now() - started) / 1000;
+  process.stderr.write(`${name}: loaded ${count} memories in ${loadSeconds.toFixed(0)} s\n`);
   const home = mkdtempSync(join(tmpdir(), 'cairn-bench-serve-'));
   const server = await startServe(spec, home);
   try {
@@ -177,6 +178,7 @@ async function measure(name: string, spec: string, open: () => Promise<Store>, c
       times.push(performance.now() - t);
     }
     times.sort((a, b) => a - b);
+    process.stderr.write(`${name}: recall p50 ${percentile(times, 50).toFixed(1)} ms, p95 ${percentile(times, 95).toFixed(1)} ms; measuring writes…\n`);
     const project = queries[0]?.project ?? null;
     const t0 = performance.now();
     await Promise.all(
@@ -187,7 +189,9 @@ async function measure(name: string, spec: string, open: () => Promise<Store>, c
       }),
     );
     const writesPerSecond = (args.clients * args.writes) / ((performance.now() - t0) / 1000);
-    return { store: name, memories: count, loadSeconds, recallP50: percentile(times, 50), recallP95: percentile(times, 95), writesPerSecond };
+    const result = { store: name, memories: count, loadSeconds, recallP50: percentile(times, 50), recallP95: percentile(times, 95), writesPerSecond };
+    process.stderr.write(`${JSON.stringify(result)}\n`);
+    return result;
   } finally {
     server.child.kill('SIGTERM');
     rmSync(home, { recursive: true, force: true });

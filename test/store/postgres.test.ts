@@ -41,6 +41,41 @@ function migrationTests(name: string, url: () => string): void {
 }
 migrationTests('pglite', () => pglite.url);
 
+describe('postgres store errors', () => {
+  it('says which database it cannot reach, without the password', async () => {
+    const attempt = openPostgresStore('postgres://cairn:hunter2@127.0.0.1:1/cairn');
+    await expect(attempt).rejects.toMatchObject({ code: 'STORE_FAILED', message: expect.stringMatching(/cannot use the PostgreSQL database at postgres:\/\/cairn:\*\*\*@127\.0\.0\.1:1\/cairn/) });
+    await expect(attempt).rejects.not.toMatchObject({ message: expect.stringContaining('hunter2') });
+  });
+
+  it('refuses a schema name that is not a plain identifier', async () => {
+    await expect(openPostgresStore(`${pglite.url}?schema=x;drop`)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+  });
+});
+
+describe('postgres full text at scale', () => {
+  it('selects candidates by the selective terms (from ANALYZE statistics) and still fills the limit', async () => {
+    const store = await openPostgresStore(withFreshSchema(pglite.url));
+    try {
+      for (let i = 0; i < 400; i++) {
+        const m = makeMemory({ text: `src common helper number ${i}${i % 200 === 0 ? ' needle_in_haystack' : ''}` });
+        await store.writeMemory({ memory: m, events: [] });
+      }
+      await store.db.query('ANALYZE memories');
+      const needles = await store.searchText('src needle_in_haystack', { limit: 2 });
+      expect(needles).toHaveLength(2);
+      expect((await store.getMemories(needles.map((h) => h.id))).every((m) => m.text.includes('needle_in_haystack'))).toBe(true);
+      // fewer selective matches than asked for: the common terms fill the rest
+      const filled = await store.searchText('src needle_in_haystack', { limit: 5 });
+      expect(filled).toHaveLength(5);
+      expect((await store.getMemories(filled.slice(0, 2).map((h) => h.id))).every((m) => m.text.includes('needle'))).toBe(true);
+      expect(await store.searchText('common', { limit: 3 })).toHaveLength(3);
+    } finally {
+      await store.close();
+    }
+  }, 60_000);
+});
+
 describe('postgres (pglite + pgvector) specifics', () => {
   it('uses pgvector with an HNSW index once a model claims the index', async () => {
     const store: PostgresStore = await openPostgresStore(withFreshSchema(pglite.url));

@@ -150,8 +150,15 @@ export class PgDatabase implements Queryable {
       },
     });
     const db = new PgDatabase(pool, parsed, options);
-    const version = await db.query<{ v: string }>('SELECT version() AS v');
-    db.singleBackend = /PGlite/i.test(version.rows[0]?.v ?? '');
+    try {
+      const version = await db.query<{ v: string }>('SELECT version() AS v');
+      db.singleBackend = /PGlite/i.test(version.rows[0]?.v ?? '');
+    } catch (error) {
+      await pool.end().catch(() => {});
+      const cause = (error as { cause?: unknown }).cause ?? error;
+      const reason = cause instanceof Error ? cause.message || String((cause as { code?: unknown }).code ?? '') : String(cause);
+      throw new CairnError('STORE_FAILED', `cannot use the PostgreSQL database at ${parsed.redacted}: ${reason}`, { cause: error });
+    }
     return db;
   }
 

@@ -35,13 +35,22 @@ export function tsvectorLiteral(text: string): string {
   return [...positions].map(([lexeme, list]) => `${quote(lexeme)}:${list.join(',')}`).join(' ');
 }
 
-/** A `tsquery` literal OR-ing the stemmed query terms, or null when the query has none. */
-export function tsqueryLiteral(query: string): string | null {
+/** The distinct stemmed lexemes of a query, in order. */
+export function queryLexemes(query: string): string[] {
   const lexemes = new Set<string>();
   for (const term of queryTerms(query)) {
     const lexeme = stem(term);
     if (usable(lexeme)) lexemes.add(lexeme);
   }
-  if (lexemes.size === 0) return null;
-  return [...lexemes].map(quote).join(' | ');
+  return [...lexemes];
+}
+
+/** A `tsquery` literal OR-ing lexemes (null when there are none). */
+export function tsqueryOf(lexemes: string[]): string | null {
+  return lexemes.length === 0 ? null : lexemes.map(quote).join(' | ');
+}
+
+/** A `tsquery` literal OR-ing the stemmed query terms, or null when the query has none. */
+export function tsqueryLiteral(query: string): string | null {
+  return tsqueryOf(queryLexemes(query));
 }

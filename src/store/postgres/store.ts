@@ -19,10 +19,11 @@ import type {
   VectorSearchOptions,
 } from '../../types.js';
 import { PgDatabase, isUniqueViolation, type DatabaseOptions, type Queryable } from './driver.js';
-import { tsqueryLiteral, tsvectorLiteral } from './fts.js';
+import { queryLexemes, tsqueryOf, tsvectorLiteral } from './fts.js';
 import { migrate } from './migrate.js';
 import { MEMORY_COLUMNS, Params, filterSql, pgJson, pgText, rowToMemory, rowToReview, type MemoryRow, type ReviewRow } from './rows.js';
 import { PostgresSubstrate } from './substrate.js';
+import { TermStats } from './term-stats.js';
 import { PgVectors } from './vectors.js';
 
 const ORDER_SQL: Record<NonNullable<ListOptions['order']>, string> = {
@@ -96,6 +97,7 @@ export class PostgresStore implements Store {
   private database: PgDatabase | null = null;
   private vectorStore: PgVectors | null = null;
   private substrateStore: PostgresSubstrate | null = null;
+  private termStats: TermStats | null = null;
   private readonly warningList: string[] = [];
 
   constructor(options: PostgresStoreOptions) {
@@ -115,8 +117,13 @@ export class PostgresStore implements Store {
   }
 
   get substrate(): PostgresSubstrate {
-    this.substrateStore ??= new PostgresSubstrate(this.db);
+    this.substrateStore ??= new PostgresSubstrate(this.db, this.terms);
     return this.substrateStore;
+  }
+
+  private get terms(): TermStats {
+    this.termStats ??= new TermStats(this.db);
+    return this.termStats;
   }
 
   /** How vectors are searched on this server: `pgvector` (HNSW) or `exact` (no pgvector). */
@@ -145,6 +152,7 @@ export class PostgresStore implements Store {
         );
       }
       this.vectorStore = new PgVectors(db, mode);
+      await analyzeIfStale(db);
     } catch (error) {
       await db.close().catch(() => {});
       throw error;
@@ -304,18 +312,27 @@ export class PostgresStore implements Store {
   /* ---------------------------------------------------------------- search */
 
   async searchText(query: string, options: TextSearchOptions): Promise<ScoredId[]> {
-    const tsquery = tsqueryLiteral(query);
-    if (tsquery === null || options.limit <= 0) return [];
-    const p = new Params();
-    const q = p.add(tsquery);
-    const where = filterSql(options, p);
-    const rows = await this.db.query<{ id: string; score: number }>(
-      `SELECT m.id, ts_rank(m.terms, ${q}::tsquery, 1) AS score FROM memories m
-        WHERE m.terms @@ ${q}::tsquery AND ${where}
-        ORDER BY score DESC, m.pk LIMIT ${p.add(options.limit)}`,
-      p.values,
-    );
-    return rows.rows.map((row) => ({ id: row.id, score: row.score }));
+    const lexemes = queryLexemes(query);
+    if (lexemes.length === 0 || options.limit <= 0) return [];
+    const run = async (match: string[]): Promise<ScoredId[]> => {
+      const p = new Params();
+      const rank = p.add(tsqueryOf(lexemes));
+      const q = p.add(tsqueryOf(match));
+      const where = filterSql(options, p);
+      const rows = await this.db.query<{ id: string; score: number }>(
+        `SELECT m.id, ts_rank(m.terms, ${rank}::tsquery, 1) AS score FROM memories m
+          WHERE m.terms @@ ${q}::tsquery AND ${where}
+          ORDER BY score DESC, m.pk LIMIT ${p.add(options.limit)}`,
+        p.values,
+      );
+      return rows.rows.map((row) => ({ id: row.id, score: row.score }));
+    };
+    const selective = await this.terms.selective('memories', lexemes);
+    if (selective) {
+      const hits = await run(selective);
+      if (hits.length >= options.limit) return hits;
+    }
+    return run(lexemes);
   }
 
   searchVector(vector: Float32Array, model: EmbedderIdentity, options: VectorSearchOptions): Promise<ScoredId[]> {
@@ -548,6 +565,20 @@ export class PostgresStore implements Store {
     const row = rows.rows[0];
     return row ? rowToMemory(row) : null;
   }
+}
+
+/**
+ * ANALYZE tables whose statistics are stale (PGlite, or a server whose autovacuum has not got
+ * to them yet): without them the planner scans memories instead of using the full-text and
+ * vector indexes.
+ */
+async function analyzeIfStale(db: Queryable): Promise<void> {
+  const stale = await db.query<{ relname: string }>(
+    `SELECT relname FROM pg_stat_user_tables
+      WHERE schemaname = current_schema() AND relname IN ('memories', 'vectors', 'turns')
+        AND n_mod_since_analyze > greatest(1000, n_live_tup / 10)`,
+  );
+  for (const row of stale.rows) await db.query(`ANALYZE ${row.relname}`);
 }
 
 async function insertEvents(client: Queryable, events: MemoryEvent[]): Promise<void> {

@@ -19,8 +19,9 @@ import type {
 import { snippetFor } from '../sqlite/substrate.js';
 import { queryTerms } from '../tokenize.js';
 import type { PgDatabase, Queryable } from './driver.js';
-import { tsqueryLiteral, tsvectorLiteral } from './fts.js';
+import { queryLexemes, tsqueryOf, tsvectorLiteral } from './fts.js';
 import { Params, pgJson, pgText } from './rows.js';
+import type { TermStats } from './term-stats.js';
 
 interface SessionRow {
   id: string;
@@ -175,7 +176,10 @@ export function turnTerms(turn: Pick<TurnRecord, 'text' | 'toolName' | 'role'>):
 }
 
 export class PostgresSubstrate implements SubstrateStore {
-  constructor(private readonly db: PgDatabase) {}
+  constructor(
+    private readonly db: PgDatabase,
+    private readonly termStats: TermStats,
+  ) {}
 
   async writeSubstrate(batch: SubstrateBatch): Promise<{ turnsAdded: number }> {
     const turnsAdded = await this.db.transaction((client) => this.write(client, batch));
@@ -374,30 +378,39 @@ export class PostgresSubstrate implements SubstrateStore {
   }
 
   async searchTurns(query: string, options: TurnSearchOptions): Promise<TurnHit[]> {
-    const tsquery = tsqueryLiteral(query);
-    if (tsquery === null || options.limit <= 0) return [];
-    const p = new Params();
-    const q = p.add(tsquery);
-    const where = [`t.terms @@ ${q}::tsquery`];
-    if (options.project !== undefined) where.push(`s.project = ${p.add(options.project)}`);
-    if (options.sessionId !== undefined) where.push(`t.session_id = ${p.add(options.sessionId)}`);
-    if (options.agent !== undefined) where.push(`s.agent = ${p.add(options.agent)}`);
-    if (options.roles !== undefined && options.roles.length > 0) where.push(`t.role = ANY(${p.add(options.roles)}::text[])`);
-    if (options.since !== undefined) where.push(`t.at >= ${p.add(options.since)}`);
-    const rows = await this.db.query<TurnRow & { rank: number; session: SessionRow }>(
-      `SELECT ${TURN_COLUMNS.split(', ')
-        .map((c) => `t.${c}`)
-        .join(', ')}, row_to_json(s) AS session, ts_rank(t.terms, ${q}::tsquery, 1) AS rank
-         FROM turns t JOIN sessions s ON s.id = t.session_id
-        WHERE ${where.join(' AND ')}
-        ORDER BY rank DESC, t.pk LIMIT ${p.add(options.limit)}`,
-      p.values,
-    );
+    const lexemes = queryLexemes(query);
+    if (lexemes.length === 0 || options.limit <= 0) return [];
     const terms = queryTerms(query);
-    return rows.rows.map((row) => {
-      const turn = rowToTurn(row);
-      return { turn, session: rowToSession(row.session), score: row.rank, snippet: snippetFor(turn.text, terms) };
-    });
+    const run = async (match: string[]): Promise<TurnHit[]> => {
+      const p = new Params();
+      const rank = p.add(tsqueryOf(lexemes));
+      const q = p.add(tsqueryOf(match));
+      const where = [`t.terms @@ ${q}::tsquery`];
+      if (options.project !== undefined) where.push(`s.project = ${p.add(options.project)}`);
+      if (options.sessionId !== undefined) where.push(`t.session_id = ${p.add(options.sessionId)}`);
+      if (options.agent !== undefined) where.push(`s.agent = ${p.add(options.agent)}`);
+      if (options.roles !== undefined && options.roles.length > 0) where.push(`t.role = ANY(${p.add(options.roles)}::text[])`);
+      if (options.since !== undefined) where.push(`t.at >= ${p.add(options.since)}`);
+      const rows = await this.db.query<TurnRow & { rank: number; session: SessionRow }>(
+        `SELECT ${TURN_COLUMNS.split(', ')
+          .map((c) => `t.${c}`)
+          .join(', ')}, row_to_json(s) AS session, ts_rank(t.terms, ${rank}::tsquery, 1) AS rank
+           FROM turns t JOIN sessions s ON s.id = t.session_id
+          WHERE ${where.join(' AND ')}
+          ORDER BY rank DESC, t.pk LIMIT ${p.add(options.limit)}`,
+        p.values,
+      );
+      return rows.rows.map((row) => {
+        const turn = rowToTurn(row);
+        return { turn, session: rowToSession(row.session), score: row.rank, snippet: snippetFor(turn.text, terms) };
+      });
+    };
+    const selective = await this.termStats.selective('turns', lexemes);
+    if (selective) {
+      const hits = await run(selective);
+      if (hits.length >= options.limit) return hits;
+    }
+    return run(lexemes);
   }
 
   async substrateStats(): Promise<{ sessions: number; turns: number; compactions: number; corrections: number; files: number; lastIngestAt: number | null }> {
