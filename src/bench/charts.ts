@@ -144,13 +144,14 @@ export function barChart(options: { title: string; unit: string; groups: BarGrou
     y += 50;
   }
   const axisY = y + 2;
-  body.push(`<line x1="${left}" y1="${axisY}" x2="${right}" y2="${axisY}" stroke="#333"/>`);
+  // Grid first, so bars and labels are drawn over it.
+  const grid: string[] = [`<line x1="${left}" y1="${axisY}" x2="${right}" y2="${axisY}" stroke="#333"/>`];
   for (let i = 0; i <= 4; i++) {
     const x = fmt(left + (i / 4) * (right - left));
-    body.push(`<line x1="${x}" y1="${top}" x2="${x}" y2="${axisY}" stroke="#e5e7eb"/>`);
-    body.push(`<text x="${x}" y="${axisY + 14}" text-anchor="middle">${escapeXml(fmt((max * i) / 4))}</text>`);
+    grid.push(`<line x1="${x}" y1="${top + 20}" x2="${x}" y2="${axisY}" stroke="#e5e7eb"/>`);
+    grid.push(`<text x="${x}" y="${axisY + 14}" text-anchor="middle">${escapeXml(fmt((max * i) / 4))}</text>`);
   }
-  return svgDoc(axisY + 30, options.title, body);
+  return svgDoc(axisY + 30, options.title, [...grid, ...body]);
 }
 
 /** Vertical bars grouped per category (e.g. per session), one colour per series, with a legend. */
@@ -293,7 +294,7 @@ function fidelityChart(report: BenchReport): ChartFile | null {
       title,
       unit: 'share',
       max: 1,
-      categories: sessions.map((s) => `${s.session.slice(0, 8)} (${s.needed})`),
+      categories: sessions.map((s) => `${s.session.replace(/^session-/, '').slice(0, 8)} (${s.needed})`),
       series: [
         { name: 'summary', values: sessions.map((s) => s.summary) },
         { name: 'cairn (composite)', values: sessions.map((s) => s.cairn.composite ?? null) },

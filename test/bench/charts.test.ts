@@ -72,16 +72,18 @@ function expectSvg(svg: string): Node {
   return doc;
 }
 
-const env: RunEnv = {
+const env = {
   command: 'cairn bench all --quick',
   commit: 'abc',
+  dirty: false,
   machine: { cpu: 'cpu', cores: 2, memoryBytes: 2 ** 30, platform: 'linux', arch: 'x64', loadAverage: [] },
   node: 'v20',
   date: '2026-01-01T00:00:00.000Z',
-};
+} as RunEnv;
 
 function result(suite: string, metrics: Metric[], details: Record<string, unknown> = {}): SuiteResult {
-  return { suite, description: suite, status: 'ok', reason: null, env, datasets: [], metrics, details, durationMs: 1 };
+  // `load` is cast in so the fixture fits both the current and the next SuiteResult shape.
+  return { suite, description: suite, status: 'ok', reason: null, env, datasets: [], metrics, details, durationMs: 1, load: { start: 0, end: 0 } } as SuiteResult;
 }
 
 function fullReport(): BenchReport {

@@ -196,7 +196,7 @@ function cairnPeer(): Peer {
   return {
     name: 'cairn',
     version: installedVersion('cairn'),
-    how: 'in-process remember / recall, BM25 only (no embedder)',
+    how: 'in-process remember / recall, BM25 only (no embedder); synthetic recall on the real path (touch), LoCoMo with touch off',
     async open(dir) {
       const store = await openSqliteStore(join(dir, 'cairn.db'));
       const cairn = createCairn({ store, clock: { now: () => CORPUS_NOW }, actor: 'bench' });
