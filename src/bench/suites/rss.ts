@@ -62,10 +62,11 @@ interface ServerMemory extends ProcMemory {
   recallMode: string | null;
 }
 
-async function measureServer(dbPath: string, query: string): Promise<ServerMemory> {
+/** The server on a copy of `dbPath`, or on an empty store when it is null. */
+async function measureServer(dbPath: string | null, query: string): Promise<ServerMemory> {
   const home = mkdtempSync(join(tmpdir(), 'cairn-bench-rss-'));
   try {
-    copyFileSync(dbPath, join(home, 'cairn.db'));
+    if (dbPath !== null) copyFileSync(dbPath, join(home, 'cairn.db'));
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('CAIRN_')) env[k] = v;
     env.CAIRN_HOME = home;
@@ -99,6 +100,8 @@ export const rssSuite: Suite = {
     const metrics: Metric[] = [];
     const bySize: Record<string, unknown> = {};
     const floor = await bareNode();
+    ctx.log('rss: cairn mcp on an empty store');
+    const empty = await measureServer(null, 'build');
     for (const size of ctx.sizes) {
       const corpus = await ensureCorpusDb(ctx.cacheDir, { seed: ctx.seed, size }, ctx.log);
       datasets.push(datasetOf(corpus));
@@ -113,7 +116,8 @@ export const rssSuite: Suite = {
       );
       bySize[sizeLabel(size)] = m;
     }
+    metrics.push(metric('MCP server RSS idle, empty store', empty.rssMb, 'MB', { note: 'code and runtime alone: what the corpus adds is the difference' }));
     if (floor) metrics.push(metric('baseline: bare idle node process RSS', floor.rssMb, 'MB', { note: 'the floor any Node server starts from' }));
-    return { status: 'ok', datasets, metrics, details: { bySize, bareNode: floor, idleMs: IDLE_MS } };
+    return { status: 'ok', datasets, metrics, details: { bySize, emptyStore: empty, bareNode: floor, idleMs: IDLE_MS } };
   },
 };
