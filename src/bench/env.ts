@@ -1,4 +1,5 @@
 /** The environment every result records: commit, machine, Node version, date. */
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { arch, cpus, loadavg, platform, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -46,11 +47,34 @@ export function gitCommit(root: string = PACKAGE_ROOT): string | null {
   }
 }
 
+/**
+ * Whether tracked files differ from HEAD (one `git status` at the start of a run), so a figure
+ * measured on uncommitted code says so; null when git is unavailable.
+ */
+export function gitDirty(root: string = PACKAGE_ROOT): boolean | null {
+  try {
+    // GIT_OPTIONAL_LOCKS=0: never take index.lock, so a run cannot break a concurrent `git commit`.
+    const out = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], {
+      cwd: root,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      timeout: 10_000,
+      env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' },
+    });
+    return out.trim().length > 0;
+  } catch {
+    // No git binary or not a checkout: the result records null rather than guessing.
+    return null;
+  }
+}
+
 export function runEnv(command: string, now: Date = new Date()): RunEnv {
   const cores = cpus();
+  const commit = gitCommit();
   return {
     command,
-    commit: gitCommit(),
+    commit,
+    dirty: commit === null ? null : gitDirty(),
     machine: {
       cpu: cores[0]?.model.trim() ?? 'unknown',
       cores: cores.length,

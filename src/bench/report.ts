@@ -60,7 +60,7 @@ const HEADER = ['figure', 'ours', 'target', 'anchor', 'result', 'note'];
 export function formatReport(report: BenchReport): string[] {
   const env = report.env;
   const out = [
-    `cairn bench · ${env.date} · commit ${env.commit?.slice(0, 12) ?? 'unknown'} · Node ${env.node}`,
+    `cairn bench · ${env.date} · commit ${env.commit?.slice(0, 12) ?? 'unknown'}${env.dirty ? ' (+ uncommitted changes)' : ''} · Node ${env.node}`,
     `machine: ${machineLine(env)}`,
     `command: ${env.command}`,
   ];
@@ -74,7 +74,7 @@ export function formatReport(report: BenchReport): string[] {
     }
     for (const line of textTable(HEADER, rows(result.metrics))) out.push(`  ${line}`);
     for (const d of result.datasets) out.push(`  dataset ${datasetLine(d)}`);
-    out.push(`  (${(result.durationMs / 1000).toFixed(1)} s)`);
+    out.push(`  (${(result.durationMs / 1000).toFixed(1)} s; load average ${result.load.start} → ${result.load.end})`);
   }
   return out;
 }
@@ -148,7 +148,7 @@ export function renderDocs(report: BenchReport, options: RenderDocsOptions = {})
       ['', ''],
       [
         ['command', `\`${env.command}\``],
-        ['commit', env.commit ? `\`${env.commit}\`` : 'unknown'],
+        ['commit', env.commit ? `\`${env.commit}\`${env.dirty ? ' plus uncommitted changes' : ''}` : 'unknown'],
         ['machine', machineLine(env)],
         ['Node', env.node],
         ['date', env.date],
@@ -181,7 +181,7 @@ export function renderDocs(report: BenchReport, options: RenderDocsOptions = {})
     }
     lines.push(...mdTable(HEADER, rows(result.metrics)));
     lines.push('', 'Datasets:', '', ...result.datasets.map((d) => `- ${datasetLine(d)}`));
-    lines.push('', `Suite time ${(result.durationMs / 1000).toFixed(1)} s.`);
+    lines.push('', `Suite time ${(result.durationMs / 1000).toFixed(1)} s; 1-minute load average ${result.load.start} at its start, ${result.load.end} at its end (${result.env.machine.cores} cores).`);
   }
   lines.push('', '## How these are measured', '', ...METHOD, '');
   return `${lines.join('\n')}\n`;

@@ -1,4 +1,5 @@
 /** Run the selected suites and assemble the self-describing report. */
+import { loadavg } from 'node:os';
 import { runEnv } from './env.js';
 import { selectSuites, SUITES } from './registry.js';
 import type { BenchContext, BenchReport, Suite, SuiteResult } from './types.js';
@@ -23,6 +24,10 @@ export interface BenchRunOptions {
   suites?: readonly Suite[];
 }
 
+function oneMinuteLoad(): number {
+  return Math.round((loadavg()[0] ?? 0) * 100) / 100;
+}
+
 export async function runBench(options: BenchRunOptions): Promise<BenchReport> {
   const suites = selectSuites(options.suite, options.suites ?? SUITES);
   const sizes = options.sizes ?? [...(options.quick ? QUICK_SIZES : DEFAULT_SIZES)];
@@ -38,8 +43,9 @@ export async function runBench(options: BenchRunOptions): Promise<BenchReport> {
   const results: SuiteResult[] = [];
   for (const suite of suites) {
     const started = process.hrtime.bigint();
+    const loadStart = oneMinuteLoad();
     const base = { suite: suite.name, description: suite.description, env, datasets: [], metrics: [], details: {} };
-    let result: SuiteResult;
+    let result: Omit<SuiteResult, 'load'>;
     try {
       const outcome = await suite.run(ctx);
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
@@ -52,7 +58,7 @@ export async function runBench(options: BenchRunOptions): Promise<BenchReport> {
       const message = error instanceof Error ? error.message : String(error);
       result = { ...base, status: 'failed', reason: message, durationMs: Number(process.hrtime.bigint() - started) / 1e6 };
     }
-    results.push(result);
+    results.push({ ...result, load: { start: loadStart, end: oneMinuteLoad() } });
   }
   return {
     schema: 'cairn-bench/1',

@@ -9,6 +9,8 @@ export interface RunEnv {
   command: string;
   /** Commit of the cairn checkout that ran, or null when not in a git checkout. */
   commit: string | null;
+  /** True when tracked files differed from `commit` (the figures are of uncommitted code). */
+  dirty: boolean | null;
   machine: {
     cpu: string;
     cores: number;
@@ -75,6 +77,8 @@ export interface SuiteResult {
   /** Raw figures (full latency summaries, per-size breakdowns) beyond the table. */
   details: Record<string, unknown>;
   durationMs: number;
+  /** 1-minute load average when the suite started and ended (timings under load are slower). */
+  load: { start: number; end: number };
 }
 
 export interface BenchReport {

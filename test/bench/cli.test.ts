@@ -11,6 +11,8 @@ afterAll(() => rmSync(home, { recursive: true, force: true }));
 const cli = (args: string[]) => runCli(args, { home, cwd: home });
 // Tiny corpora: these tests check that suites run and emit well-formed results, never timings.
 const SIZE = ['--sizes', '600'];
+// Generous: a loaded CI machine is slow, and nothing here is about speed.
+const SLOW = { timeout: 120_000 };
 
 function expectSelfDescribing(report: BenchReport, suite: string): SuiteResult {
   expect(report.schema).toBe('cairn-bench/1');
@@ -20,6 +22,7 @@ function expectSelfDescribing(report: BenchReport, suite: string): SuiteResult {
   for (const env of [report.env, result.env]) {
     expect(env.command).toBe(`cairn bench ${suite} --quick --sizes 600 --json`);
     expect(env.commit === null || /^[0-9a-f]{40}$/.test(env.commit)).toBe(true);
+    expect(env.dirty === null || typeof env.dirty === 'boolean').toBe(true);
     expect(env.machine.cpu.length).toBeGreaterThan(0);
     expect(env.machine.cores).toBeGreaterThan(0);
     expect(env.machine.memoryBytes).toBeGreaterThan(0);
@@ -44,7 +47,7 @@ function expectSelfDescribing(report: BenchReport, suite: string): SuiteResult {
 }
 
 describe('cairn bench', () => {
-  it('runs the write suite and emits a self-describing JSON report', async () => {
+  it('runs the write suite and emits a self-describing JSON report', SLOW, async () => {
     const run = await cli(['bench', 'write', '--quick', ...SIZE, '--json']);
     expect(run.code, run.stderr).toBe(0);
     const result = expectSelfDescribing(run.json<BenchReport>(), 'write');
@@ -55,7 +58,7 @@ describe('cairn bench', () => {
     expect(existsSync(join(home, 'bench-cache'))).toBe(true);
   });
 
-  it('runs the recall suite with a hit rate and a baseline, reusing the cached corpus', async () => {
+  it('runs the recall suite with a hit rate and a baseline, reusing the cached corpus', SLOW, async () => {
     const run = await cli(['bench', 'recall', '--quick', ...SIZE, '--json']);
     expect(run.code, run.stderr).toBe(0);
     const result = expectSelfDescribing(run.json<BenchReport>(), 'recall');
@@ -67,7 +70,7 @@ describe('cairn bench', () => {
     expect(result.datasets[0]?.buildMs).toBeNull(); // built by the write suite above
   });
 
-  it('prints tables for humans and writes --out and --write-docs', async () => {
+  it('prints tables for humans and writes --out and --write-docs', SLOW, async () => {
     const out = join(home, 'results.json');
     const docs = join(home, 'BENCHMARKS.md');
     const run = await cli(['bench', 'recall', '--quick', ...SIZE, '--out', out, '--write-docs', docs]);
@@ -83,13 +86,13 @@ describe('cairn bench', () => {
     expect(page).toContain('`cairn bench recall --quick --sizes 600 --write-docs');
   });
 
-  it('reports a suite that does not exist yet as skipped, never with numbers', async () => {
-    const env = { command: 'cairn bench all', commit: null, machine: { cpu: 'x', cores: 1, memoryBytes: 1, platform: 'linux', arch: 'x64', loadAverage: [] }, node: 'v20', date: new Date(0).toISOString() };
+  it('reports a suite that does not exist yet as skipped, never with numbers', SLOW, async () => {
+    const env = { command: 'cairn bench all', commit: null, dirty: null, machine: { cpu: 'x', cores: 1, memoryBytes: 1, platform: 'linux', arch: 'x64', loadAverage: [] }, node: 'v20', date: new Date(0).toISOString() };
     const report = renderDocs({
       schema: 'cairn-bench/1',
       env,
       options: { suites: ['peers'], quick: true, seed: 42, sizes: [600], data: '/data' },
-      results: [{ suite: 'peers', description: 'peers', status: 'skipped', reason: NOT_IMPLEMENTED, env, datasets: [], metrics: [], details: {}, durationMs: 0 }],
+      results: [{ suite: 'peers', description: 'peers', status: 'skipped', reason: NOT_IMPLEMENTED, env, datasets: [], metrics: [], details: {}, durationMs: 0, load: { start: 0, end: 0 } }],
     });
     expect(report).toMatch(/## peers[\s\S]*Not yet implemented — no figures/);
     expect(report).toMatch(/\| \[peers\]\(#peers\) \| [^|]+ \| not yet implemented \|/);
