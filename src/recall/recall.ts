@@ -64,7 +64,7 @@ function checkList<T extends string>(values: T[] | undefined, allowed: readonly 
   }
 }
 
-/** Share of distinct query terms present in the memory's text and tags. */
+/** Share of distinct query terms present in the memory's text and tags (exact index terms). */
 export function termCoverage(terms: readonly string[], memory: Memory): number {
   if (terms.length === 0) return 0;
   const own = new Set(indexTerms(`${memory.text} ${memory.tags.join(' ')}`));
@@ -72,6 +72,21 @@ export function termCoverage(terms: readonly string[], memory: Memory): number {
   for (const term of terms) if (own.has(term)) hit++;
   return hit / terms.length;
 }
+
+/**
+ * The same share by substring, without tokenising: used past the first candidates, where an exact
+ * figure would cost a tokenisation of every long memory for every query and rarely changes the top k.
+ */
+export function roughCoverage(terms: readonly string[], memory: Memory): number {
+  if (terms.length === 0) return 0;
+  const haystack = `${memory.text} ${memory.tags.join(' ')}`.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '_');
+  let hit = 0;
+  for (const term of terms) if (haystack.includes(term)) hit++;
+  return hit / terms.length;
+}
+
+/** Candidates (in fused order) whose coverage is computed exactly. */
+const EXACT_COVERAGE_FOR = (k: number): number => Math.max(50, 3 * k);
 
 export function stalenessOf(deps: Deps, memory: Memory, checkFiles = true): Staleness {
   const reasons = new Set<StaleReason>();
@@ -130,7 +145,8 @@ export async function recall(deps: Deps, input: RecallInput): Promise<RecallResu
   const terms = queryTerms(input.query);
   const now = deps.clock.now();
   const scored: Array<{ memory: Memory; why: Why }> = [];
-  for (const hit of fused) {
+  const exactFor = EXACT_COVERAGE_FOR(k);
+  for (const [position, hit] of fused.entries()) {
     const memory = memories.get(hit.id);
     if (!memory) continue;
     const why = compositeScore({
@@ -139,7 +155,7 @@ export async function recall(deps: Deps, input: RecallInput): Promise<RecallResu
       rrf: hit.rrf,
       maxRrf,
       bm25Max,
-      coverage: termCoverage(terms, memory),
+      coverage: position < exactFor ? termCoverage(terms, memory) : roughCoverage(terms, memory),
       bm25Rank: hit.ranks[0] ?? null,
       bm25: hit.scores[0] ?? null,
       vectorRank: hit.ranks[1] ?? null,
