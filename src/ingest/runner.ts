@@ -7,7 +7,7 @@
 import { lstatSync, readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Clock, IngestCursor, Logger, SubstrateStore } from '../types.js';
+import type { Clock, IngestCursor, Logger, SubstrateBatch, SubstrateStore } from '../types.js';
 import { createReaderPool, defaultWorkerUrl, workerScriptExists, type ReaderPool } from './pool.js';
 import { readTranscript } from './read.js';
 import type { ReadOptions, ReadResult } from './types.js';
@@ -50,7 +50,7 @@ export interface IngestDeps {
    * a smaller run — a hook's one transcript — stays in this thread and pays no start-up.
    * `false`: always in this thread. Runs from TypeScript sources (no built worker script) stay
    * in this thread too.
-   * @default { minBytes: 16 MiB, size: os.availableParallelism() }
+   * @default { minBytes: 16 MiB, size: os.availableParallelism() up to 4 }
    */
   workers?: false | WorkerOptions;
 }
@@ -59,7 +59,7 @@ export interface IngestDeps {
 export interface WorkerOptions {
   /** @default 16 MiB ({@link WORKERS_MIN_BYTES}) */
   minBytes?: number;
-  /** @default os.availableParallelism() */
+  /** @default os.availableParallelism(), up to 4 */
   size?: number;
   /** The worker script. @default worker.js beside pool.js */
   url?: URL;
@@ -271,16 +271,24 @@ export async function ingestPaths(paths: string[], deps: IngestDeps): Promise<In
   const compactions = new Set<string>();
   const pool = deps.reader === undefined ? startPool(deps, bytesTotal, work.length) : null;
   const read: TranscriptReader = deps.reader ?? pool?.read ?? readTranscript;
-  const concurrency = deps.concurrency ?? (pool !== null ? 4 * pool.size : 4);
+  const concurrency = deps.concurrency ?? (pool !== null ? 8 * pool.size : 4);
+  // Workers finish one file at a time: gathering their batches for a moment lets the store commit
+  // several at once. Files read here finish together anyway (the lanes read in the same tick).
+  const write = pool !== null ? gatheredWrites(substrate, GATHER_MS) : (batch: SubstrateBatch) => substrate.writeSubstrate(batch);
   summary.workers = pool?.size ?? 0;
+  const budget = byteBudget(IN_FLIGHT_BYTES);
+  const maxPass = deps.read?.maxBytes ?? 64 * 1024 * 1024;
   let filesDone = 0;
   let bytesDone = 0;
 
   const ingestFile = async (file: TranscriptFile, initial: IngestCursor | null): Promise<void> => {
     let cursor = initial;
     let changed = false;
+    let held = 0;
     try {
       for (;;) {
+        held = Math.max(1, Math.min(maxPass, file.size - (cursor !== null && cursor.offset <= file.size ? cursor.offset : 0)));
+        await budget.take(held);
         const result = await read(file.path, cursor, { now: deps.clock.now(), ...deps.read });
         if (result.skipped !== undefined) skip(file.path, result.skipped);
         const { batch, stats } = result;
@@ -289,9 +297,11 @@ export async function ingestPaths(paths: string[], deps: IngestDeps): Promise<In
           sessions.add(session.id);
         }
         if (batch.cursor !== null) {
-          const { turnsAdded } = await substrate.writeSubstrate(batch);
+          const { turnsAdded } = await write(batch);
           summary.turns += turnsAdded;
         }
+        budget.give(held);
+        held = 0;
         if (result.skipped === undefined) changed = true;
         summary.bytes += stats.bytes;
         bytesDone += stats.bytes;
@@ -314,6 +324,7 @@ export async function ingestPaths(paths: string[], deps: IngestDeps): Promise<In
       // report it, go on with the other files. The file's cursor is unchanged, so it is retried.
       logger.error('ingest: cannot ingest file', { path: file.path, error: String(error) });
       skip(file.path, `error: ${error instanceof Error ? error.message : String(error)}`);
+      budget.give(held);
     }
     if (changed) summary.filesChanged++;
     filesDone++;
@@ -352,7 +363,61 @@ function startPool(deps: IngestDeps, bytes: number, files: number): ReaderPool |
     deps.logger.debug('ingest: no built worker script, reading in this thread', { url: url.href });
     return null;
   }
-  // One worker per core, but never more than there are files to read.
-  const size = Math.max(1, Math.min(options.size ?? availableParallelism(), files));
+  // One worker per core up to 4 (one thread writes, at about what 2–3 workers read), never more than files.
+  const size = Math.max(1, Math.min(options.size ?? Math.min(availableParallelism(), MAX_WORKERS), files));
   return createReaderPool({ size, workerUrl: url, logger: deps.logger });
+}
+
+/** Default pool size cap: the single writing thread keeps up with about 2–3 reading workers. */
+const MAX_WORKERS = 4;
+/** Bytes of passes read but not yet written, across lanes (bounds memory with many lanes over big files). */
+const IN_FLIGHT_BYTES = 256 * 1024 * 1024;
+
+/** A byte count shared by the lanes; a pass larger than the whole budget still runs alone. */
+function byteBudget(limit: number): { take(n: number): Promise<void>; give(n: number): void } {
+  let used = 0;
+  let waiting: Array<() => void> = [];
+  return {
+    async take(n) {
+      while (used > 0 && used + n > limit) await new Promise<void>((wake) => waiting.push(wake));
+      used += n;
+    },
+    give(n) {
+      used -= n;
+      const woken = waiting;
+      waiting = [];
+      for (const wake of woken) wake();
+    },
+  };
+}
+
+/** How long pooled reads' batches are gathered before they are handed to the store together. */
+const GATHER_MS = 20;
+/** Text (chars) after which gathered batches are handed over at once. */
+const GATHER_CHARS = 4_000_000;
+
+/**
+ * `substrate.writeSubstrate`, but calls arriving within `ms` of each other are made in the same
+ * tick, so a store that commits same-tick writes together (SQLite) makes one transaction of them.
+ * Each call still settles with its own batch's outcome.
+ */
+function gatheredWrites(substrate: SubstrateStore, ms: number): (batch: SubstrateBatch) => Promise<{ turnsAdded: number }> {
+  let waiting: Array<{ batch: SubstrateBatch; resolve(result: { turnsAdded: number }): void; reject(error: unknown): void }> = [];
+  let chars = 0;
+  let timer: NodeJS.Timeout | null = null;
+  const release = (): void => {
+    if (timer !== null) clearTimeout(timer);
+    timer = null;
+    const group = waiting;
+    waiting = [];
+    chars = 0;
+    for (const w of group) substrate.writeSubstrate(w.batch).then(w.resolve, w.reject);
+  };
+  return (batch) =>
+    new Promise((resolve, reject) => {
+      waiting.push({ batch, resolve, reject });
+      for (const turn of batch.turns) chars += turn.text.length;
+      if (chars >= GATHER_CHARS) release();
+      else timer ??= setTimeout(release, ms);
+    });
 }
