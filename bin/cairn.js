@@ -11,6 +11,10 @@ if (process.argv[2] === 'hook') {
     process.stderr.write(`cairn hook: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exitCode = 0;
   }
+} else if (process.argv[2] === 'mcp' && process.argv.length === 3) {
+  // The MCP server lives as long as the agent session: load only what it serves with.
+  const { mcpMain } = await import('../dist/mcp/stdio.js');
+  process.exitCode = await mcpMain();
 } else {
   const { main } = await import('../dist/cli/main.js');
   process.exitCode = await main(process.argv.slice(2));

@@ -2,19 +2,16 @@ import { buildContext, type ContextInput, type ContextResult } from './context/b
 import type { CorePaths } from './context/core.js';
 import { RankerRegistry, type Ranker } from './context/rankers.js';
 import type { Deps } from './deps.js';
-import { distill, type DistillOptions } from './distill/distill.js';
-import { maintain, type MaintainOptions, type MaintainReport } from './distill/maintain.js';
-import {
-  listReview,
-  resolveReview,
-  undoReview,
-  type ReviewAction,
-  type ReviewEntry,
-  type ReviewListInput,
-  type ReviewResolution,
+import type { DistillOptions } from './distill/distill.js';
+import type { MaintainOptions, MaintainReport } from './distill/maintain.js';
+import type {
+  ReviewAction,
+  ReviewEntry,
+  ReviewListInput,
+  ReviewResolution,
 } from './distill/review.js';
 import type { DistillSummary } from './distill/types.js';
-import { history, ingest, sessions, type HistoryInput, type IngestOptions, type SessionsInput } from './history/history.js';
+import type { HistoryInput, IngestOptions, SessionsInput } from './history/history.js';
 import type { IngestSummary } from './ingest/index.js';
 import {
   diff,
@@ -163,14 +160,16 @@ export function createCairn(options: CairnOptions): Cairn {
       const memories = await deps.store.listMemories({ ...scoped(list), order: 'created-asc', limit: list.limit ?? 1_000_000 });
       return toMarkdown(memories, deps.project ? `cairn memories — ${deps.project}` : 'cairn memories');
     },
-    ingest: (paths, opts) => ingest(deps, paths, opts),
-    distill: (opts) => distill(deps, opts),
-    maintain: (opts) => maintain(deps, opts),
-    review: (input) => listReview(deps, input),
-    resolveReview: (id, action) => resolveReview(deps, id, action),
-    undoReview: (id) => undoReview(deps, id),
-    sessions: (input) => sessions(deps, input),
-    history: (input) => history(deps, input),
+    // Ingest, distillation and history load on first use: the MCP server and the prompt hook
+    // rarely need them, and they are a large part of cairn's code (memory held all session).
+    ingest: async (paths, opts) => (await import('./history/history.js')).ingest(deps, paths, opts),
+    distill: async (opts) => (await import('./distill/distill.js')).distill(deps, opts),
+    maintain: async (opts) => (await import('./distill/maintain.js')).maintain(deps, opts),
+    review: async (input) => (await import('./distill/review.js')).listReview(deps, input),
+    resolveReview: async (id, action) => (await import('./distill/review.js')).resolveReview(deps, id, action),
+    undoReview: async (id) => (await import('./distill/review.js')).undoReview(deps, id),
+    sessions: async (input) => (await import('./history/history.js')).sessions(deps, input),
+    history: async (input) => (await import('./history/history.js')).history(deps, input),
     context: (input) => buildContext(deps, input),
     registerRanker: (name, ranker) => rankers.register(name, ranker),
     async status() {

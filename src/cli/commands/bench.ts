@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { CairnError, invalid } from '../../errors.js';
-import { formatReport, renderDocs } from '../../bench/report.js';
+import { formatReport, writeDocs } from '../../bench/report.js';
 import { SUITES, selectSuites } from '../../bench/registry.js';
 import { runBench } from '../../bench/run.js';
 import type { Run } from './memory.js';
@@ -84,7 +84,7 @@ export function registerBenchCommand(program: Command, run: Run): void {
       if (opts.writeDocs) {
         const docs = resolve(ctx.io.cwd, typeof opts.writeDocs === 'string' ? opts.writeDocs : 'docs/BENCHMARKS.md');
         mkdirSync(dirname(docs), { recursive: true });
-        writeFileSync(docs, renderDocs(report));
+        writeDocs(report, docs);
         ctx.note(`wrote ${docs}`);
       }
       if (ctx.json) ctx.printJson(report);

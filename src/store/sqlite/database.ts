@@ -43,7 +43,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database.
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     db.pragma('temp_store = MEMORY');
-    db.pragma('cache_size = -32000');
+    db.pragma('cache_size = -4000');
     migrate(db, options.migrations ?? loadMigrations());
   } catch (error) {
     db.close();
