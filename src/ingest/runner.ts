@@ -41,7 +41,7 @@ export interface IngestDeps {
   /**
    * Files in flight at once: several workers read while this thread writes, and the passes that
    * finish together are committed together (see `SubstrateStore.writeSubstrate`).
-   * @default 4; with the worker pool, four per worker
+   * @default 4; with the worker pool, eight per worker
    */
   concurrency?: number;
   /**
@@ -331,7 +331,7 @@ export async function ingestPaths(paths: string[], deps: IngestDeps): Promise<In
     deps.onProgress?.({ filesDone, filesTotal: work.length, bytesDone, bytesTotal });
   };
 
-  // Files are independent (each pass is its own transaction): with an asynchronous reader
+  // Files are independent (each pass is written atomically): with an asynchronous reader
   // (worker threads), several are read at once while the store writes the finished ones.
   let next = 0;
   const lane = async (): Promise<void> => {
@@ -411,7 +411,13 @@ function gatheredWrites(substrate: SubstrateStore, ms: number): (batch: Substrat
     const group = waiting;
     waiting = [];
     chars = 0;
-    for (const w of group) substrate.writeSubstrate(w.batch).then(w.resolve, w.reject);
+    for (const w of group) {
+      try {
+        substrate.writeSubstrate(w.batch).then(w.resolve, w.reject);
+      } catch (error) {
+        w.reject(error);
+      }
+    }
   };
   return (batch) =>
     new Promise((resolve, reject) => {

@@ -42,6 +42,8 @@ interface Replica {
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 const AIDER_STARTED = /^(# aider chat started at )(\d{4})/gm;
+/** Session ids that are not uuids: Claude Code / Gemini `sessionId`, Codex `session_meta` ids. */
+const SESSION_ID = /("(?:sessionId|session_id)"\s*:\s*"|"type"\s*:\s*"session_meta"\s*,\s*"payload"\s*:\s*\{\s*"id"\s*:\s*")([^"]*)"/g;
 
 /** The transcript-like files under `root` (what ingest looks at), in a stable order, and their hash. */
 function readSource(root: string): { files: SourceFile[]; bytes: number; sha256: string } {
@@ -61,13 +63,16 @@ function readSource(root: string): { files: SourceFile[]; bytes: number; sha256:
 
 /**
  * Copy `k` of a source file: every uuid gets a copy-specific prefix (session ids, message uuids,
- * file names), Aider sessions start `k` years later (their ids come from the start time), and
- * the path gets a copy folder and a suffix (Cursor and generic logs take ids from the path).
+ * file names), other session ids a suffix, Aider sessions start `k` years later (their ids come
+ * from the start time), and the path gets a copy folder and a suffix (Cursor and generic logs
+ * take ids from the path). The suite checks that no turn of one copy collides with another's.
  */
 function copyOf(file: SourceFile, k: number): { rel: string; text: string } {
   const tag = k.toString(16).padStart(4, '0');
   const swap = (s: string): string => s.replace(UUID, (uuid) => tag + uuid.slice(4));
-  const text = swap(file.text).replace(AIDER_STARTED, (_m, head: string, year: string) => `${head}${Number(year) + k}`);
+  const text = swap(file.text)
+    .replace(AIDER_STARTED, (_m, head: string, year: string) => `${head}${Number(year) + k}`)
+    .replace(SESSION_ID, (_m, key: string, id: string) => `${key}${id}-r${tag}"`);
   const rel = swap(file.rel);
   const ext = rel.endsWith('.aider.chat.history.md') ? '.aider.chat.history.md' : extname(rel);
   return { rel: join(`copy-${tag}`, `${rel.slice(0, rel.length - ext.length)}-r${tag}${ext}`), text };
