@@ -105,12 +105,19 @@ interface Job {
 
 interface Slot {
   worker: Worker;
-  job: Job | null;
+  /** Reads posted to it and not yet answered, by request id (at most {@link DEPTH}). */
+  jobs: Map<number, Job>;
   /** Loaded and listening: only then is it given reads. One that dies before cannot load, and is not replaced. */
   ready: boolean;
 }
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+/**
+ * Reads posted to each worker at once: the next one waits in the worker's own queue, so it does
+ * not sit idle while the main thread is busy writing and cannot hand it more work.
+ */
+const DEPTH = 2;
 
 /**
  * Start a pool of transcript-reading workers. Close it when done (idle workers do not keep the
@@ -146,14 +153,17 @@ export function createReaderPool(options: ReaderPoolOptions = {}): ReaderPool {
   };
 
   const pump = (): void => {
-    for (const slot of slots) {
-      if (!slot.ready || slot.job !== null) continue;
-      const job = queue.shift();
-      if (job === undefined) return;
-      slot.job = job;
-      // Busy workers keep the process alive until they answer; idle ones do not.
-      slot.worker.ref();
-      slot.worker.postMessage(job.request);
+    // Every ready worker gets one read before any gets a second.
+    for (let depth = 1; depth <= DEPTH; depth++) {
+      for (const slot of slots) {
+        if (!slot.ready || slot.jobs.size >= depth) continue;
+        const job = queue.shift();
+        if (job === undefined) return;
+        slot.jobs.set(job.request.id, job);
+        // Busy workers keep the process alive until they answer; idle ones do not.
+        slot.worker.ref();
+        slot.worker.postMessage(job.request);
+      }
     }
     // No worker left: read here rather than wait forever.
     if (slots.size === 0) for (let job = queue.shift(); job !== undefined; job = queue.shift()) readHere(job);
@@ -168,7 +178,7 @@ export function createReaderPool(options: ReaderPoolOptions = {}): ReaderPool {
       return;
     }
     stats.started++;
-    const slot: Slot = { worker, job: null, ready: false };
+    const slot: Slot = { worker, jobs: new Map(), ready: false };
     slots.add(slot);
     worker.unref();
     worker.on('message', (message: WorkerMessage) => {
@@ -177,10 +187,10 @@ export function createReaderPool(options: ReaderPoolOptions = {}): ReaderPool {
         pump();
         return;
       }
-      const job = slot.job;
-      if (job === null || job.request.id !== message.id) return;
-      slot.job = null;
-      worker.unref();
+      const job = slot.jobs.get(message.id);
+      if (job === undefined) return;
+      slot.jobs.delete(message.id);
+      if (slot.jobs.size === 0) worker.unref();
       if (message.type === 'error') job.reject(new Error(message.error));
       else job.resolve(message.result);
       pump();
@@ -190,16 +200,16 @@ export function createReaderPool(options: ReaderPoolOptions = {}): ReaderPool {
     });
     worker.on('exit', (code) => {
       slots.delete(slot);
-      const job = slot.job;
-      slot.job = null;
+      const jobs = [...slot.jobs.values()];
+      slot.jobs.clear();
       if (closed) {
-        job?.reject(new Error('reader pool closed'));
+        for (const job of jobs) job.reject(new Error('reader pool closed'));
         return;
       }
       stats.died++;
-      logger.warn('ingest: reader worker exited', { code, path: job?.request.path ?? null });
-      // The file it was reading is read here: a dead worker never costs a file.
-      if (job !== null) readHere(job);
+      logger.warn('ingest: reader worker exited', { code, path: jobs[0]?.request.path ?? null });
+      // The files it held are read here: a dead worker never costs a file.
+      for (const job of jobs) readHere(job);
       if (slot.ready && restarts < maxRestarts) {
         restarts++;
         spawn();

@@ -116,7 +116,8 @@ describe('ingest worker pool', () => {
       const paths = [claudeMain, join(fixtures, 'claude-code/projects/-home-dev-my-app/agent-9f8e7d6c.jsonl'), claudeMain, claudeMain];
       const results = await Promise.all(paths.map((path) => pool.read(path, null, { now: 1 })));
       for (const [i, result] of results.entries()) expect(result).toEqual(readWithTerms({ path: paths[i] as string, cursor: null, options: { now: 1 }, terms: true }));
-      expect(pool.stats()).toMatchObject({ died: 1, readsHere: 1 });
+      expect(pool.stats()).toMatchObject({ died: 1 });
+      expect(pool.stats().readsHere).toBeGreaterThanOrEqual(1);
       expect(pool.stats().started).toBeGreaterThanOrEqual(3);
     } finally {
       await pool.close();
