@@ -49,8 +49,8 @@ async function timeRemember(path: string, embedder: Embedder | null, inputs: Rem
 async function runSize(ctx: BenchContext, size: number, datasets: Dataset[], metrics: Metric[]): Promise<Record<string, unknown>> {
   // remember's near-duplicate search grows with the corpus (~170 ms a call at 100K when this was
   // written), so the full run stays at 500 calls: enough for a stable p99, minutes not hours.
-  const calls = ctx.quick ? 200 : 500;
-  const warmup = ctx.quick ? 20 : 50;
+  const calls = ctx.quick ? 100 : 500;
+  const warmup = ctx.quick ? 10 : 50;
   const label = `@${sizeLabel(size)}`;
   const workDir = join(ctx.cacheDir, 'work');
   const inputs = workload(ctx.seed, calls + warmup);
