@@ -215,6 +215,11 @@ export interface StoreStats {
 
 export interface TextSearchOptions extends MemoryFilter {
   limit: number;
+  /**
+   * Match on only this many of the query's rarest terms (a near-duplicate probe: a memory sharing
+   * half the terms of a text must share some of its rarest). Backends may ignore it.
+   */
+  rarestTerms?: number;
 }
 
 export interface VectorSearchOptions extends MemoryFilter {

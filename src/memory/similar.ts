@@ -41,7 +41,9 @@ export async function findSimilar(
   excludeId?: string,
 ): Promise<SimilarMemory[]> {
   const filter = project === null ? { project: null } : { project };
-  const ids = new Set((await deps.store.searchText(text, { ...filter, limit: 20 })).map((hit) => hit.id));
+  // Probe with the text's rarest terms: a memory sharing half its terms shares some of those, and
+  // matching every term of a long text costs a pass over much of the index.
+  const ids = new Set((await deps.store.searchText(text, { ...filter, limit: 20, rarestTerms: 8 })).map((hit) => hit.id));
   const model = deps.embedder;
   if (vector && model) {
     for (const hit of await deps.store.searchVector(vector, model, { ...filter, limit: 10 })) ids.add(hit.id);

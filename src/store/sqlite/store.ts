@@ -262,7 +262,7 @@ export class SqliteStore implements Store {
   /* ---------------------------------------------------------------- search */
 
   async searchText(query: string, options: TextSearchOptions): Promise<ScoredId[]> {
-    const match = matchExpression(this.selectTerms(queryTerms(query)));
+    const match = matchExpression(this.selectTerms(queryTerms(query, 64), options.rarestTerms));
     if (match === null) return [];
     const { where, params } = filterSql(options);
     const rows = this.db
@@ -585,13 +585,23 @@ export class SqliteStore implements Store {
    * score most of the index (30 ms at 100K) while adding little to BM25; such terms are left out
    * once the index is large, keeping the rarest few if all are common.
    */
-  private selectTerms(terms: string[]): string[] {
+  private selectTerms(terms: string[], rarest?: number): string[] {
     if (terms.length <= 1) return terms;
     const rows = (this.db.prepare('SELECT max(rowid) FROM memories').pluck().get() as number | null) ?? 0;
-    if (rows < PRUNE_FROM_ROWS) return terms;
+    if (rows < PRUNE_FROM_ROWS && rarest === undefined) return terms.slice(0, 32);
     const dfOf = this.db.prepare('SELECT doc FROM memories_vocab WHERE term = ?').pluck();
+    // A document-frequency lookup walks the term's postings, so a rarest-terms probe only weighs
+    // the longest terms (compound identifiers, paths, numbers are both long and rare).
+    const weighed = rarest === undefined ? terms : [...terms].sort((a, b) => b.length - a.length).slice(0, rarest * 2);
     // The index holds porter stems; a stem this stemmer gets wrong reads as rare and is kept.
-    const withDf = terms.map((term) => ({ term, df: (dfOf.get(stemmer(term)) as number | undefined) ?? 0 }));
+    const withDf = weighed.map((term) => ({ term, df: (dfOf.get(stemmer(term)) as number | undefined) ?? 0 }));
+    if (rarest !== undefined) {
+      return withDf
+        .filter((t) => t.df > 0)
+        .sort((a, b) => a.df - b.df)
+        .slice(0, rarest)
+        .map((t) => t.term);
+    }
     const cap = rows * COMMON_TERM_SHARE;
     const kept = withDf.filter((t) => t.df <= cap);
     if (kept.length > 0) return kept.map((t) => t.term);
