@@ -321,6 +321,9 @@ interface PendingWrite {
   reject(error: unknown): void;
 }
 
+/** FTS5 `automerge` for the turns index (see SqliteSubstrate.tuneIndex). */
+const FTS_AUTOMERGE = 16;
+
 /** Text a group commit may carry (about 15 MB of transcript, a tenth of a second of writing). */
 const GROUP_COMMIT_CHARS = 4_000_000;
 
@@ -345,13 +348,20 @@ export class SqliteSubstrate implements SubstrateStore {
   private pending: PendingWrite[] = [];
   private pendingChars = 0;
   private flushScheduled = false;
+  private tuned = false;
 
   constructor(db: Database.Database) {
     this.db = db;
     this.statements = prepareStatements(db);
-    const write = db.transaction((batch: SubstrateBatch) => this.write(batch));
+    const write = db.transaction((batch: SubstrateBatch) => {
+      this.tuneIndex();
+      return this.write(batch);
+    });
     this.transaction = (batch) => write.immediate(batch);
-    const group = db.transaction((batches: SubstrateBatch[]) => batches.map((batch) => this.write(batch)));
+    const group = db.transaction((batches: SubstrateBatch[]) => {
+      this.tuneIndex();
+      return batches.map((batch) => this.write(batch));
+    });
     this.groupTransaction = (batches) => group.immediate(batches);
   }
 
@@ -382,6 +392,18 @@ export class SqliteSubstrate implements SubstrateStore {
         w.reject(error);
       }
     }
+  }
+
+  /**
+   * Once per connection, inside a write: let FTS5 gather more segments per level before merging
+   * them (`automerge` 16 instead of 4). Bulk ingest spent a sixth of its write time merging the
+   * small segments each commit leaves; searches over 200K turns were no slower.
+   */
+  private tuneIndex(): void {
+    if (this.tuned) return;
+    this.tuned = true;
+    const current = this.db.prepare<[], { v: unknown }>("SELECT v FROM turns_fts_config WHERE k = 'automerge'").get();
+    if (current?.v !== FTS_AUTOMERGE) this.db.prepare(`INSERT INTO turns_fts (turns_fts, rank) VALUES ('automerge', ${FTS_AUTOMERGE})`).run();
   }
 
   private write(batch: SubstrateBatch): number {
