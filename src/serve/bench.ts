@@ -79,7 +79,7 @@ function toMemory(c: CorpusMemory): Memory {
   };
 }
 
-async function load(store: Store, corpus: CorpusMemory[], embedder: Embedder): Promise<void> {
+export async function load(store: Store, corpus: CorpusMemory[], embedder: Embedder): Promise<void> {
   const model = { model: embedder.model, dimension: embedder.dimension };
   const seen = new Set<string>();
   const memories = corpus.map(toMemory).filter((m) => {

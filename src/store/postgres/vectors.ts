@@ -35,6 +35,8 @@ export class PgVectors {
   private index: ExactVectorIndex | null = null;
   private indexModel: string | null = null;
   private indexEpoch = '';
+  /** The project of each indexed memory (by pk), for scanning with a project filter. */
+  private projectOf = new Map<number, string | null>();
   /** pg_snapshot_xmin at the last sync: rows of transactions from here on may be new. */
   private indexXmin = '0';
 
@@ -183,9 +185,19 @@ export class PgVectors {
   private async searchExact(vector: Float32Array, stored: EmbedderIdentity, options: VectorSearchOptions): Promise<ScoredId[]> {
     const index = await this.sync(stored);
     if (index.size === 0) return [];
-    // Over-fetch, then keep the hits that pass the filter; widen when the filter is selective.
+    // Over-fetch, then keep the hits that pass the filter (checked by the database); widen when
+    // too few do. A project filter (a server's usual case) is applied while scanning, from the
+    // project each vector's memory belongs to (a memory never changes project).
+    const project = options.project;
+    const accept =
+      project === undefined
+        ? undefined
+        : (key: number): boolean => {
+            const of = this.projectOf.get(key);
+            return of === project || (of === null && project !== null && options.includeUserScope !== false);
+          };
     for (let fetch = Math.max(options.limit * 4, 64); ; fetch *= 4) {
-      const hits = index.search(vector, fetch);
+      const hits = index.search(vector, fetch, accept);
       if (hits.length === 0) return [];
       const p = new Params();
       const keys = p.add(hits.map((h) => h.key));
@@ -210,17 +222,21 @@ export class PgVectors {
       this.indexModel = stored.model;
       this.indexEpoch = epoch;
       this.indexXmin = '0';
+      this.projectOf = new Map();
     }
     const index = this.index;
     // One statement: the rows and the snapshot's xmin come from the same snapshot.
-    const rows = await this.db.query<{ xmin: string; memory_pk: number | null; embedding: number[] | null }>(
-      `SELECT s.xmin, v.memory_pk, v.embedding
+    const rows = await this.db.query<{ xmin: string; memory_pk: number | null; embedding: number[] | null; project: string | null }>(
+      `SELECT s.xmin, v.memory_pk, v.embedding, m.project
          FROM (SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin) s
-         LEFT JOIN vectors v ON v.xid >= $1::xid8`,
+         LEFT JOIN vectors v ON v.xid >= $1::xid8
+         LEFT JOIN memories m ON m.pk = v.memory_pk`,
       [this.indexXmin],
     );
     for (const row of rows.rows) {
-      if (row.memory_pk !== null && row.embedding !== null) index.upsert(row.memory_pk, toFloat32(row.embedding));
+      if (row.memory_pk === null || row.embedding === null) continue;
+      index.upsert(row.memory_pk, toFloat32(row.embedding));
+      this.projectOf.set(row.memory_pk, row.project);
     }
     const xmin = rows.rows[0]?.xmin;
     if (xmin !== undefined) this.indexXmin = xmin;
