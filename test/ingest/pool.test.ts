@@ -157,3 +157,35 @@ describe('ingest worker pool', () => {
     await expect(pool.read(claudeMain, null, {})).rejects.toThrow('reader pool closed');
   });
 });
+
+describe('what bulk ingest relies on in the SQLite substrate', () => {
+  it('commits batches written in the same tick together, yet a refused batch fails alone', async () => {
+    const run = openSubstrate();
+    const [a, b, c] = [claudeMain, join(fixtures, 'claude-code/projects/-home-dev-my-app/agent-9f8e7d6c.jsonl'), join(fixtures, 'generic/agent-log.jsonl')].map(
+      (path) => readWithTerms({ path, cursor: null, options: { now: 1 }, terms: false }).batch,
+    );
+    const broken = structuredClone(b!);
+    (broken.turns[0] as { role: unknown }).role = null; // NOT NULL: the store refuses this batch
+    const outcomes = await Promise.allSettled([a!, broken, c!].map((batch) => run.substrate.writeSubstrate(batch)));
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((await run.substrate.substrateStats()).turns).toBe(a!.turns.length + c!.turns.length);
+    expect(await run.substrate.getCursor(b!.cursor!.path)).toBeNull();
+    run.close();
+  });
+
+  it("loads a cursor's state only when read, and never a state another writer moved on since", async () => {
+    const run = openSubstrate();
+    const first = readWithTerms({ path: claudeMain, cursor: null, options: { now: 1, maxBytes: 2_000 }, terms: false });
+    await run.substrate.writeSubstrate(first.batch);
+    const fresh = await run.substrate.getCursor(claudeMain);
+    expect(fresh).toEqual(first.batch.cursor);
+    const stale = await run.substrate.getCursor(claudeMain);
+    const second = readWithTerms({ path: claudeMain, cursor: fresh, options: { now: 2, maxBytes: 2_000 }, terms: false });
+    await run.substrate.writeSubstrate(second.batch);
+    // Read after the row moved on: empty, so a reader would start the file again (idempotent).
+    expect(stale?.state).toEqual({});
+    expect(stale?.offset).toBe(first.batch.cursor?.offset);
+    expect(await run.substrate.getCursor(claudeMain)).toEqual(second.batch.cursor);
+    run.close();
+  });
+});

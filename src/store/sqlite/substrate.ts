@@ -174,23 +174,60 @@ function rowToCorrection(row: CorrectionRow): CorrectionRecord {
   };
 }
 
-function rowToCursor(row: CursorRow): IngestCursor {
-  let state: Record<string, unknown> = {};
+function parseState(json: string): Record<string, unknown> {
   try {
-    const value: unknown = JSON.parse(row.state);
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) state = value as Record<string, unknown>;
+    const value: unknown = JSON.parse(json);
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
   } catch {
     // A damaged state only costs a re-read from the start.
   }
+  return {};
+}
+
+function rowToCursor(row: CursorRow): IngestCursor {
   return {
     path: row.path,
     size: row.size,
     mtimeMs: row.mtime_ms,
     offset: row.offset,
     headHash: row.head_hash,
-    state,
+    state: parseState(row.state),
     updatedAt: row.updated_at,
   };
+}
+
+type CursorHead = Pick<CursorRow, 'path' | 'size' | 'mtime_ms' | 'offset' | 'head_hash'>;
+
+/**
+ * A cursor whose reader state (and `updatedAt`, stored after it) loads when first read. A run
+ * passes over an unchanged file on its size and mtime alone, and a state can be large (an Aider
+ * history's: 400 KB, in overflow pages SQLite walks even to reach the column after it): loading
+ * every state was most of the time of re-checking an unchanged set of files. `loadTail` finds the
+ * row only if it is still this cursor; if another process moved it on meanwhile, the state is
+ * empty and the reader starts the file again from its start (idempotent).
+ */
+function lazyCursor(head: CursorHead, loadTail: (head: CursorHead) => Pick<CursorRow, 'state' | 'updated_at'> | undefined): IngestCursor {
+  const cursor: IngestCursor = { path: head.path, size: head.size, mtimeMs: head.mtime_ms, offset: head.offset, headHash: head.head_hash, state: {}, updatedAt: 0 };
+  const settle = (key: 'state' | 'updatedAt', value: unknown): void => {
+    Object.defineProperty(cursor, key, { value, enumerable: true, configurable: true, writable: true });
+  };
+  const load = (): void => {
+    const tail = loadTail(head);
+    settle('state', tail === undefined ? {} : parseState(tail.state));
+    settle('updatedAt', tail?.updated_at ?? 0);
+  };
+  for (const key of ['state', 'updatedAt'] as const) {
+    Object.defineProperty(cursor, key, {
+      enumerable: true,
+      configurable: true,
+      get: () => {
+        load();
+        return cursor[key];
+      },
+      set: (value: unknown) => settle(key, value),
+    });
+  }
+  return cursor;
 }
 
 /** How much of a tool's output is indexed: its head (commands echo, first errors) and its tail (exit status, last error). */
@@ -305,8 +342,11 @@ function prepareStatements(db: Database.Database) {
       `INSERT OR REPLACE INTO ingest_cursors (path, size, mtime_ms, "offset", head_hash, state, updated_at)
        VALUES (@path, @size, @mtimeMs, @offset, @headHash, @state, @updatedAt)`,
     ),
-    getCursor: db.prepare<[string], CursorRow>(
-      'SELECT path, size, mtime_ms, "offset" AS offset, head_hash, state, updated_at FROM ingest_cursors WHERE path = ?',
+    // The columns stored before `state`, then `state` and what follows it only when needed (see lazyCursor).
+    getCursorHead: db.prepare<[string], CursorHead>('SELECT path, size, mtime_ms, "offset" AS offset, head_hash FROM ingest_cursors WHERE path = ?'),
+    getCursorTail: db.prepare<CursorHead, Pick<CursorRow, 'state' | 'updated_at'>>(
+      `SELECT state, updated_at FROM ingest_cursors
+       WHERE path = @path AND size = @size AND mtime_ms = @mtime_ms AND "offset" = @offset AND head_hash = @head_hash`,
     ),
     getSession: db.prepare<[string], SessionRow>(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = ?`),
     getCompactions: db.prepare<[string], CompactionRow>(
@@ -518,8 +558,8 @@ export class SqliteSubstrate implements SubstrateStore {
   }
 
   async getCursor(path: string): Promise<IngestCursor | null> {
-    const row = this.statements.getCursor.get(path);
-    return row === undefined ? null : rowToCursor(row);
+    const head = this.statements.getCursorHead.get(path);
+    return head === undefined ? null : lazyCursor(head, (h) => this.statements.getCursorTail.get(h));
   }
 
   /** Every cursor (one query), for a runner checking many files at once. */
