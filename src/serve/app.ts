@@ -8,6 +8,7 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { Hono, type Context } from 'hono';
+import { getCookie, setCookie } from 'hono/cookie';
 import { z } from 'zod';
 import { ALL_PROJECTS, allows, coversProject, type Role, type TokenRecord, type TokenStore } from '../auth/tokens.js';
 import { createCairn, type Cairn } from '../cairn.js';
@@ -16,12 +17,18 @@ import { createMcpServer } from '../mcp/server.js';
 import { forgetInput, recallInput, rememberInput } from '../mcp/schemas.js';
 import { silentLogger } from '../runtime.js';
 import type { Clock, Embedder, IdSource, Logger, Store } from '../types.js';
+import { createWebApp } from '../web/app.js';
 import { errorResponse, parseWith } from '../web/http.js';
 import { readOnlyStore } from './read-only.js';
 import { ProjectScopedStore } from './scoped-store.js';
 
 /** The header (or `?project=` parameter) naming the project a request works in. */
 export const PROJECT_HEADER = 'X-Cairn-Project';
+/** Cookies of a browser that opened `/ui?token=…`: the token and the project it chose. */
+export const UI_TOKEN_COOKIE = 'cairn_serve_token';
+export const UI_PROJECT_COOKIE = 'cairn_serve_project';
+/** Memory browsers kept built, by token, project and role. */
+const WEB_APPS_KEPT = 32;
 
 export interface ServeAppOptions {
   /** The shared store (opened once per process). */
@@ -64,8 +71,8 @@ function bearer(c: Context): string | null {
 }
 
 /** The project a request names, or the token's only project, or null (all projects, `*` tokens only). */
-function requestProject(c: Context, token: TokenRecord): string | null {
-  const named = c.req.header(PROJECT_HEADER) ?? c.req.query('project') ?? null;
+function requestProject(c: Context, token: TokenRecord, fromCookie = false): string | null {
+  const named = (fromCookie ? getCookie(c, UI_PROJECT_COOKIE) : undefined) ?? c.req.header(PROJECT_HEADER) ?? c.req.query('project') ?? null;
   if (named !== null && named !== '') return named;
   const own = token.projects.filter((p) => p !== ALL_PROJECTS);
   if (own.length === 1 && !token.projects.includes(ALL_PROJECTS)) return own[0] as string;
@@ -102,32 +109,77 @@ export function createServeApp(options: ServeAppOptions): Hono<ServeEnv> {
 
   app.get('/health', (c) => c.json({ ok: true }));
 
-  app.use('*', async (c, next) => {
-    const presented = bearer(c);
-    if (presented === null) throw new CairnError('UNAUTHORIZED', 'send a token: Authorization: Bearer <token> (create one with `cairn token create`)');
+  const verify = async (presented: string): Promise<TokenRecord> => {
     const local = options.localTokens?.find((t) => sameSecret(t.token, presented));
     const token = local?.record ?? (await options.tokens.verify(presented));
     if (!token) throw new CairnError('UNAUTHORIZED', 'unknown or revoked token');
-    const project = requestProject(c, token);
+    return token;
+  };
+  const checkProject = (token: TokenRecord, project: string | null): void => {
     if (!coversProject(token, project)) {
       throw new CairnError('FORBIDDEN', project === null ? `token "${token.name}" must name a project` : `token "${token.name}" does not cover project ${project}`);
     }
+  };
+  const cairnFor = (token: TokenRecord, project: string | null): Cairn => {
     let store: Store = project === null ? options.store : new ProjectScopedStore(options.store, project);
     if (!allows(token.role, 'write')) store = readOnlyStore(store);
+    return createCairn({
+      store,
+      embedder: options.embedder ?? null,
+      project,
+      actor: `token:${token.name}`,
+      logger,
+      ...(options.clock ? { clock: options.clock } : {}),
+      ...(options.ids ? { ids: options.ids } : {}),
+    });
+  };
+
+  /* ------------------------------------------------------------------ memory browser */
+
+  // A browser cannot send a bearer header: `/ui?token=…&project=…` trades the token for
+  // HttpOnly SameSite=Strict cookies, then src/web's app serves the page and its API over the
+  // same project-scoped (and, for read tokens, read-only) view of the store.
+  app.get('/ui', async (c) => {
+    const presented = c.req.query('token');
+    if (!presented) throw new CairnError('UNAUTHORIZED', 'open /ui?token=<token>[&project=<project>]');
+    const token = await verify(presented);
+    const project = requestProject(c, token);
+    checkProject(token, project);
+    const cookie = { httpOnly: true, sameSite: 'Strict' as const, path: '/', secure: new URL(c.req.url).protocol === 'https:' };
+    setCookie(c, UI_TOKEN_COOKIE, presented, cookie);
+    setCookie(c, UI_PROJECT_COOKIE, project ?? '', cookie);
+    return c.redirect('/', 303);
+  });
+  const webApps = new Map<string, Hono>();
+  const webAppFor = (token: TokenRecord, secret: string, project: string | null, hostname: string): Hono => {
+    const key = `${token.id}\u0000${token.role}\u0000${project ?? ''}\u0000${hostname}`;
+    let web = webApps.get(key);
+    if (!web) {
+      web = createWebApp(cairnFor(token, project), { token: secret, cookieName: UI_TOKEN_COOKIE, hosts: [hostname] });
+      if (webApps.size >= WEB_APPS_KEPT) webApps.delete(webApps.keys().next().value as string);
+      webApps.set(key, web);
+    }
+    return web;
+  };
+
+  app.use('*', async (c, next) => {
+    const presented = bearer(c);
+    if (presented === null) {
+      const fromCookie = getCookie(c, UI_TOKEN_COOKIE);
+      if (fromCookie) {
+        const token = await verify(fromCookie);
+        const project = requestProject(c, token, true) || null;
+        checkProject(token, project);
+        return webAppFor(token, fromCookie, project, new URL(c.req.url).hostname).fetch(c.req.raw);
+      }
+      throw new CairnError('UNAUTHORIZED', 'send a token: Authorization: Bearer <token> (create one with `cairn token create`)');
+    }
+    const token = await verify(presented);
+    const project = requestProject(c, token);
+    checkProject(token, project);
     c.set('token', token);
     c.set('project', project);
-    c.set(
-      'cairn',
-      createCairn({
-        store,
-        embedder: options.embedder ?? null,
-        project,
-        actor: `token:${token.name}`,
-        logger,
-        ...(options.clock ? { clock: options.clock } : {}),
-        ...(options.ids ? { ids: options.ids } : {}),
-      }),
-    );
+    c.set('cairn', cairnFor(token, project));
     await next();
   });
 

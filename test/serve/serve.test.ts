@@ -106,6 +106,43 @@ describe('cairn serve: authentication and permissions', () => {
   });
 });
 
+describe('cairn serve: the memory browser', () => {
+  const cookies = (res: Response): string =>
+    res.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ');
+
+  it('trades /ui?token= for cookies, then serves the page and its API confined to the token’s project', async () => {
+    const opened = await call('GET', `/ui?token=${secret.alice}`, null);
+    expect(opened.status).toBe(303);
+    expect(opened.headers.get('Location')).toBe('/');
+    const jar = cookies(opened);
+    expect(jar).toContain('cairn_serve_project=proj-a');
+    expect(opened.headers.getSetCookie().every((c) => /HttpOnly/i.test(c) && /SameSite=Strict/i.test(c))).toBe(true);
+    const page = await call('GET', '/', null, undefined, { Cookie: jar });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<html');
+    const everything = await call('GET', '/api/search?q=staging%20fridays%20secret', null, undefined, { Cookie: jar });
+    expect(everything.status).toBe(200);
+    const body = await everything.text();
+    expect(body).toContain('alice note');
+    expect(body).not.toContain('bob secret');
+    const listed = await (await call('GET', '/api/memories?project=proj-b', null, undefined, { Cookie: jar })).text();
+    expect(listed).not.toContain('bob secret');
+    // changes from the page need the token header too (the web app's CSRF guard)
+    expect((await call('POST', '/api/forget', null, { ids: ['X'] }, { Cookie: jar })).status).toBe(403);
+  });
+
+  it('refuses a cookie naming another project, a revoked token, and a bad /ui token', async () => {
+    const jar = cookies(await call('GET', `/ui?token=${secret.alice}`, null)).replace('cairn_serve_project=proj-a', 'cairn_serve_project=proj-b');
+    expect((await call('GET', '/api/memories', null, undefined, { Cookie: jar })).status).toBe(403);
+    expect((await call('GET', '/', null, undefined, { Cookie: `cairn_serve_token=${secret.gone}` })).status).toBe(401);
+    expect((await call('GET', '/ui?token=cairn_wrong', null)).status).toBe(401);
+    expect((await call('GET', `/ui?token=${secret.alice}&project=proj-b`, null)).status).toBe(403);
+  });
+});
+
 describe('cairn serve: MCP over Streamable HTTP', () => {
   it('serves the MCP tools statelessly to the official client, scoped and permissioned by token', async () => {
     const server = await startServe({ store, tokens, version: 'test', port: 0 });
