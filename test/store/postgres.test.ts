@@ -44,7 +44,7 @@ migrationTests('pglite', () => pglite.url);
 describe('postgres store errors', () => {
   it('says which database it cannot reach, without the password', async () => {
     const attempt = openPostgresStore('postgres://cairn:hunter2@127.0.0.1:1/cairn');
-    await expect(attempt).rejects.toMatchObject({ code: 'STORE_FAILED', message: expect.stringMatching(/cannot use the PostgreSQL database at postgres:\/\/cairn:\*\*\*@127\.0\.0\.1:1\/cairn/) });
+    await expect(attempt).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringMatching(/cannot use the PostgreSQL database at postgres:\/\/cairn:\*\*\*@127\.0\.0\.1:1\/cairn/) });
     await expect(attempt).rejects.not.toMatchObject({ message: expect.stringContaining('hunter2') });
   });
 

@@ -157,7 +157,8 @@ export class PgDatabase implements Queryable {
       await pool.end().catch(() => {});
       const cause = (error as { cause?: unknown }).cause ?? error;
       const reason = cause instanceof Error ? cause.message || String((cause as { code?: unknown }).code ?? '') : String(cause);
-      throw new CairnError('STORE_FAILED', `cannot use the PostgreSQL database at ${parsed.redacted}: ${reason}`, { cause: error });
+      // Usually a wrong URL, credentials or a server that is down: something the user fixes.
+      throw new CairnError('INVALID_INPUT', `cannot use the PostgreSQL database at ${parsed.redacted}: ${reason}`, { cause: error, field: 'store' });
     }
     return db;
   }
