@@ -6,6 +6,8 @@ export type { Cairn, CairnOptions, CairnStatus } from './cairn.js';
 export { CairnError, isCairnError } from './errors.js';
 export type { CairnErrorCode } from './errors.js';
 export { SqliteStore, openSqliteStore } from './store/sqlite/store.js';
+export { PostgresStore, openPostgresStore } from './store/postgres/store.js';
+export { createServeApp } from './serve/app.js';
 export type { SqliteStoreOptions } from './store/sqlite/store.js';
 export { ExactVectorIndex } from './store/vector-index.js';
 export type { VectorIndex, VectorHit } from './store/vector-index.js';
