@@ -59,6 +59,8 @@ function matchExpression(terms: readonly string[]): string | null {
 const PRUNE_FROM_ROWS = 20_000;
 /** A term in more than this share of memories is left out of the MATCH (it still counts in recall's coverage). */
 const COMMON_TERM_SHARE = 0.05;
+/** Document frequencies kept per process (see documentFrequency). */
+const DF_CACHE_SIZE = 50_000;
 /** When every term is common, the rarest few are kept. */
 const KEEP_WHEN_ALL_COMMON = 3;
 
@@ -82,6 +84,8 @@ export class SqliteStore implements Store {
   private indexSeq = 0;
   private indexEpoch = '';
   private substrateStore: SqliteSubstrate | null = null;
+  private readonly dfCache = new Map<string, number>();
+  private dfRows = 0;
 
   constructor(options: SqliteStoreOptions) {
     this.options = options;
@@ -589,26 +593,42 @@ export class SqliteStore implements Store {
     if (terms.length <= 1) return terms;
     const rows = (this.db.prepare('SELECT max(rowid) FROM memories').pluck().get() as number | null) ?? 0;
     if (rows < PRUNE_FROM_ROWS && rarest === undefined) return terms.slice(0, 32);
-    const dfOf = this.db.prepare('SELECT doc FROM memories_vocab WHERE term = ?').pluck();
-    // A document-frequency lookup walks the term's postings, so a rarest-terms probe only weighs
-    // the longest terms (compound identifiers, paths, numbers are both long and rare).
-    const weighed = rarest === undefined ? terms : [...terms].sort((a, b) => b.length - a.length).slice(0, rarest * 2);
-    // The index holds porter stems; a stem this stemmer gets wrong reads as rare and is kept.
-    const withDf = weighed.map((term) => ({ term, df: (dfOf.get(stemmer(term)) as number | undefined) ?? 0 }));
+    const withDf = terms.map((term) => ({ term, df: this.documentFrequency(term, rows) }));
+    // In a small index every term is cheap to match, and "5% of rows" would exclude everything.
+    const cap = rows < PRUNE_FROM_ROWS ? Infinity : rows * COMMON_TERM_SHARE;
     if (rarest !== undefined) {
+      // A near-duplicate shares the text's rare terms; common ones would only widen the probe.
       return withDf
-        .filter((t) => t.df > 0)
+        .filter((t) => t.df > 0 && t.df <= cap)
         .sort((a, b) => a.df - b.df)
         .slice(0, rarest)
         .map((t) => t.term);
     }
-    const cap = rows * COMMON_TERM_SHARE;
     const kept = withDf.filter((t) => t.df <= cap);
     if (kept.length > 0) return kept.map((t) => t.term);
     return withDf
       .sort((a, b) => a.df - b.df)
       .slice(0, KEEP_WHEN_ALL_COMMON)
       .map((t) => t.term);
+  }
+
+  /**
+   * How many memories hold `term` (its porter stem, as the index does; a stem this stemmer gets
+   * wrong reads as 0, i.e. rare, and is kept). Counting walks the term's postings, so a long-lived
+   * process (MCP server, ingest) keeps the figures until the index has grown by 5%.
+   */
+  private documentFrequency(term: string, rows: number): number {
+    if (rows > this.dfRows * 1.05 || rows < this.dfRows) {
+      this.dfCache.clear();
+      this.dfRows = rows;
+    }
+    let df = this.dfCache.get(term);
+    if (df === undefined) {
+      df = (this.db.prepare('SELECT doc FROM memories_vocab WHERE term = ?').pluck().get(stemmer(term)) as number | undefined) ?? 0;
+      if (this.dfCache.size >= DF_CACHE_SIZE) this.dfCache.clear();
+      this.dfCache.set(term, df);
+    }
+    return df;
   }
 
   private rowById(id: string): MemoryRow | undefined {
