@@ -17,29 +17,12 @@ import type {
   TurnSearchOptions,
 } from '../../types.js';
 import { snippetFor } from '../sqlite/substrate.js';
+import { rowToCompaction, rowToCorrection, rowToSession, turnIndexSource, type CompactionRow, type CorrectionRow, type SessionRow } from '../substrate-rows.js';
 import { queryTerms } from '../tokenize.js';
 import type { PgDatabase, Queryable } from './driver.js';
 import { queryLexemes, tsqueryOf, tsvectorLiteral } from './fts.js';
 import { Params, pgJson, pgText } from './rows.js';
 import type { TermStats } from './term-stats.js';
-
-interface SessionRow {
-  id: string;
-  agent: string;
-  project: string | null;
-  cwd: string | null;
-  branch: string | null;
-  parent_id: string | null;
-  started_at: number | null;
-  ended_at: number | null;
-  input_tokens: number;
-  output_tokens: number;
-  cache_read_tokens: number;
-  cache_creation_tokens: number;
-  compactions: number;
-  source_path: string;
-  title: string | null;
-}
 
 interface TurnRow {
   id: string;
@@ -62,26 +45,6 @@ const SESSION_COLUMNS =
 const TURN_COLUMNS = 'id, session_id, seq, role, text, tool_name, tool_input, tool_use_id, is_error, flags, at, source_uuid, source_line';
 const CURSOR_COLUMNS = 'path, size, mtime_ms, "offset" AS offset, head_hash, state, updated_at';
 
-function rowToSession(row: SessionRow): SessionRecord {
-  return {
-    id: row.id,
-    agent: row.agent as Agent,
-    project: row.project,
-    cwd: row.cwd,
-    branch: row.branch,
-    parentId: row.parent_id,
-    startedAt: row.started_at,
-    endedAt: row.ended_at,
-    inputTokens: row.input_tokens,
-    outputTokens: row.output_tokens,
-    cacheReadTokens: row.cache_read_tokens,
-    cacheCreationTokens: row.cache_creation_tokens,
-    compactions: row.compactions,
-    sourcePath: row.source_path,
-    title: row.title,
-  };
-}
-
 function rowToTurn(row: TurnRow): TurnRecord {
   return {
     id: row.id,
@@ -100,54 +63,6 @@ function rowToTurn(row: TurnRow): TurnRecord {
   };
 }
 
-interface CompactionRow {
-  id: string;
-  session_id: string;
-  trigger: string | null;
-  pre_tokens: number | null;
-  summary: string | null;
-  at: number | null;
-  seq: number;
-  source_line: number;
-}
-
-function rowToCompaction(row: CompactionRow): CompactionRecord {
-  return {
-    id: row.id,
-    sessionId: row.session_id,
-    trigger: row.trigger === 'manual' || row.trigger === 'auto' ? row.trigger : null,
-    preTokens: row.pre_tokens,
-    summary: row.summary,
-    at: row.at,
-    seq: row.seq,
-    sourceLine: row.source_line,
-  };
-}
-
-interface CorrectionRow {
-  id: string;
-  session_id: string;
-  premise_turn_id: string | null;
-  correction_turn_id: string;
-  kind: string;
-  lang: string | null;
-  text: string;
-  at: number | null;
-}
-
-function rowToCorrection(row: CorrectionRow): CorrectionRecord {
-  return {
-    id: row.id,
-    sessionId: row.session_id,
-    premiseTurnId: row.premise_turn_id,
-    correctionTurnId: row.correction_turn_id,
-    kind: row.kind as CorrectionRecord['kind'],
-    lang: row.lang,
-    text: row.text,
-    at: row.at,
-  };
-}
-
 interface CursorRow {
   path: string;
   size: number;
@@ -163,16 +78,9 @@ function rowToCursor(row: CursorRow): IngestCursor {
   return { path: row.path, size: row.size, mtimeMs: row.mtime_ms, offset: row.offset, headHash: row.head_hash, state, updatedAt: row.updated_at };
 }
 
-/** How much of a tool's output is indexed (as on SQLite): its head and its tail. */
-const TOOL_OUTPUT_HEAD = 600;
-const TOOL_OUTPUT_TAIL = 200;
-
+/** The tsvector literal a turn is indexed under (the same part of it as on SQLite). */
 export function turnTerms(turn: Pick<TurnRecord, 'text' | 'toolName' | 'role'>): string {
-  let text = turn.text ?? '';
-  if (turn.role === 'tool_result' && text.length > TOOL_OUTPUT_HEAD + TOOL_OUTPUT_TAIL) {
-    text = `${text.slice(0, TOOL_OUTPUT_HEAD)} ${text.slice(text.length - TOOL_OUTPUT_TAIL)}`;
-  }
-  return tsvectorLiteral(turn.toolName === null ? text : `${turn.toolName} ${text}`);
+  return tsvectorLiteral(turnIndexSource(turn));
 }
 
 export class PostgresSubstrate implements SubstrateStore {

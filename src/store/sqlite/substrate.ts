@@ -28,25 +28,8 @@ import type {
   TurnRole,
   TurnSearchOptions,
 } from '../../types.js';
+import { rowToCompaction, rowToCorrection, rowToSession, turnIndexSource, type CompactionRow, type CorrectionRow, type SessionRow } from '../substrate-rows.js';
 import { indexText, queryTerms } from '../tokenize.js';
-
-interface SessionRow {
-  id: string;
-  agent: string;
-  project: string | null;
-  cwd: string | null;
-  branch: string | null;
-  parent_id: string | null;
-  started_at: number | null;
-  ended_at: number | null;
-  input_tokens: number;
-  output_tokens: number;
-  cache_read_tokens: number;
-  cache_creation_tokens: number;
-  compactions: number;
-  source_path: string;
-  title: string | null;
-}
 
 interface TurnRow {
   pk: number;
@@ -65,28 +48,6 @@ interface TurnRow {
   source_line: number;
 }
 
-interface CompactionRow {
-  id: string;
-  session_id: string;
-  trigger: string | null;
-  pre_tokens: number | null;
-  summary: string | null;
-  at: number | null;
-  seq: number;
-  source_line: number;
-}
-
-interface CorrectionRow {
-  id: string;
-  session_id: string;
-  premise_turn_id: string | null;
-  correction_turn_id: string;
-  kind: string;
-  lang: string | null;
-  text: string;
-  at: number | null;
-}
-
 interface CursorRow {
   path: string;
   size: number;
@@ -100,26 +61,6 @@ interface CursorRow {
 const SESSION_COLUMNS =
   'id, agent, project, cwd, branch, parent_id, started_at, ended_at, input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens, compactions, source_path, title';
 const TURN_COLUMNS = 'pk, id, session_id, seq, role, text, tool_name, tool_input, tool_use_id, is_error, flags, at, source_uuid, source_line';
-
-function rowToSession(row: SessionRow): SessionRecord {
-  return {
-    id: row.id,
-    agent: row.agent as Agent,
-    project: row.project,
-    cwd: row.cwd,
-    branch: row.branch,
-    parentId: row.parent_id,
-    startedAt: row.started_at,
-    endedAt: row.ended_at,
-    inputTokens: row.input_tokens,
-    outputTokens: row.output_tokens,
-    cacheReadTokens: row.cache_read_tokens,
-    cacheCreationTokens: row.cache_creation_tokens,
-    compactions: row.compactions,
-    sourcePath: row.source_path,
-    title: row.title,
-  };
-}
 
 function parseFlags(flags: string): string[] {
   try {
@@ -145,32 +86,6 @@ function rowToTurn(row: TurnRow): TurnRecord {
     at: row.at,
     sourceUuid: row.source_uuid,
     sourceLine: row.source_line,
-  };
-}
-
-function rowToCompaction(row: CompactionRow): CompactionRecord {
-  return {
-    id: row.id,
-    sessionId: row.session_id,
-    trigger: row.trigger === 'manual' || row.trigger === 'auto' ? row.trigger : null,
-    preTokens: row.pre_tokens,
-    summary: row.summary,
-    at: row.at,
-    seq: row.seq,
-    sourceLine: row.source_line,
-  };
-}
-
-function rowToCorrection(row: CorrectionRow): CorrectionRecord {
-  return {
-    id: row.id,
-    sessionId: row.session_id,
-    premiseTurnId: row.premise_turn_id,
-    correctionTurnId: row.correction_turn_id,
-    kind: row.kind as CorrectionRecord['kind'],
-    lang: row.lang,
-    text: row.text,
-    at: row.at,
   };
 }
 
@@ -231,22 +146,13 @@ function lazyCursor(head: CursorHead, loadTail: (head: CursorHead) => Pick<Curso
 }
 
 /** How much of a tool's output is indexed: its head (commands echo, first errors) and its tail (exit status, last error). */
-const TOOL_OUTPUT_HEAD = 600;
-const TOOL_OUTPUT_TAIL = 200;
-
 /**
- * The text a turn is indexed under: its tool name and its text — all of it for the user's and
- * the agent's words, the head and tail of a tool's output (tokenizing whole outputs would cost
- * most of ingest's time for little recall; the stored text keeps them). Pure, so ingest workers
+ * The text a turn is indexed under (see turnIndexSource), tokenized. Pure, so ingest workers
  * compute it ahead into `TurnRecord.terms`.
  * @example turn.terms = turnIndexText(turn);
  */
 export function turnIndexText(turn: Pick<TurnRecord, 'text' | 'toolName' | 'role'>): string {
-  let text = turn.text;
-  if (turn.role === 'tool_result' && text.length > TOOL_OUTPUT_HEAD + TOOL_OUTPUT_TAIL) {
-    text = `${text.slice(0, TOOL_OUTPUT_HEAD)} ${text.slice(text.length - TOOL_OUTPUT_TAIL)}`;
-  }
-  return indexText(turn.toolName === null ? text : `${turn.toolName} ${text}`);
+  return indexText(turnIndexSource(turn));
 }
 
 /** The index text of a turn to write: precomputed by the caller (an ingest worker) or computed here. */
