@@ -5,6 +5,7 @@ import { createCairn, type Cairn } from './cairn.js';
 import { CairnError } from './errors.js';
 import { streamLogger } from './runtime.js';
 import { openSqliteStore } from './store/sqlite/store.js';
+import { withCache } from './embed/cache.js';
 import type { Embedder, Logger, Store } from './types.js';
 import { resolveProject, type ProjectIdentity } from './workspace/project.js';
 
@@ -92,6 +93,18 @@ export async function openStoreSpec(spec: string): Promise<Store> {
   return openSqliteStore(path);
 }
 
+/** Embedders that cost microseconds a text (hashing, a static table) gain nothing from a persistent cache. */
+const CHEAP_EMBEDDER = /^(hash|static|builtin)\b/i;
+
+/**
+ * Put the embedding cache in front of `embedder`: an in-process LRU, plus the store's persistent
+ * table for embedders that are slow or remote, so the same text is embedded once per model.
+ */
+export function cachedEmbedder(embedder: Embedder, spec: string, store: Store): Embedder {
+  const persist = CHEAP_EMBEDDER.test(spec.trim()) ? undefined : store.embeddingCache;
+  return withCache(embedder, persist ? { persist } : {});
+}
+
 /** Open the configured store and wire cairn for work in `cwd`. */
 export async function openCairn(config: Config, options: OpenOptions): Promise<Opened> {
   const project = resolveProject(options.cwd);
@@ -100,6 +113,7 @@ export async function openCairn(config: Config, options: OpenOptions): Promise<O
   if (config.embedder && options.makeEmbedder) {
     try {
       embedder = await options.makeEmbedder(config.embedder);
+      embedder = cachedEmbedder(embedder, config.embedder, store);
     } catch (error) {
       await store.close();
       throw error;

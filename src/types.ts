@@ -226,6 +226,12 @@ export interface VectorSearchOptions extends MemoryFilter {
   limit: number;
 }
 
+/** A persistent key → vector table under the embedding cache; keys are `<model>#<sha256 hex of the text>`. */
+export interface EmbeddingCacheStore {
+  get(keys: string[]): Promise<Map<string, Float32Array>>;
+  put(entries: Array<[string, Float32Array]>): Promise<void>;
+}
+
 /**
  * The storage contract. Every backend (SQLite, PostgreSQL, …) implements it and passes the
  * conformance suite in test/store/conformance.ts. Each method is atomic on its own.
@@ -238,6 +244,8 @@ export interface Store {
   readonly location: string;
   /** The session substrate, when `capabilities.substrate` is true. */
   readonly substrate?: SubstrateStore;
+  /** Persistent embeddings by (model, content hash), the layer under the in-process LRU (`withCache`). */
+  readonly embeddingCache?: EmbeddingCacheStore;
 
   /** Create or migrate the schema; refuse a schema newer than this code knows. */
   open(): Promise<void>;

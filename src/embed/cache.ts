@@ -4,13 +4,9 @@
  * reach the embedder, in one batch.
  */
 import { createHash } from 'node:crypto';
-import type { Embedder } from '../types.js';
+import type { Embedder, EmbeddingCacheStore } from '../types.js';
 
-/** A persistent key → vector table. Keys come from {@link embeddingCacheKey}. */
-export interface EmbeddingCacheStore {
-  get(keys: string[]): Promise<Map<string, Float32Array>>;
-  put(entries: Array<[string, Float32Array]>): Promise<void>;
-}
+export type { EmbeddingCacheStore };
 
 export interface EmbeddingCacheOptions {
   /** Persistent layer consulted after the LRU and filled with what the embedder computes. */

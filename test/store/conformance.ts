@@ -4,6 +4,7 @@
  * opened, empty store.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { embeddingCacheKey } from '../../src/embed/cache.js';
 import { contentHash } from '../../src/memory/normalize.js';
 import type { EmbedderIdentity, Memory, MemoryEvent, ReviewItem, Store } from '../../src/types.js';
 
@@ -271,6 +272,25 @@ export function storeConformance(name: string, factory: () => Promise<Store>): v
       expect(sizes).toHaveProperty('afterBytes');
       expect((await store.getMemory(m.id))?.text).toBe('survives vacuum');
       expect((await store.searchText('vacuum', { limit: 5 })).map((h) => h.id)).toEqual([m.id]);
+    });
+
+    it('persists embeddings by (model, content hash) and returns copies of what was put', async () => {
+      const cache = store.embeddingCache;
+      expect(cache, 'the store offers a persistent embedding cache').toBeDefined();
+      const keyA = embeddingCacheKey('model#with-hash:1', 'first text');
+      const keyB = embeddingCacheKey('other-model', 'first text');
+      await cache!.put([
+        [keyA, Float32Array.from([0.5, -0.25, 1])],
+        [keyB, Float32Array.from([1, 2])],
+      ]);
+      const found = await cache!.get([keyA, keyB, embeddingCacheKey('model#with-hash:1', 'never stored'), 'not-a-key']);
+      expect([...found.keys()].sort()).toEqual([keyA, keyB].sort());
+      expect(Array.from(found.get(keyA)!)).toEqual([0.5, -0.25, 1]);
+      expect(Array.from(found.get(keyB)!)).toEqual([1, 2]);
+      // Putting the same key again replaces the vector (a changed model of the same name).
+      await cache!.put([[keyA, Float32Array.from([3, 3, 3])]]);
+      expect(Array.from((await cache!.get([keyA])).get(keyA)!)).toEqual([3, 3, 3]);
+      expect((await cache!.get([])).size).toBe(0);
     });
   });
 }

@@ -1,5 +1,6 @@
 import { CairnError, notFound } from '../../errors.js';
 import type {
+  EmbeddingCacheStore,
   EmbedderIdentity,
   EventType,
   ListOptions,
@@ -23,6 +24,7 @@ import { queryLexemes, tsqueryOf, tsvectorLiteral } from './fts.js';
 import { migrate } from './migrate.js';
 import { MEMORY_COLUMNS, Params, filterSql, pgJson, pgText, rowToMemory, rowToReview, type MemoryRow, type ReviewRow } from './rows.js';
 import { PostgresSubstrate } from './substrate.js';
+import { postgresEmbeddingCache } from './embed-cache.js';
 import { TermStats } from './term-stats.js';
 import { PgVectors } from './vectors.js';
 
@@ -115,6 +117,9 @@ export class PostgresStore implements Store {
     if (!this.vectorStore) throw new CairnError('STORE_FAILED', 'store is not open; call open() first');
     return this.vectorStore;
   }
+
+  /** Embeddings by (model, content hash) in table `embed_cache`. */
+  readonly embeddingCache: EmbeddingCacheStore = postgresEmbeddingCache(() => this.db);
 
   get substrate(): PostgresSubstrate {
     this.substrateStore ??= new PostgresSubstrate(this.db, this.terms);
