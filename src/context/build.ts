@@ -1,9 +1,9 @@
 import { invalid } from '../errors.js';
 import type { Deps } from '../deps.js';
-import { RRF_K, reciprocalRankFusion } from '../recall/fusion.js';
-import { DEFAULT_MIN_COSINE, stalenessOf, termCoverage } from '../recall/recall.js';
-import { indexTerms, queryTerms } from '../store/tokenize.js';
-import type { Kind, Memory, MemoryFilter, ScoredId } from '../types.js';
+import { stalenessOf, termCoverage } from '../recall/recall.js';
+import { retrieve } from '../recall/retrieve.js';
+import { indexTerms } from '../store/tokenize.js';
+import type { Kind, Memory, MemoryFilter } from '../types.js';
 import { coreForInjection, readCores } from './core.js';
 import type { Candidate, RankContext } from './rankers.js';
 import { estimateTokens } from './tokens.js';
@@ -82,19 +82,10 @@ async function gatherCandidates(deps: Deps, input: ContextInput, filter: MemoryF
   let maxRrf = 0;
   let bm25Max = 0;
   if (input.query && input.query.trim().length > 0) {
-    const lists: ScoredId[][] = [await deps.store.searchText(input.query, { ...filter, limit })];
-    if (deps.embedder && (await deps.store.vectorModel()) !== null) {
-      const [vector] = await deps.embedder.embed([input.query]);
-      if (vector) {
-        const hits = await deps.store.searchVector(vector, deps.embedder, { ...filter, limit });
-        lists.push(hits.filter((h) => h.score >= DEFAULT_MIN_COSINE));
-      }
-    }
-    maxRrf = lists.filter((l) => l.length > 0).length / (RRF_K + 1);
-    bm25Max = lists[0]?.[0]?.score ?? 0;
-    const fused = reciprocalRankFusion(lists);
+    const retrieved = await retrieve(deps, { query: input.query, filter, limit });
+    ({ maxRrf, bm25Max } = retrieved);
+    const { fused, terms } = retrieved;
     const memories = new Map((await deps.store.getMemories(fused.map((f) => f.id))).map((m) => [m.id, m]));
-    const terms = queryTerms(input.query);
     for (const hit of fused) {
       const memory = memories.get(hit.id);
       if (!memory) continue;

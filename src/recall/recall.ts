@@ -2,11 +2,11 @@ import { invalid } from '../errors.js';
 import type { Deps } from '../deps.js';
 import { resolveSnapshot } from '../memory/lifecycle.js';
 import { normalizeTags } from '../memory/normalize.js';
-import { queryTerms, indexTerms } from '../store/tokenize.js';
-import { KINDS, SCOPES, type Kind, type Memory, type MemoryFilter, type Scope, type ScoredId } from '../types.js';
+import { indexTerms } from '../store/tokenize.js';
+import { KINDS, SCOPES, type Kind, type Memory, type MemoryFilter, type Scope } from '../types.js';
 import { checkStaleness, type FileStatus } from '../workspace/files.js';
-import { RRF_K, reciprocalRankFusion } from './fusion.js';
 import { compositeScore, precedence, type Why } from './score.js';
+import { retrieve } from './retrieve.js';
 
 export interface RecallInput {
   query: string;
@@ -32,7 +32,7 @@ export interface RecallInput {
   minCosine?: number;
 }
 
-export const DEFAULT_MIN_COSINE = 0.25;
+export { DEFAULT_MIN_COSINE } from './retrieve.js';
 
 export type StaleReason = 'file-missing' | 'file-changed' | 'line-moved' | 'superseded' | 'forgotten';
 
@@ -126,23 +126,8 @@ export async function recall(deps: Deps, input: RecallInput): Promise<RecallResu
   if (input.asOf !== undefined) filter.snapshotId = (await resolveSnapshot(deps, input.asOf)).id;
 
   const candidates = input.candidates ?? Math.max(50, k * 5);
-  const lists: ScoredId[][] = [];
-  const text = await deps.store.searchText(input.query, { ...filter, limit: candidates });
-  lists.push(text);
-  let vectorList: ScoredId[] | null = null;
-  if (deps.embedder && deps.store.capabilities.vectors && (await deps.store.vectorModel()) !== null) {
-    const [vector] = await deps.embedder.embed([input.query]);
-    if (vector) {
-      const floor = input.minCosine ?? DEFAULT_MIN_COSINE;
-      vectorList = (await deps.store.searchVector(vector, deps.embedder, { ...filter, limit: candidates })).filter((h) => h.score >= floor);
-      lists.push(vectorList);
-    }
-  }
-  const fused = reciprocalRankFusion(lists, RRF_K);
-  const maxRrf = lists.filter((l) => l.length > 0).length / (RRF_K + 1);
-  const bm25Max = text[0]?.score ?? 0;
+  const { mode, fused, maxRrf, bm25Max, terms } = await retrieve(deps, { query: input.query, filter, limit: candidates, minCosine: input.minCosine });
   const memories = new Map((await deps.store.getMemories(fused.map((f) => f.id))).map((m) => [m.id, m]));
-  const terms = queryTerms(input.query);
   const now = deps.clock.now();
   const scored: Array<{ memory: Memory; why: Why }> = [];
   const exactFor = EXACT_COVERAGE_FOR(k);
@@ -176,5 +161,5 @@ export async function recall(deps: Deps, input: RecallInput): Promise<RecallResu
   if (input.touch !== false && hits.length > 0) {
     await deps.store.touch(hits.map((h) => h.memory.id), now, true);
   }
-  return { query: input.query, mode: vectorList === null ? 'bm25' : 'hybrid', hits, considered: fused.length };
+  return { query: input.query, mode, hits, considered: fused.length };
 }
