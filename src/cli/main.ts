@@ -20,6 +20,7 @@ import { registerTokenCommands } from './commands/token.js';
 import { registerMigrateCommand } from './commands/migrate.js';
 import { registerCopyCommand } from './commands/copy.js';
 import { registerReindexCommand } from './commands/reindex.js';
+import { registerEmbedCommands } from './commands/embed.js';
 
 
 const defaultIo = (): CliIo => ({
@@ -95,6 +96,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
   registerMigrateCommand(program, run);
   registerCopyCommand(program, run);
   registerReindexCommand(program, run);
+  registerEmbedCommands(program, run);
 
   try {
     await program.parseAsync(argv, { from: 'user' });

@@ -5,6 +5,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { invalid } from '../errors.js';
+import { packagePath } from '../paths.js';
 import type { Embedder } from '../types.js';
 import { createHashEmbedder } from './hash.js';
 import { createOllamaEmbedder, createOpenAIEmbedder, type RemoteEmbedderOptions } from './remote.js';
@@ -39,8 +40,21 @@ export {
 } from './safetensors.js';
 /** Ollama and OpenAI-compatible HTTP embedders. */
 export { createOllamaEmbedder, createOpenAIEmbedder, type RemoteEmbedderOptions } from './remote.js';
+/** Distillation of a static model from a teacher (the Model2Vec method), and PCA. */
+export {
+  defaultTokenText,
+  distillStaticModel,
+  writeStaticModel,
+  zipfSifWeights,
+  type DistilledModel,
+  type DistillOptions,
+  type DistillWeighting,
+  type WriteStaticModelOptions,
+  type WrittenModel,
+} from './distill.js';
+export { pca, symmetricEigen, type PcaResult, type SymmetricEigen } from './pca.js';
 /** Universal Sentence Encoder Lite, bundled with its weights (512 dimensions). */
-export { loadUseLiteEmbedder, USE_LITE_MODEL, type UseLiteOptions } from './use.js';
+export { loadUseLiteEmbedder, USE_LITE_MODEL, USE_LITE_RESERVED_TOKENS, useLiteTokenizerJson, type UseLiteOptions } from './use.js';
 /** transformers.js with a local model folder (optional dependency). */
 export { loadTransformersEmbedder, type TransformersEmbedderOptions } from './transformers.js';
 /** The embedding cache: in-process LRU plus an optional persistent layer. */
@@ -58,8 +72,20 @@ export {
 /** Vector helpers. */
 export { cosine, dot, normalizeInPlace } from './vector.js';
 
+/**
+ * The static model shipped in the package (`models/<name>`, distilled from USE-lite by
+ * `cairn embed distill`): what the `builtin` spec loads, offline, in a few milliseconds.
+ */
+export const BUILTIN_STATIC_MODEL = 'use-lite-static-256';
+
+/** The folder of the built-in static model inside the installed package. */
+export function builtinModelFolder(): string {
+  return packagePath('models', BUILTIN_STATIC_MODEL);
+}
+
 /** A parsed embedder spec. */
 export type EmbedderSpec =
+  | { kind: 'builtin' }
   | { kind: 'hash'; dimension?: number }
   | { kind: 'static'; location: string }
   | { kind: 'ollama'; model: string; url?: string }
@@ -86,7 +112,7 @@ export interface CreateEmbedderOptions {
 }
 
 const SPEC_FORMS =
-  'hash[:<dimension>], static:<folder>, ollama:<model>[@<url>], openai:<model>[@<url>], use-lite, transformers:<folder>';
+  'builtin, hash[:<dimension>], static:<folder>, ollama:<model>[@<url>], openai:<model>[@<url>], use-lite, transformers:<folder>';
 
 /**
  * Parse an embedder spec without loading anything.
@@ -110,6 +136,9 @@ export function parseEmbedderSpec(spec: string): EmbedderSpec {
     }
     case 'use-lite':
       if (rest && rest !== '512') throw unknown();
+      return { kind };
+    case 'builtin':
+      if (rest) throw unknown();
       return { kind };
     case 'static':
     case 'transformers':
@@ -140,7 +169,7 @@ function modelFolder(location: string, options: CreateEmbedderOptions): string {
  * Build an embedder from a spec string. Nothing is downloaded: local models load from disk, and
  * only `ollama:` / `openai:` specs talk to a server (the one named).
  *
- * Specs: `hash`, `hash:128`, `static:/path/to/model`, `static:potion-base-8M` (in
+ * Specs: `builtin` (the static model shipped in the package), `hash`, `hash:128`, `static:/path/to/model`, `static:potion-base-8M` (in
  * `<home>/models`), `ollama:nomic-embed-text@http://127.0.0.1:11434`,
  * `openai:text-embedding-3-small@https://host/v1`, `use-lite`, `transformers:/path/to/model`.
  * An unknown spec is an `INVALID_INPUT` error listing the valid forms.
@@ -151,6 +180,9 @@ function modelFolder(location: string, options: CreateEmbedderOptions): string {
 export async function createEmbedder(spec: string, options: CreateEmbedderOptions = {}): Promise<Embedder> {
   const parsed = parseEmbedderSpec(spec);
   switch (parsed.kind) {
+    case 'builtin':
+      // Shipped with the package and read-only: no checksum pass on every load.
+      return loadStaticEmbedder(builtinModelFolder(), { verify: false });
     case 'hash':
       return createHashEmbedder(parsed.dimension === undefined ? {} : { dimension: parsed.dimension });
     case 'static':

