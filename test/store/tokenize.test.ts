@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { indexTerms, queryTerms } from '../../src/store/tokenize.js';
+import { indexTerms, indexText, queryTerms } from '../../src/store/tokenize.js';
 
 describe('code-aware tokenizer', () => {
   it('keeps snake_case whole and split', () => {
@@ -55,5 +55,28 @@ describe('code-aware tokenizer edge cases', () => {
 
   it('lower-cases characters that change length (İ)', () => {
     expect(indexTerms('İstanbulCity')).toContain('i̇stanbulcity');
+  });
+});
+
+describe('index text written as one buffer', () => {
+  it('is the index terms joined by spaces, whatever the characters', () => {
+    const texts = [
+      '',
+      '   ...   ',
+      'plain words only',
+      'Vec::new and self->lock in src/a/b.rs:12 with process_workspace_changes',
+      // a wide character after narrow terms, inside a compound and inside a camelCase word
+      'first café then src/重複/файл.ts:7 then fooБар and HTTPServer',
+      'İstanbulCity İ_x path/İ.ts:3',
+      `${'word '.repeat(5000)}end_of_it`,
+    ];
+    for (const text of texts) expect(indexText(text)).toBe(indexTerms(text).join(' '));
+    expect(indexTerms('first café then fooБар')).toEqual(['first', 'café', 'then', 'fooбар', 'foo', 'бар']);
+    expect(indexTerms('src/重複/файл.ts:7')).toEqual(['src_重複_файл_ts_7', 'файл_ts_7', 'файл_ts', 'src', '重複', 'файл', 'ts', '7']);
+  });
+
+  it('leaves out terms longer than 64 characters, whole or part', () => {
+    expect(indexTerms(`a_${'b'.repeat(70)}`)).toEqual(['a']);
+    expect(indexTerms('x_y')).toEqual(['x_y', 'x', 'y', 'xy']);
   });
 });
