@@ -12,6 +12,7 @@ import { ingestSuite } from './suites/ingest.js';
 import { locomoSuite } from './suites/locomo.js';
 import { peersSuite } from './suites/peers.js';
 import { recallSuite } from './suites/recall.js';
+import { vectorsSuite } from './suites/vectors.js';
 import { rssSuite } from './suites/rss.js';
 import { writeSuite } from './suites/write.js';
 import type { Suite } from './types.js';
@@ -29,6 +30,7 @@ function planned(name: string): Suite {
 
 export const SUITES: readonly Suite[] = [
   recallSuite,
+  vectorsSuite,
   contextSuite,
   writeSuite,
   ingestSuite,

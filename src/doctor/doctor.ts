@@ -45,6 +45,7 @@ export async function doctor(input: DoctorInput): Promise<DoctorCheck[]> {
   } else if (status.stats.vectors < status.stats.memories) {
     checks.push({ check: 'embedder', status: 'warn', detail: `${status.stats.memories - status.stats.vectors} memories have no vector`, advice: 'run `cairn reindex` to embed them' });
   } else checks.push({ check: 'embedder', status: 'ok', detail: `${status.embedder?.model ?? input.configuredEmbedder}, ${status.stats.vectors} vectors` });
+  for (const warning of status.stats.warnings ?? []) checks.push({ check: 'store', status: 'warn', detail: warning });
 
   const installed = input.claudeSettings.filter((path) => existsSync(path) && /cairn(\.js)?['"]? hook session-start/.test(readFileSync(path, 'utf8')));
   checks.push(

@@ -64,6 +64,13 @@ export class ExactVectorIndex implements VectorIndex {
     this.slots.delete(key);
   }
 
+  /** Every key with a view of its vector (valid until the next write). */
+  *entries(): Generator<{ key: number; vector: Float32Array }> {
+    for (let slot = 0; slot < this.keys.length; slot++) {
+      yield { key: this.keys[slot] as number, vector: this.data.subarray(slot * this.dimension, (slot + 1) * this.dimension) };
+    }
+  }
+
   search(query: Float32Array, k: number, accept?: (key: number) => boolean): VectorHit[] {
     const dim = this.dimension;
     const data = this.data;

@@ -23,9 +23,9 @@ import type {
 } from '../../types.js';
 import { stemmer } from 'stemmer';
 import { indexText, queryTerms } from '../tokenize.js';
-import { ExactVectorIndex } from '../vector-index.js';
 import { openDatabase, schemaVersion, type OpenOptions } from './database.js';
 import { createSqliteSubstrate, type SqliteSubstrate } from './substrate.js';
+import { SqliteVectors, type SqliteVectorIndexOptions } from './vectors.js';
 import {
   MEMORY_COLUMNS,
   blobToVector,
@@ -67,11 +67,14 @@ const KEEP_WHEN_ALL_COMMON = 3;
 export interface SqliteStoreOptions extends OpenOptions {
   /** Database file, or `:memory:`. */
   path: string;
+  /** The vector index: exact below a size, HNSW (persisted next to the file) above. */
+  vectorIndex?: SqliteVectorIndexOptions;
 }
 
 /**
  * The default store: one SQLite file (WAL, busy timeout, FTS5, vectors in a table with an
- * in-memory exact index synced incrementally), safe with several processes writing at once.
+ * in-process index synced incrementally: exact when small, HNSW persisted beside the file when
+ * large; see ./vectors.ts), safe with several processes writing at once.
  */
 export class SqliteStore implements Store {
   readonly name = 'sqlite';
@@ -79,10 +82,7 @@ export class SqliteStore implements Store {
   readonly location: string;
   private readonly options: SqliteStoreOptions;
   private database: Database.Database | null = null;
-  private index: ExactVectorIndex | null = null;
-  private indexModel: string | null = null;
-  private indexSeq = 0;
-  private indexEpoch = '';
+  private readonly vectorIndex: SqliteVectors;
   private substrateStore: SqliteSubstrate | null = null;
   private readonly dfCache = new Map<string, number>();
   private dfRows = 0;
@@ -90,6 +90,7 @@ export class SqliteStore implements Store {
   constructor(options: SqliteStoreOptions) {
     this.options = options;
     this.location = options.path;
+    this.vectorIndex = new SqliteVectors(() => this.db, options.path, options.vectorIndex);
   }
 
   /** The underlying connection, for adapters that extend this store (substrate, ANN). */
@@ -112,7 +113,7 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     this.database?.close();
     this.database = null;
-    this.index = null;
+    this.vectorIndex.reset();
     this.substrateStore = null;
   }
 
@@ -282,7 +283,8 @@ export class SqliteStore implements Store {
   }
 
   async searchVector(vector: Float32Array, model: EmbedderIdentity, options: VectorSearchOptions): Promise<ScoredId[]> {
-    const index = this.syncIndex(model);
+    const index = await this.vectorIndex.sync(model);
+    this.capabilities.ann = this.vectorIndex.annAvailable;
     if (!index || index.size === 0) return [];
     const { where, params } = filterSql(options);
     const unfiltered = where === '1';
@@ -363,7 +365,7 @@ export class SqliteStore implements Store {
       db.prepare("DELETE FROM state WHERE key = 'vector_model'").run();
       this.writeState('vector_epoch', String(Date.now()) + Math.random().toString(36).slice(2));
     }).immediate();
-    this.index = null;
+    this.vectorIndex.drop();
   }
 
   /* ---------------------------------------------------------------- usage, events */
@@ -491,6 +493,9 @@ export class SqliteStore implements Store {
         }
       }
     }
+    const vectors = one('SELECT count(*) FROM vectors');
+    const vectorIndex = await this.vectorIndex.probe(vectors);
+    this.capabilities.ann = this.vectorIndex.annAvailable;
     return {
       memories: one('SELECT count(*) FROM memories'),
       active: one('SELECT count(*) FROM memories WHERE valid_to IS NULL AND deleted_at IS NULL'),
@@ -498,12 +503,13 @@ export class SqliteStore implements Store {
       forgotten: one('SELECT count(*) FROM memories WHERE deleted_at IS NOT NULL'),
       events: one('SELECT count(*) FROM events'),
       snapshots: one('SELECT count(*) FROM snapshots'),
-      vectors: one('SELECT count(*) FROM vectors'),
+      vectors,
       byKind: group('kind'),
       byScope: group('scope'),
       sizeBytes,
       schemaVersion: schemaVersion(db),
       vectorModel: await this.vectorModel(),
+      ...(vectorIndex.warning === null ? {} : { warnings: [vectorIndex.warning] }),
     };
   }
 
@@ -675,34 +681,6 @@ export class SqliteStore implements Store {
     }
   }
 
-  /** Bring the in-memory index up to date with what any process wrote since the last call. */
-  private syncIndex(model: EmbedderIdentity): ExactVectorIndex | null {
-    const raw = this.stateValue('vector_model');
-    if (raw === null) return null;
-    const stored = JSON.parse(raw) as EmbedderIdentity;
-    if (stored.model !== model.model || stored.dimension !== model.dimension) {
-      throw new CairnError(
-        'EMBEDDER_MISMATCH',
-        `the vector index was built with ${stored.model} (${stored.dimension} dims) but the query embedder is ${model.model} (${model.dimension} dims); run \`cairn reindex\``,
-      );
-    }
-    const epoch = this.stateValue('vector_epoch') ?? '';
-    if (!this.index || this.indexModel !== stored.model || this.indexEpoch !== epoch) {
-      this.index = new ExactVectorIndex(stored.dimension);
-      this.indexModel = stored.model;
-      this.indexEpoch = epoch;
-      this.indexSeq = 0;
-    }
-    const rows = this.db
-      .prepare('SELECT memory_rowid, vector, seq FROM vectors WHERE seq > ? ORDER BY seq')
-      .all(this.indexSeq) as Array<{ memory_rowid: number; vector: Buffer; seq: number }>;
-    for (const row of rows) {
-      this.index.upsert(row.memory_rowid, blobToVector(row.vector));
-      this.indexSeq = row.seq;
-    }
-    return this.index;
-  }
-
   private idsForRowids(rowids: number[], where: string, params: unknown[]): Map<number, string> {
     const rows = this.db
       .prepare(`SELECT m.rowid AS rowid, m.id AS id FROM memories m WHERE m.rowid IN (SELECT value FROM json_each(?)) AND ${where}`)
@@ -765,7 +743,7 @@ function reviewWhere(filter: Omit<ReviewFilter, 'limit' | 'offset'>): { where: s
 }
 
 /** Open a SQLite store at `path` (created and migrated when needed). */
-export async function openSqliteStore(path: string, options: OpenOptions = {}): Promise<SqliteStore> {
+export async function openSqliteStore(path: string, options: Omit<SqliteStoreOptions, 'path'> = {}): Promise<SqliteStore> {
   const store = new SqliteStore({ ...options, path });
   await store.open();
   return store;

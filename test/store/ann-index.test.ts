@@ -1,0 +1,120 @@
+import { rmSync, writeFileSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HnswVectorIndex, checkIndexFile, loadUsearch, type UsearchModule } from '../../src/store/ann-index.js';
+import { ExactVectorIndex } from '../../src/store/vector-index.js';
+import { tempDir } from '../helpers/cli.js';
+import { clusteredVectors } from './vectors-fixture.js';
+
+const dir = tempDir('cairn-ann-');
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+let usearch: UsearchModule;
+beforeAll(async () => {
+  const loaded = await loadUsearch();
+  if ('error' in loaded) throw new Error(`usearch does not load here: ${loaded.error}`);
+  usearch = loaded.module;
+});
+
+const DIM = 64;
+const N = 5_000;
+
+function recallAt10(ann: HnswVectorIndex, exact: ExactVectorIndex, queries: Float32Array[]): number {
+  let found = 0;
+  for (const q of queries) {
+    const truth = new Set(exact.search(q, 10).map((h) => h.key));
+    found += ann.search(q, 10).filter((h) => truth.has(h.key)).length;
+  }
+  return found / (queries.length * 10);
+}
+
+describe('HnswVectorIndex', { timeout: 60_000 }, () => {
+  const { vectors, queries } = clusteredVectors({ seed: 7, count: N, dimension: DIM, clusters: 50, queries: 100 });
+
+  it('finds ≥ 95% of the exact top 10 on clustered vectors', () => {
+    const ann = HnswVectorIndex.create(usearch, DIM);
+    const exact = new ExactVectorIndex(DIM);
+    ann.addBatch(
+      vectors.map((_, i) => i + 1),
+      concat(vectors, DIM),
+    );
+    vectors.forEach((v, i) => exact.upsert(i + 1, v));
+    expect(ann.size).toBe(N);
+    expect(recallAt10(ann, exact, queries)).toBeGreaterThanOrEqual(0.95);
+    // Scores are cosine similarities, as the exact index reports them.
+    const top = ann.search(vectors[42] as Float32Array, 1)[0];
+    expect(top?.key).toBe(43);
+    expect(top?.score).toBeCloseTo(1, 4);
+  });
+
+  it('replaces a key on upsert, drops it on remove, and honours accept', () => {
+    const ann = HnswVectorIndex.create(usearch, DIM);
+    vectors.slice(0, 500).forEach((v, i) => ann.upsert(i + 1, v));
+    const target = vectors[1000] as Float32Array;
+    ann.upsert(7, target);
+    expect(ann.size).toBe(500);
+    expect(ann.search(target, 1)[0]?.key).toBe(7);
+    expect(ann.search(vectors[6] as Float32Array, 5).map((h) => h.key)).not.toContain(7);
+    ann.remove(7);
+    expect(ann.size).toBe(499);
+    expect(ann.search(target, 20).map((h) => h.key)).not.toContain(7);
+    const even = ann.search(target, 10, (key) => key % 2 === 0);
+    expect(even).toHaveLength(10);
+    expect(even.every((h) => h.key % 2 === 0)).toBe(true);
+  });
+
+  it('maps a saved file, keeps later writes beside it, and materializes to the same answers', () => {
+    const path = join(dir, 'mapped.usearch');
+    const built = HnswVectorIndex.create(usearch, DIM);
+    built.addBatch(
+      vectors.slice(0, 2000).map((_, i) => i + 1),
+      concat(vectors.slice(0, 2000), DIM),
+    );
+    built.save(path);
+    const mapped = HnswVectorIndex.view(usearch, path, DIM);
+    expect(mapped.mapped).toBe(true);
+    expect(mapped.size).toBe(2000);
+    const moved = vectors[3000] as Float32Array;
+    mapped.upsert(5, moved); // replaces key 5's mapped copy
+    mapped.upsert(2001, vectors[3001] as Float32Array); // new key
+    mapped.remove(9);
+    expect(mapped.pending).toBe(2);
+    expect(mapped.size).toBe(2000);
+    expect(mapped.search(moved, 1)[0]?.key).toBe(5);
+    expect(mapped.search(vectors[4] as Float32Array, 10).map((h) => h.key)).not.toContain(5);
+    expect(mapped.search(vectors[8] as Float32Array, 10).map((h) => h.key)).not.toContain(9);
+    const before = queries.slice(0, 20).map((q) => mapped.search(q, 10).map((h) => h.key));
+    mapped.materialize(path);
+    expect(mapped.mapped).toBe(false);
+    expect(mapped.size).toBe(2000);
+    expect(mapped.search(moved, 1)[0]?.key).toBe(5);
+    const after = queries.slice(0, 20).map((q) => mapped.search(q, 10).map((h) => h.key));
+    let same = 0;
+    before.forEach((keys, i) => (same += keys.filter((k) => after[i]?.includes(k)).length));
+    expect(same / 200).toBeGreaterThanOrEqual(0.95);
+  });
+
+  it('refuses truncated and overwritten files before the native loader sees them', () => {
+    const path = join(dir, 'good.usearch');
+    const index = HnswVectorIndex.create(usearch, DIM);
+    vectors.slice(0, 100).forEach((v, i) => index.upsert(i + 1, v));
+    index.save(path);
+    expect(checkIndexFile(path, DIM).bytes).toBeGreaterThan(100 * DIM * 4);
+    expect(() => checkIndexFile(path, DIM * 2)).toThrow(/bytes/);
+    const bytes = readFileSync(path);
+    const truncated = join(dir, 'truncated.usearch');
+    writeFileSync(truncated, bytes.subarray(0, bytes.length >> 1));
+    expect(() => HnswVectorIndex.load(usearch, truncated, DIM)).toThrow(/truncated/);
+    const garbage = join(dir, 'garbage.usearch');
+    writeFileSync(garbage, Buffer.alloc(bytes.length, 7));
+    expect(() => HnswVectorIndex.view(usearch, garbage, DIM)).toThrow();
+    writeFileSync(garbage, Buffer.alloc(3));
+    expect(() => HnswVectorIndex.load(usearch, garbage, DIM)).toThrow(/too short/);
+  });
+});
+
+function concat(vectors: Float32Array[], dimension: number): Float32Array {
+  const out = new Float32Array(vectors.length * dimension);
+  vectors.forEach((v, i) => out.set(v, i * dimension));
+  return out;
+}
