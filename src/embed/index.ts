@@ -5,7 +5,6 @@
 import os from 'node:os';
 import path from 'node:path';
 import { invalid } from '../errors.js';
-import { packagePath } from '../paths.js';
 import type { Embedder } from '../types.js';
 import { createHashEmbedder } from './hash.js';
 import { createOllamaEmbedder, createOpenAIEmbedder, type RemoteEmbedderOptions } from './remote.js';
@@ -72,20 +71,8 @@ export {
 /** Vector helpers. */
 export { cosine, dot, normalizeInPlace } from './vector.js';
 
-/**
- * The static model shipped in the package (`models/<name>`, distilled from USE-lite by
- * `cairn embed distill`): what the `builtin` spec loads, offline, in a few milliseconds.
- */
-export const BUILTIN_STATIC_MODEL = 'use-lite-static-256';
-
-/** The folder of the built-in static model inside the installed package. */
-export function builtinModelFolder(): string {
-  return packagePath('models', BUILTIN_STATIC_MODEL);
-}
-
 /** A parsed embedder spec. */
 export type EmbedderSpec =
-  | { kind: 'builtin' }
   | { kind: 'hash'; dimension?: number }
   | { kind: 'static'; location: string }
   | { kind: 'ollama'; model: string; url?: string }
@@ -112,7 +99,7 @@ export interface CreateEmbedderOptions {
 }
 
 const SPEC_FORMS =
-  'builtin, hash[:<dimension>], static:<folder>, ollama:<model>[@<url>], openai:<model>[@<url>], use-lite, transformers:<folder>';
+  'hash[:<dimension>], static:<folder>, ollama:<model>[@<url>], openai:<model>[@<url>], use-lite, transformers:<folder>';
 
 /**
  * Parse an embedder spec without loading anything.
@@ -136,9 +123,6 @@ export function parseEmbedderSpec(spec: string): EmbedderSpec {
     }
     case 'use-lite':
       if (rest && rest !== '512') throw unknown();
-      return { kind };
-    case 'builtin':
-      if (rest) throw unknown();
       return { kind };
     case 'static':
     case 'transformers':
@@ -169,7 +153,7 @@ function modelFolder(location: string, options: CreateEmbedderOptions): string {
  * Build an embedder from a spec string. Nothing is downloaded: local models load from disk, and
  * only `ollama:` / `openai:` specs talk to a server (the one named).
  *
- * Specs: `builtin` (the static model shipped in the package), `hash`, `hash:128`, `static:/path/to/model`, `static:potion-base-8M` (in
+ * Specs: `hash`, `hash:128`, `static:/path/to/model`, `static:potion-base-8M` (in
  * `<home>/models`), `ollama:nomic-embed-text@http://127.0.0.1:11434`,
  * `openai:text-embedding-3-small@https://host/v1`, `use-lite`, `transformers:/path/to/model`.
  * An unknown spec is an `INVALID_INPUT` error listing the valid forms.
@@ -180,9 +164,6 @@ function modelFolder(location: string, options: CreateEmbedderOptions): string {
 export async function createEmbedder(spec: string, options: CreateEmbedderOptions = {}): Promise<Embedder> {
   const parsed = parseEmbedderSpec(spec);
   switch (parsed.kind) {
-    case 'builtin':
-      // Shipped with the package and read-only: no checksum pass on every load.
-      return loadStaticEmbedder(builtinModelFolder(), { verify: false });
     case 'hash':
       return createHashEmbedder(parsed.dimension === undefined ? {} : { dimension: parsed.dimension });
     case 'static':

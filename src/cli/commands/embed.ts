@@ -138,7 +138,7 @@ export function registerEmbedCommands(program: Command, run: Run): void {
       .command('info')
       .summary('load an embedder and print its model id, dimension and load time')
       .option('--embedder <spec>', 'embedder spec (default: $CAIRN_EMBEDDER, else config "embedder")')
-      .addHelpText('after', '\nExamples:\n  cairn embed info --embedder builtin\n  cairn embed info --json'),
+      .addHelpText('after', '\nExamples:\n  cairn embed info --embedder static:potion-base-8M\n  cairn embed info --json'),
     async (ctx, opts: SpecOption) => {
       const spec = opts.embedder ?? ctx.config.embedder;
       if (!spec) throw invalid('no embedder configured: pass --embedder <spec> or set "embedder" in the config (or $CAIRN_EMBEDDER)', 'embedder');
@@ -161,7 +161,7 @@ export function registerEmbedCommands(program: Command, run: Run): void {
       .summary('embed texts and print their cosine similarities (the first text against the others)')
       .argument('<texts...>', 'two or more texts')
       .option('--embedder <spec>', 'embedder spec (default: $CAIRN_EMBEDDER, else config "embedder")')
-      .addHelpText('after', '\nExamples:\n  cairn embed test "how the user likes articles written" "prefers short paragraphs" "sqlite busy timeout" --embedder builtin'),
+      .addHelpText('after', '\nExamples:\n  cairn embed test "how the user likes articles written" "prefers short paragraphs" "sqlite busy timeout" --embedder use-lite'),
     async (ctx, texts: string[], opts: SpecOption) => {
       const spec = opts.embedder ?? ctx.config.embedder;
       if (!spec) throw invalid('no embedder configured: pass --embedder <spec> or set "embedder" in the config (or $CAIRN_EMBEDDER)', 'embedder');
