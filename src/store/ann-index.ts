@@ -172,8 +172,9 @@ export class HnswVectorIndex implements VectorIndex {
     const total = this.native.size();
     const hits: VectorHit[] = [];
     if (total > 0) {
-      // Shadowed keys and rejected keys are dropped after the native search: ask for more.
-      for (let fetch = Math.min(total, k + (this.mutable ? 0 : this.shadowed.size)); ; fetch = Math.min(total, fetch * 4)) {
+      // Shadowed and rejected keys are dropped after the native search: ask for more, then widen.
+      const first = !this.mutable && this.shadowed.size > 0 ? k * 2 : k;
+      for (let fetch = Math.min(total, first); ; fetch = Math.min(total, fetch * 4)) {
         hits.length = 0;
         const found = this.native.search(query, fetch, 1);
         for (let i = 0; i < found.keys.length && hits.length < k; i++) {
