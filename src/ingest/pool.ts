@@ -9,7 +9,7 @@
  * inside a worker (a bug: readers do not throw for bad input) rejects that one read, exactly as
  * it would in this thread, and the runner reports the file and keeps its cursor.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -57,6 +57,16 @@ export interface ReaderPoolOptions {
   /** Where worker failures are reported. @default silent */
   logger?: Logger;
   /**
+   * Reads queued in one worker at most (see {@link QUEUED_BYTES}).
+   * @default 64
+   */
+  depth?: number;
+  /**
+   * Bytes of transcript queued in one worker before it is given no more (see {@link QUEUED_BYTES}).
+   * @default 4 MiB
+   */
+  queuedBytes?: number;
+  /**
    * How many dead workers are replaced before the pool stops starting new ones.
    * @default 2 × size
    */
@@ -99,14 +109,18 @@ export function workerScriptExists(url: URL = defaultWorkerUrl()): boolean {
 
 interface Job {
   request: ReadRequest;
+  /** Bytes it is expected to read (what the file holds past its cursor). */
+  bytes: number;
   resolve(result: ReadResult): void;
   reject(error: Error): void;
 }
 
 interface Slot {
   worker: Worker;
-  /** Reads posted to it and not yet answered, by request id (at most {@link DEPTH}). */
+  /** Reads posted to it and not yet answered, by request id (at most the pool's depth). */
   jobs: Map<number, Job>;
+  /** Their bytes. */
+  bytes: number;
   /** Loaded and listening: only then is it given reads. One that dies before cannot load, and is not replaced. */
   ready: boolean;
 }
@@ -114,10 +128,25 @@ interface Slot {
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
 /**
- * Reads posted to each worker at once: the next one waits in the worker's own queue, so it does
- * not sit idle while the main thread is busy writing and cannot hand it more work.
+ * Work queued in each worker: the reads after the current one wait in the worker's own queue, so
+ * it does not sit idle while the main thread is busy writing and cannot hand it more work. The
+ * main thread commits up to ~15 MB of transcript at once (~0.1 s); with two reads queued per
+ * worker (~10 ms of work for a typical file) the workers sat idle through most of each commit.
+ * A worker is given reads until it holds this many bytes, so it has work for the longest commit.
  */
-const DEPTH = 2;
+const QUEUED_BYTES = 4 * 1024 * 1024;
+const DEFAULT_DEPTH = 64;
+
+/** What a read from `cursor` will read, for balancing the workers; 1 when the file cannot be seen. */
+function expectedBytes(path: string, cursor: IngestCursor | null, options: ReadOptions): number {
+  try {
+    const size = statSync(path).size;
+    const from = cursor !== null && cursor.offset <= size ? cursor.offset : 0;
+    return Math.max(1, Math.min(size - from, options.maxBytes ?? Number.POSITIVE_INFINITY));
+  } catch {
+    return 1;
+  }
+}
 
 /**
  * Start a pool of transcript-reading workers. Close it when done (idle workers do not keep the
@@ -136,6 +165,8 @@ export function createReaderPool(options: ReaderPoolOptions = {}): ReaderPool {
   const terms = options.terms ?? true;
   const logger = options.logger ?? silent;
   const maxRestarts = options.maxRestarts ?? 2 * size;
+  const depth = Math.max(1, Math.floor(options.depth ?? DEFAULT_DEPTH));
+  const queuedBytes = options.queuedBytes ?? QUEUED_BYTES;
   const queue: Job[] = [];
   const slots = new Set<Slot>();
   const stats: ReaderPoolStats = { started: 0, died: 0, readsHere: 0 };
@@ -153,17 +184,20 @@ export function createReaderPool(options: ReaderPoolOptions = {}): ReaderPool {
   };
 
   const pump = (): void => {
-    // Every ready worker gets one read before any gets a second.
-    for (let depth = 1; depth <= DEPTH; depth++) {
+    while (queue.length > 0) {
+      // The ready worker with the least work queued, while it may take more.
+      let target: Slot | null = null;
       for (const slot of slots) {
-        if (!slot.ready || slot.jobs.size >= depth) continue;
-        const job = queue.shift();
-        if (job === undefined) return;
-        slot.jobs.set(job.request.id, job);
-        // Busy workers keep the process alive until they answer; idle ones do not.
-        slot.worker.ref();
-        slot.worker.postMessage(job.request);
+        if (!slot.ready || slot.jobs.size >= depth || (slot.jobs.size > 0 && slot.bytes >= queuedBytes)) continue;
+        if (target === null || slot.bytes < target.bytes) target = slot;
       }
+      if (target === null) break;
+      const job = queue.shift() as Job;
+      target.jobs.set(job.request.id, job);
+      target.bytes += job.bytes;
+      // Busy workers keep the process alive until they answer; idle ones do not.
+      target.worker.ref();
+      target.worker.postMessage(job.request);
     }
     // No worker left: read here rather than wait forever.
     if (slots.size === 0) for (let job = queue.shift(); job !== undefined; job = queue.shift()) readHere(job);
@@ -178,7 +212,7 @@ export function createReaderPool(options: ReaderPoolOptions = {}): ReaderPool {
       return;
     }
     stats.started++;
-    const slot: Slot = { worker, jobs: new Map(), ready: false };
+    const slot: Slot = { worker, jobs: new Map(), bytes: 0, ready: false };
     slots.add(slot);
     worker.unref();
     worker.on('message', (message: WorkerMessage) => {
@@ -190,6 +224,7 @@ export function createReaderPool(options: ReaderPoolOptions = {}): ReaderPool {
       const job = slot.jobs.get(message.id);
       if (job === undefined) return;
       slot.jobs.delete(message.id);
+      slot.bytes -= job.bytes;
       if (slot.jobs.size === 0) worker.unref();
       if (message.type === 'error') job.reject(new Error(message.error));
       else job.resolve(message.result);
@@ -202,6 +237,7 @@ export function createReaderPool(options: ReaderPoolOptions = {}): ReaderPool {
       slots.delete(slot);
       const jobs = [...slot.jobs.values()];
       slot.jobs.clear();
+      slot.bytes = 0;
       if (closed) {
         for (const job of jobs) job.reject(new Error('reader pool closed'));
         return;
@@ -225,7 +261,7 @@ export function createReaderPool(options: ReaderPoolOptions = {}): ReaderPool {
     read(path, cursor, readOptions) {
       if (closed) return Promise.reject(new Error('reader pool closed'));
       return new Promise<ReadResult>((resolve, reject) => {
-        queue.push({ request: { id: nextId++, path, cursor, options: readOptions, terms }, resolve, reject });
+        queue.push({ request: { id: nextId++, path, cursor, options: readOptions, terms }, bytes: expectedBytes(path, cursor, readOptions), resolve, reject });
         pump();
       });
     },

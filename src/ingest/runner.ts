@@ -41,7 +41,7 @@ export interface IngestDeps {
   /**
    * Files in flight at once: several workers read while this thread writes, and the passes that
    * finish together are committed together (see `SubstrateStore.writeSubstrate`).
-   * @default 4; with the worker pool, eight per worker
+   * @default 4; with the worker pool, 32 per worker (each worker holds several MB of files queued)
    */
   concurrency?: number;
   /**
@@ -63,6 +63,10 @@ export interface WorkerOptions {
   size?: number;
   /** The worker script. @default worker.js beside pool.js */
   url?: URL;
+  /** Reads queued in one worker at most. @default 64 (see pool.ts) */
+  depth?: number;
+  /** Bytes queued in one worker before it is given no more. @default 4 MiB (see pool.ts) */
+  queuedBytes?: number;
 }
 
 /**
@@ -271,7 +275,7 @@ export async function ingestPaths(paths: string[], deps: IngestDeps): Promise<In
   const compactions = new Set<string>();
   const pool = deps.reader === undefined ? startPool(deps, bytesTotal, work.length) : null;
   const read: TranscriptReader = deps.reader ?? pool?.read ?? readTranscript;
-  const concurrency = deps.concurrency ?? (pool !== null ? 8 * pool.size : 4);
+  const concurrency = deps.concurrency ?? (pool !== null ? LANES_PER_WORKER * pool.size : 4);
   // Workers finish one file at a time: gathering their batches for a moment lets the store commit
   // several at once. Files read here finish together anyway (the lanes read in the same tick).
   const write = pool !== null ? gatheredWrites(substrate, GATHER_MS) : (batch: SubstrateBatch) => substrate.writeSubstrate(batch);
@@ -365,9 +369,20 @@ function startPool(deps: IngestDeps, bytes: number, files: number): ReaderPool |
   }
   // One worker per core up to 4 (one thread writes, at about what 2–3 workers read), never more than files.
   const size = Math.max(1, Math.min(options.size ?? Math.min(availableParallelism(), MAX_WORKERS), files));
-  return createReaderPool({ size, workerUrl: url, logger: deps.logger });
+  return createReaderPool({
+    size,
+    workerUrl: url,
+    logger: deps.logger,
+    ...(options.depth !== undefined ? { depth: options.depth } : {}),
+    ...(options.queuedBytes !== undefined ? { queuedBytes: options.queuedBytes } : {}),
+  });
 }
 
+/**
+ * Files in flight per worker: enough for the reads queued in it (pool.ts queues ~4 MiB, a dozen
+ * typical files) and the batches read but not yet committed. Memory is bounded by IN_FLIGHT_BYTES.
+ */
+const LANES_PER_WORKER = 32;
 /** Default pool size cap: the single writing thread keeps up with about 2–3 reading workers. */
 const MAX_WORKERS = 4;
 /** Bytes of passes read but not yet written, across lanes (bounds memory with many lanes over big files). */

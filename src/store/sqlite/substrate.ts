@@ -270,6 +270,11 @@ interface PendingWrite {
 /** FTS5 `automerge` for the turns index (see SqliteSubstrate.tuneIndex). */
 const FTS_AUTOMERGE = 16;
 
+/** WAL pages between automatic checkpoints once bulk writes start (see SqliteSubstrate.tuneBulk). */
+const BULK_AUTOCHECKPOINT = 10_000;
+/** Bytes the WAL file is truncated back to after a checkpoint. */
+const BULK_WAL_LIMIT = 64 * 1024 * 1024;
+
 /** Text a group commit may carry (about 15 MB of transcript, a tenth of a second of writing). */
 const GROUP_COMMIT_CHARS = 4_000_000;
 
@@ -295,6 +300,7 @@ export class SqliteSubstrate implements SubstrateStore {
   private pendingChars = 0;
   private flushScheduled = false;
   private tuned = false;
+  private bulkTuned = false;
 
   constructor(db: Database.Database) {
     this.db = db;
@@ -319,6 +325,7 @@ export class SqliteSubstrate implements SubstrateStore {
     this.pendingChars = 0;
     if (group.length === 0) return;
     if (group.length > 1) {
+      this.tuneBulk();
       try {
         const added = this.groupTransaction(group.map((w) => w.batch));
         group.forEach((w, i) => w.resolve({ turnsAdded: added[i] ?? 0 }));
@@ -350,6 +357,22 @@ export class SqliteSubstrate implements SubstrateStore {
     this.tuned = true;
     const current = this.db.prepare<[], { v: unknown }>("SELECT v FROM turns_fts_config WHERE k = 'automerge'").get();
     if (current?.v !== FTS_AUTOMERGE) this.db.prepare(`INSERT INTO turns_fts (turns_fts, rank) VALUES ('automerge', ${FTS_AUTOMERGE})`).run();
+  }
+
+  /**
+   * Before the first group commit of a bulk write: checkpoint the WAL every ~40 MB instead of
+   * every 4 MB (SQLite's 1,000 pages) on this connection. A bulk ingest rewrites the same index
+   * and FTS pages commit after commit; copying them back once per 10,000 pages instead of ten
+   * times saved a tenth of its write time. The WAL file is truncated back after a checkpoint
+   * once it passes 64 MB. Durability is unchanged (WAL, synchronous = NORMAL).
+   */
+  private tuneBulk(): void {
+    if (this.bulkTuned) return;
+    this.bulkTuned = true;
+    if (this.db.pragma('journal_mode', { simple: true }) !== 'wal') return;
+    if ((this.db.pragma('wal_autocheckpoint', { simple: true }) as number) < BULK_AUTOCHECKPOINT) this.db.pragma(`wal_autocheckpoint = ${BULK_AUTOCHECKPOINT}`);
+    const limit = this.db.pragma('journal_size_limit', { simple: true }) as number;
+    if (limit < 0 || limit > BULK_WAL_LIMIT) this.db.pragma(`journal_size_limit = ${BULK_WAL_LIMIT}`);
   }
 
   private write(batch: SubstrateBatch): number {
