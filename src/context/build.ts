@@ -75,16 +75,17 @@ function jaccard(a: Set<string>, b: Set<string>): number {
   return union === 0 ? 0 : shared / union;
 }
 
-async function gatherCandidates(deps: Deps, input: ContextInput, filter: MemoryFilter): Promise<{ candidates: Candidate[]; maxRrf: number; bm25Max: number }> {
+async function gatherCandidates(deps: Deps, input: ContextInput, filter: MemoryFilter): Promise<{ candidates: Candidate[]; maxRrf: number; bm25Max: number; cosineMax: number | null }> {
   const limit = input.candidates ?? (input.query ? 120 : 300);
   const byId = new Map<string, Candidate>();
   const blank = (memory: Memory): Candidate => ({ memory, bm25Rank: null, bm25: null, vectorRank: null, cosine: null, rrf: 0, coverage: 0 });
   let maxRrf = 0;
   let bm25Max = 0;
+  let cosineMax: number | null = null;
   if (input.query && input.query.trim().length > 0) {
     const retrieved = await retrieve(deps, { query: input.query, filter, limit });
-    ({ maxRrf, bm25Max } = retrieved);
-    const { fused, terms } = retrieved;
+    ({ maxRrf, bm25Max, cosineMax } = retrieved);
+    const { fused, terms, cosines } = retrieved;
     const memories = new Map((await deps.store.getMemories(fused.map((f) => f.id))).map((m) => [m.id, m]));
     for (const hit of fused) {
       const memory = memories.get(hit.id);
@@ -94,7 +95,7 @@ async function gatherCandidates(deps: Deps, input: ContextInput, filter: MemoryF
         bm25Rank: hit.ranks[0] ?? null,
         bm25: hit.scores[0] ?? null,
         vectorRank: hit.ranks[1] ?? null,
-        cosine: hit.scores[1] ?? null,
+        cosine: cosines.get(hit.id) ?? null,
         rrf: hit.rrf,
         coverage: termCoverage(terms, memory),
       });
@@ -110,7 +111,7 @@ async function gatherCandidates(deps: Deps, input: ContextInput, filter: MemoryF
     input.query ? Promise.resolve([]) : deps.store.listMemories({ ...filter, order: 'importance-desc', limit: Math.ceil(limit / 2) }),
   ]);
   for (const list of extra) for (const memory of list) if (!byId.has(memory.id)) byId.set(memory.id, blank(memory));
-  return { candidates: [...byId.values()], maxRrf, bm25Max };
+  return { candidates: [...byId.values()], maxRrf, bm25Max, cosineMax };
 }
 
 function itemLine(memory: Memory, note: string): string {
@@ -168,8 +169,8 @@ export async function buildContext(deps: Deps, input: ContextInput = {}): Promis
   };
   setWorkingBlock(Math.floor(Math.max(0, budget - used) * WORKING_SET_SHARE));
 
-  const { candidates, maxRrf, bm25Max } = await gatherCandidates(deps, input, filter);
-  const rankContext: RankContext = { now: deps.clock.now(), hasQuery: Boolean(input.query), maxRrf, bm25Max, session: deps.session, seed: input.seed ?? 1 };
+  const { candidates, maxRrf, bm25Max, cosineMax } = await gatherCandidates(deps, input, filter);
+  const rankContext: RankContext = { now: deps.clock.now(), hasQuery: Boolean(input.query), maxRrf, bm25Max, cosineMax, session: deps.session, seed: input.seed ?? 1 };
   const scored = candidates.map((c) => {
     let score = ranker(c, rankContext);
     if (input.favorSession && c.memory.session === input.favorSession) score *= FAVOR_SESSION_BOOST;

@@ -22,6 +22,8 @@ export interface RankContext {
   maxRrf: number;
   /** Best BM25 score among the candidates (0 without a query). */
   bm25Max: number;
+  /** The candidates' cosine range when vectors took part (null otherwise). */
+  cosineMax?: number | null;
   session: string | null;
   /** Deterministic seed for the random ranker. */
   seed: number;
@@ -53,6 +55,7 @@ const builtins: Record<string, Ranker> = {
       bm25: c.bm25,
       vectorRank: c.vectorRank,
       cosine: c.cosine,
+      cosineMax: ctx.cosineMax ?? null,
       boostTags: [],
       session: ctx.session,
     }).score,

@@ -126,7 +126,7 @@ export async function recall(deps: Deps, input: RecallInput): Promise<RecallResu
   if (input.asOf !== undefined) filter.snapshotId = (await resolveSnapshot(deps, input.asOf)).id;
 
   const candidates = input.candidates ?? Math.max(50, k * 5);
-  const { mode, fused, maxRrf, bm25Max, terms } = await retrieve(deps, { query: input.query, filter, limit: candidates, minCosine: input.minCosine });
+  const { mode, fused, maxRrf, bm25Max, terms, cosines, cosineMax } = await retrieve(deps, { query: input.query, filter, limit: candidates, minCosine: input.minCosine });
   const memories = new Map((await deps.store.getMemories(fused.map((f) => f.id))).map((m) => [m.id, m]));
   const now = deps.clock.now();
   const scored: Array<{ memory: Memory; why: Why }> = [];
@@ -144,7 +144,8 @@ export async function recall(deps: Deps, input: RecallInput): Promise<RecallResu
       bm25Rank: hit.ranks[0] ?? null,
       bm25: hit.scores[0] ?? null,
       vectorRank: hit.ranks[1] ?? null,
-      cosine: hit.scores[1] ?? null,
+      cosine: cosines.get(hit.id) ?? null,
+      cosineMax,
       boostTags: tags,
       session: deps.session,
     });

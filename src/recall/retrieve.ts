@@ -6,11 +6,19 @@
 import type { Deps } from '../deps.js';
 import { queryTerms } from '../store/tokenize.js';
 import type { MemoryFilter, ScoredId } from '../types.js';
+import { dot } from '../embed/vector.js';
 import { RRF_K, reciprocalRankFusion, type FusedHit } from './fusion.js';
 import { contentQuery } from './stopwords.js';
 
 /** Vector hits below this cosine are noise, not candidates. */
 export const DEFAULT_MIN_COSINE = 0.25;
+
+/**
+ * Weight of the vector list in the rank fusion (BM25's is 1). Measured on SciFact, LoCoMo and
+ * CoSQA with USE-lite: equal weights let a weak embedder reorder strong keyword matches (SciFact
+ * nDCG@10 0.686 → 0.508); at 0.2 vectors settle near-ties and lift what keywords missed.
+ */
+export const VECTOR_RANK_WEIGHT = 0.2;
 
 export interface RetrieveInput {
   query: string;
@@ -30,26 +38,47 @@ export interface Retrieved {
   bm25Max: number;
   /** Distinct index terms of the query's content words (for coverage). */
   terms: string[];
+  /**
+   * In hybrid mode, the query's cosine with every candidate that has a vector (found by either
+   * retriever), and the best of them, so scoring can normalise them; empty and null otherwise.
+   */
+  cosines: Map<string, number>;
+  cosineMax: number | null;
 }
 
 export async function retrieve(deps: Deps, input: RetrieveInput): Promise<Retrieved> {
   const keywords = contentQuery(input.query);
   const lists: ScoredId[][] = [await deps.store.searchText(keywords, { ...input.filter, limit: input.limit })];
-  let mode: Retrieved['mode'] = 'bm25';
-  if (deps.embedder && deps.store.capabilities.vectors && (await deps.store.vectorModel()) !== null) {
-    const [vector] = await deps.embedder.embed([input.query]);
-    if (vector) {
+  const cosines = new Map<string, number>();
+  let queryVector: Float32Array | null = null;
+  const embedder = deps.embedder;
+  if (embedder && deps.store.capabilities.vectors && (await deps.store.vectorModel()) !== null) {
+    [queryVector = null] = await embedder.embed([input.query]);
+    if (queryVector) {
       const floor = input.minCosine ?? DEFAULT_MIN_COSINE;
-      const hits = await deps.store.searchVector(vector, deps.embedder, { ...input.filter, limit: input.limit });
-      lists.push(hits.filter((h) => h.score >= floor));
-      mode = 'hybrid';
+      const hits = (await deps.store.searchVector(queryVector, embedder, { ...input.filter, limit: input.limit })).filter((h) => h.score >= floor);
+      for (const hit of hits) cosines.set(hit.id, hit.score);
+      lists.push(hits);
     }
   }
+  const fused = reciprocalRankFusion(lists, RRF_K, [1, VECTOR_RANK_WEIGHT]);
+  let cosineMax: number | null = null;
+  if (queryVector && embedder) {
+    // Keyword hits the vector list did not reach still get their cosine, so the two signals
+    // are blended for every candidate rather than only for those both retrievers found.
+    const missing = fused.filter((f) => !cosines.has(f.id)).map((f) => f.id);
+    if (missing.length > 0) {
+      for (const [id, vector] of await deps.store.getVectors(missing, embedder)) cosines.set(id, dot(queryVector, vector));
+    }
+    if (cosines.size > 0) cosineMax = Math.max(...cosines.values());
+  }
   return {
-    mode,
-    fused: reciprocalRankFusion(lists, RRF_K),
-    maxRrf: lists.filter((l) => l.length > 0).length / (RRF_K + 1),
+    mode: queryVector ? 'hybrid' : 'bm25',
+    fused,
+    maxRrf: (lists[0]!.length > 0 ? 1 : 0) / (RRF_K + 1) + (lists[1]?.length ? VECTOR_RANK_WEIGHT : 0) / (RRF_K + 1),
     bm25Max: lists[0]?.[0]?.score ?? 0,
     terms: queryTerms(keywords),
+    cosines,
+    cosineMax,
   };
 }

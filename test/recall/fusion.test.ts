@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { reciprocalRankFusion } from '../../src/recall/fusion.js';
+import { compositeScore, VECTOR_SIGNAL_SHARE } from '../../src/recall/score.js';
+import type { Memory } from '../../src/types.js';
+
+const memory = { id: 'm', kind: 'fact', scope: 'project', importance: 0.5, accessCount: 0, lastRecalledAt: null, updatedAt: 0, tags: [], pinned: false, session: null } as unknown as Memory;
+const base = { memory, now: 0, rrf: 0, maxRrf: 1, bm25Max: 10, coverage: 0, bm25Rank: null, vectorRank: null, boostTags: [], session: null };
+
+describe('weighted reciprocal rank fusion', () => {
+  it('scales each list by its weight', () => {
+    const keyword = [{ id: 'a', score: 9 }, { id: 'b', score: 8 }];
+    const fused = reciprocalRankFusion([keyword, [{ id: 'b', score: 0.9 }]], 60, [1, 0.2]);
+    expect(fused.find((f) => f.id === 'b')!.rrf).toBeCloseTo(1 / 62 + 0.2 / 61, 12);
+    expect(fused.find((f) => f.id === 'a')!.rrf).toBeCloseTo(1 / 61, 12);
+    // A list of weight 0 changes nothing; without weights each list counts fully.
+    expect(reciprocalRankFusion([keyword, [{ id: 'b', score: 0.9 }]], 60, [1, 0]).map((f) => f.id)).toEqual(['a', 'b']);
+    expect(reciprocalRankFusion([keyword, [{ id: 'b', score: 0.9 }]])[0]!.rrf).toBeCloseTo(1 / 62 + 1 / 61, 12);
+  });
+});
+
+describe('the relevance signal', () => {
+  it('is the BM25 part alone when no vectors took part', () => {
+    const why = compositeScore({ ...base, bm25: 5, cosine: null, cosineMax: null });
+    expect(why.relevance).toBeCloseTo(0.4 * 0.5, 12);
+  });
+
+  it('blends BM25 and cosine, each relative to the best candidate', () => {
+    const keywordOnly = compositeScore({ ...base, bm25: 10, cosine: 0.2, cosineMax: 0.8 });
+    expect(keywordOnly.relevance).toBeCloseTo((0.4 * (1 + VECTOR_SIGNAL_SHARE * 0.25)) / (1 + VECTOR_SIGNAL_SHARE), 12);
+    const meaningOnly = compositeScore({ ...base, bm25: null, cosine: 0.8, cosineMax: 0.8 });
+    expect(meaningOnly.relevance).toBeCloseTo((0.4 * VECTOR_SIGNAL_SHARE) / (1 + VECTOR_SIGNAL_SHARE), 12);
+    // A strong keyword match is not overtaken by a semantic neighbour without the words.
+    expect(keywordOnly.score).toBeGreaterThan(meaningOnly.score);
+  });
+
+  it('keeps a near-tie in cosine a near-tie (no stretching of small differences)', () => {
+    const a = compositeScore({ ...base, bm25: 10, cosine: 0.80, cosineMax: 0.80 });
+    const b = compositeScore({ ...base, bm25: 10, cosine: 0.79, cosineMax: 0.80 });
+    expect(a.score - b.score).toBeLessThan(0.01);
+    expect(a.score).toBeGreaterThan(b.score);
+  });
+});
