@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { CairnError, notFound } from '../../errors.js';
 import type {
+  EmbeddingCacheStore,
   EmbedderIdentity,
   EventType,
   ListOptions,
@@ -25,6 +26,7 @@ import { stemmer } from 'stemmer';
 import { indexText, queryTerms } from '../tokenize.js';
 import { openDatabase, schemaVersion, type OpenOptions } from './database.js';
 import { createSqliteSubstrate, type SqliteSubstrate } from './substrate.js';
+import { sqliteEmbeddingCache } from './embed-cache.js';
 import { SqliteVectors, type SqliteVectorIndexOptions } from './vectors.js';
 import {
   MEMORY_COLUMNS,
@@ -98,6 +100,9 @@ export class SqliteStore implements Store {
     if (!this.database) throw new CairnError('STORE_FAILED', 'store is not open; call open() first');
     return this.database;
   }
+
+  /** Embeddings by (model, content hash) in table `embed_cache`. */
+  readonly embeddingCache: EmbeddingCacheStore = sqliteEmbeddingCache(() => this.db);
 
   /** Sessions, turns, compactions, corrections and ingest cursors in the same file. */
   get substrate(): SqliteSubstrate {
