@@ -14,8 +14,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { cachedEmbedder } from '../../config.js';
 import { createCairn, type Cairn } from '../../cairn.js';
-import { createHashEmbedder } from '../../embed/hash.js';
 import { createEmbedder } from '../../embed/index.js';
 import { rankingMetrics, type RankingMetrics } from '../../embed/evaluate.js';
 import { reindex } from '../../embed/reindex.js';
@@ -111,6 +111,27 @@ export function staticModelFolder(ctx: BenchContext): string | null {
   if (fromEnv) return fromEnv;
   const inHome = join(dirname(ctx.cacheDir), 'models', 'potion-base-8M');
   return existsSync(join(inHome, 'model.safetensors')) ? inHome : null;
+}
+
+/** Embedder specs the quality suites measure by default: the hash embedder, and USE-lite unless `--quick`. */
+export function defaultEmbedderSpecs(quick: boolean): string[] {
+  return quick ? [HASH_SPEC] : [HASH_SPEC, 'use-lite'];
+}
+
+let embedCache: Promise<Store> | null = null;
+
+/**
+ * Build the embedder of `spec` with the embedding cache in front of it, persisted in
+ * `<cacheDir>/embed-cache.db`: a slow embedder (USE-lite: ~0.2 s an abstract) pays for each text
+ * once, and later runs of the suites read the vectors back.
+ */
+export async function benchEmbedder(cacheDir: string, spec: string): Promise<Embedder> {
+  const embedder = await createEmbedder(spec);
+  embedCache ??= (async () => {
+    mkdirSync(cacheDir, { recursive: true });
+    return openSqliteStore(join(cacheDir, 'embed-cache.db'));
+  })();
+  return cachedEmbedder(embedder, spec, await embedCache);
 }
 
 /** `$CAIRN_BENCH_EMBEDDERS`: embedder specs the quality suites measure instead of their defaults. */
@@ -235,6 +256,8 @@ export interface BeirRunOptions {
    * static defaults; the suite takes them from `$CAIRN_BENCH_EMBEDDERS` (comma-separated).
    */
   embedderSpecs?: string[];
+  /** Specs measured when `embedderSpecs` is empty. @default [hash:1024] */
+  defaultSpecs?: string[];
   log?(line: string): void;
 }
 
@@ -271,9 +294,8 @@ export async function runBeirSet(cacheDir: string, set: BeirSet, options: BeirRu
 
     modes.bm25 = { ...(await evaluate(set, recallRanker(bm25))), embedder: null };
 
-    const embedders: Array<{ label: string; load: () => Promise<Embedder> }> = options.embedderSpecs?.length
-      ? options.embedderSpecs.map((spec) => ({ label: spec, load: () => createEmbedder(spec) }))
-      : [{ label: options.hashSpec ?? HASH_SPEC, load: async () => createHashEmbedder({ dimension: Number((options.hashSpec ?? HASH_SPEC).split(':')[1] ?? 1024) }) }];
+    const specs = options.embedderSpecs?.length ? options.embedderSpecs : (options.defaultSpecs ?? [HASH_SPEC]);
+    const embedders: Array<{ label: string; load: () => Promise<Embedder> }> = specs.map((spec) => ({ label: spec, load: () => benchEmbedder(cacheDir, spec) }));
     if (options.embedderSpecs?.length) {
       // the listed specs replace the defaults
     } else if (options.staticFolder) {
@@ -343,7 +365,13 @@ export const beirSuite: Suite = {
         continue;
       }
       const set = ctx.quick ? quickSubset(full) : full;
-      const result = await runBeirSet(ctx.cacheDir, set, { project: `beir-${spec.name}`, staticFolder, embedderSpecs: benchEmbedderSpecs(), log: ctx.log });
+      const result = await runBeirSet(ctx.cacheDir, set, {
+        project: `beir-${spec.name}`,
+        staticFolder,
+        embedderSpecs: benchEmbedderSpecs(),
+        defaultSpecs: defaultEmbedderSpecs(ctx.quick),
+        log: ctx.log,
+      });
       datasets.push({ name: `beir/${spec.name}${ctx.quick ? ' (quick subset)' : ''}`, sha256: sha256Files(full.files), generator: null, buildMs: result.loadMs, cachedBuildMs: null });
       details[spec.name] = result;
       const label = spec.name === 'scifact' ? 'SciFact' : 'CoSQA';

@@ -10,13 +10,11 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createHashEmbedder } from '../../embed/hash.js';
-import { createEmbedder } from '../../embed/index.js';
 import { reindex } from '../../embed/reindex.js';
 import type { Embedder } from '../../types.js';
 import { atLeast, metric } from '../metrics.js';
 import type { Dataset, Metric, Suite, SuiteOutcome } from '../types.js';
-import { benchCairn, benchEmbedderSpecs, bulkRemember, freshStore, sha256Files, type BulkItem } from './beir.js';
+import { benchCairn, benchEmbedder, benchEmbedderSpecs, bulkRemember, defaultEmbedderSpecs, freshStore, sha256Files, type BulkItem } from './beir.js';
 
 const K = 10;
 const CATEGORIES = new Set([1, 2, 3, 4]);
@@ -178,9 +176,8 @@ export async function runLocomo(
       return { recallAt5: at5 / n, recallAt10: at10 / n, anyAt10: any10 / n, byCategory, queryMs: (performance.now() - started) / n };
     };
     const modes: Record<string, ModeResult> = { bm25: await evaluate(bm25) };
-    const loaders: Array<() => Promise<Embedder>> = embedderSpecs.length
-      ? embedderSpecs.map((spec) => () => createEmbedder(spec))
-      : [async () => createHashEmbedder({ dimension: HASH_DIMENSION })];
+    const specs = embedderSpecs.length ? embedderSpecs : [`hash:${HASH_DIMENSION}`];
+    const loaders: Array<() => Promise<Embedder>> = specs.map((spec) => () => benchEmbedder(cacheDir, spec));
     for (const load of loaders) {
       const embedder = await load();
       await reindex(store, embedder);
@@ -211,7 +208,8 @@ export const locomoSuite: Suite = {
     if (!existsSync(path)) return { status: 'skipped', reason: `no LoCoMo data: ${path} not found (pass --data <shared data folder>)` };
     const data = parseLocomo(JSON.parse(readFileSync(path, 'utf8')) as unknown);
     if (ctx.quick) data.questions = data.questions.slice(0, QUICK_QUESTIONS);
-    const result = await runLocomo(ctx.cacheDir, data, ctx.log, benchEmbedderSpecs());
+    const specs = benchEmbedderSpecs();
+    const result = await runLocomo(ctx.cacheDir, data, ctx.log, specs.length > 0 ? specs : defaultEmbedderSpecs(ctx.quick));
     const datasets: Dataset[] = [
       { name: `locomo/locomo-dev.json${ctx.quick ? ' (quick: first questions)' : ''}`, sha256: sha256Files([path]), generator: null, buildMs: result.loadMs, cachedBuildMs: null },
     ];
