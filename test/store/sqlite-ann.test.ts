@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, readdirSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { HnswVectorIndex } from '../../src/store/ann-index.js';
+import { HnswVectorIndex, checkIndexFile } from '../../src/store/ann-index.js';
 import { SqliteStore, openSqliteStore } from '../../src/store/sqlite/store.js';
 import type { SqliteVectorIndexOptions } from '../../src/store/sqlite/vectors.js';
 import type { EmbedderIdentity, Memory, MemoryEvent } from '../../src/types.js';
@@ -22,13 +22,13 @@ const created = (m: Memory): MemoryEvent => ({ memoryId: m.id, type: 'create', a
 let files = 0;
 
 async function open(path: string, options: SqliteVectorIndexOptions = {}): Promise<SqliteStore> {
-  return openSqliteStore(path, { vectorIndex: { annThreshold: THRESHOLD, ...options } });
+  return openSqliteStore(path, { vectorIndex: { annThreshold: THRESHOLD, build: 'inline', ...options } });
 }
 
 /** A store at a new path holding `count` memories with the fixture's vectors; returns their ids in order. */
 async function seeded(count: number, options: SqliteVectorIndexOptions = {}): Promise<{ store: SqliteStore; path: string; ids: string[] }> {
   const path = join(dir, `store-${files++}.db`);
-  const store = new SqliteStore({ path, vectorIndex: { annThreshold: THRESHOLD, ...options } });
+  const store = new SqliteStore({ path, vectorIndex: { annThreshold: THRESHOLD, build: 'inline', ...options } });
   await store.open();
   const ids = await addMemories(store, 0, count);
   return { store, path, ids };
@@ -131,6 +131,9 @@ describe('SQLite store vector index: exact below the threshold, HNSW above', { t
     expect(await top(rebuilt, vectors[777] as Float32Array, 1)).toEqual([ids[777]]);
     expect(create).toHaveBeenCalledTimes(1);
     await rebuilt.close();
+    // The rebuilt copy replaced the broken one (same seq: a broken file does not win on seq).
+    expect(sidecar(path).file).not.toBe(file.split('/').pop());
+    expect(() => checkIndexFile(join(dir, sidecar(path).file), DIM)).not.toThrow();
 
     // Same size as recorded, but not an index any more.
     const current = join(dir, sidecar(path).file);
@@ -139,6 +142,11 @@ describe('SQLite store vector index: exact below the threshold, HNSW above', { t
     expect(await top(again, vectors[778] as Float32Array, 1)).toEqual([ids[778]]);
     expect(create).toHaveBeenCalledTimes(2);
     await again.close();
+    expect(() => checkIndexFile(join(dir, sidecar(path).file), DIM)).not.toThrow();
+    const reopened = await open(path);
+    expect(await top(reopened, vectors[779] as Float32Array, 1)).toEqual([ids[779]]);
+    expect(create).toHaveBeenCalledTimes(2);
+    await reopened.close();
   });
 
   it('keeps forget, restore and supersede consistent, and still fills the limit', async () => {

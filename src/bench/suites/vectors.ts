@@ -89,7 +89,7 @@ async function runSize(ctx: BenchContext, size: number, datasets: Dataset[], met
     await exact.searchVector(queries[0]?.vector as Float32Array, model, { limit: K });
     const exactLoadMs = Number(process.hrtime.bigint() - started) / 1e6;
 
-    const hnsw = await openSqliteStore(copy.path, { vectorIndex: { annThreshold: 1 } });
+    const hnsw = await openSqliteStore(copy.path, { vectorIndex: { annThreshold: 1, build: 'inline' } });
     stores.push(hnsw);
     started = process.hrtime.bigint();
     await hnsw.searchVector(queries[0]?.vector as Float32Array, model, { limit: K });

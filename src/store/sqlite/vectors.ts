@@ -15,10 +15,14 @@
  * the rows written since; anything else (no file, another epoch, a truncated or overwritten file)
  * rebuilds from the table. The file is saved again after a build and once enough rows were applied
  * since it was written, never on every write; when two processes save, the higher `seq` wins.
+ * A build runs in a detached builder process by default (./vector-builder.ts); until its copy is
+ * saved, search is exact.
  */
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type Database from 'better-sqlite3';
 import { CairnError } from '../../errors.js';
 import type { EmbedderIdentity } from '../../types.js';
@@ -53,6 +57,14 @@ export interface SqliteVectorIndexOptions {
   persist?: boolean;
   /** HNSW parameters. */
   hnsw?: HnswOptions;
+  /**
+   * Who builds the HNSW index when no valid saved copy exists: `background` spawns a detached
+   * `node vector-builder.js` (one at a time, guarded by `<db>.vectors.lock`) and searches exactly
+   * until its copy is saved, so a hook never spends seconds building; `inline` builds in the
+   * searching process. Falls back to `inline` when the builder script is not on disk.
+   * @default 'background'
+   */
+  build?: 'inline' | 'background';
 }
 
 /** What the index currently is, for status output. */
@@ -75,6 +87,8 @@ interface Sidecar {
 }
 
 const DEFAULT_THRESHOLD = 20_000;
+/** A builder lock older than this is from a builder that died. */
+const STALE_LOCK_MS = 30 * 60_000;
 const DEFAULT_SAVE_EVERY = 1_000;
 /** Rows read per batch when building from the table. */
 const BUILD_BATCH = 8_192;
@@ -97,6 +111,7 @@ export class SqliteVectors {
   private readonly openMode: 'view' | 'load';
   private readonly persist: boolean;
   private readonly hnsw: HnswOptions;
+  private readonly buildMode: 'inline' | 'background';
 
   constructor(
     private readonly db: () => Database.Database,
@@ -108,6 +123,7 @@ export class SqliteVectors {
     this.openMode = options.open ?? 'view';
     this.persist = (options.persist ?? true) && location !== ':memory:' && location !== '';
     this.hnsw = options.hnsw ?? {};
+    this.buildMode = options.build ?? 'background';
   }
 
   /** True once `usearch` was loaded in this process. */
@@ -213,10 +229,47 @@ export class SqliteVectors {
     if (module && this.wantsAnn(this.db(), true)) {
       // Twice: a process saving a newer copy may delete the file between our reads.
       if (this.openSaved(module, stored, epoch) || this.openSaved(module, stored, epoch)) return;
-      this.build(module, stored.dimension);
-      return;
+      if (!this.persist || this.buildMode === 'inline' || !this.requestBuild()) {
+        this.build(module, stored.dimension);
+        return;
+      }
     }
+    // Exact until the background builder's copy appears (checked on every sync, see catchUp).
     this.index = new ExactVectorIndex(stored.dimension);
+  }
+
+  /**
+   * Start a detached builder unless one is running. False when no builder script is on disk
+   * (then the caller builds inline).
+   */
+  private requestBuild(): boolean {
+    const script = builderScript();
+    if (script === null) return false;
+    const lock = `${this.location}.vectors.lock`;
+    try {
+      closeSync(openSync(lock, 'wx'));
+    } catch {
+      // A builder holds the lock; one that died long ago (a build takes minutes at 1M) leaves a stale one.
+      try {
+        if (Date.now() - statSync(lock).mtimeMs < STALE_LOCK_MS) return true;
+        rmSync(lock, { force: true });
+        closeSync(openSync(lock, 'wx'));
+      } catch {
+        return true;
+      }
+    }
+    const options: SqliteVectorIndexOptions = { annThreshold: this.threshold, saveEvery: this.saveEvery, hnsw: this.hnsw, build: 'inline' };
+    const child = spawn(process.execPath, [script, this.location, JSON.stringify(options)], { detached: true, stdio: 'ignore' });
+    child.on('error', () => rmSync(lock, { force: true }));
+    child.unref();
+    return true;
+  }
+
+  /** Build (or open) the HNSW index for the stored model and save it; for the builder process. */
+  async buildAndSave(): Promise<void> {
+    const raw = stateValue(this.db(), 'vector_model');
+    if (raw === null) return;
+    await this.sync(JSON.parse(raw) as EmbedderIdentity);
   }
 
   private openSaved(module: UsearchModule, stored: EmbedderIdentity, epoch: string): boolean {
@@ -282,7 +335,13 @@ export class SqliteVectors {
     }
     const module = this.module;
     if (index instanceof ExactVectorIndex) {
-      if (module && index.size >= this.threshold) this.build(module, index.dimension);
+      if (!module || index.size < this.threshold || !this.model) return;
+      const stored: EmbedderIdentity = { model: this.model, dimension: index.dimension };
+      if (this.openSaved(module, stored, this.epoch)) {
+        this.catchUp();
+        return;
+      }
+      if (!this.persist || this.buildMode === 'inline' || !this.requestBuild()) this.build(module, index.dimension);
       return;
     }
     if (!(index instanceof HnswVectorIndex)) return;
@@ -300,6 +359,16 @@ export class SqliteVectors {
       }
     }
     this.save();
+  }
+
+  /** Whether the file a sidecar names is there, whole, and an index of its dimension. */
+  private usable(sidecar: Sidecar): boolean {
+    const path = join(dirname(this.location), sidecar.file);
+    try {
+      return statSync(path).size === sidecar.bytes && checkIndexFile(path, sidecar.dimension).bytes === sidecar.bytes;
+    } catch {
+      return false;
+    }
   }
 
   private sidecarPath(): string {
@@ -332,7 +401,7 @@ export class SqliteVectors {
       index.save(temp);
       const { bytes } = checkIndexFile(temp, index.dimension);
       const current = this.readSidecar();
-      if (current && current.epoch === this.epoch && current.model === this.model && current.seq >= this.seq) {
+      if (current && current.epoch === this.epoch && current.model === this.model && current.seq >= this.seq && this.usable(current)) {
         rmSync(temp, { force: true });
         this.savedSeq = this.seq;
         return;
@@ -359,6 +428,18 @@ export class SqliteVectors {
  */
 export function saveAfter(saveEvery: number, size: number): number {
   return Math.min(Math.max(saveEvery, size * 0.1), saveEvery * 5);
+}
+
+/**
+ * The builder script beside this module (dist/store/sqlite/), or beside the hooks bundle's
+ * chunks (dist/hooks-bundle/ → dist/store/sqlite/); null when running from sources.
+ */
+function builderScript(): string | null {
+  for (const relative of ['./vector-builder.js', '../store/sqlite/vector-builder.js']) {
+    const path = fileURLToPath(new URL(relative, import.meta.url));
+    if (existsSync(path)) return path;
+  }
+  return null;
 }
 
 function stateValue(db: Database.Database, key: string): string | null {
