@@ -5,12 +5,13 @@
  * disk keeps its history; bad input never throws (it is counted, with file and line).
  */
 import { lstatSync, readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Clock, IngestCursor, Logger, SubstrateBatch, SubstrateStore } from '../types.js';
-import { createReaderPool, defaultWorkerUrl, workerScriptExists, type ReaderPool } from './pool.js';
 import { readTranscript } from './read.js';
+import { IN_FLIGHT_BYTES, LANES_PER_WORKER, byteBudget, gatheredWrites, startPool, type WorkerOptions } from './schedule.js';
 import type { ReadOptions, ReadResult } from './types.js';
+
+export { WORKERS_MIN_BYTES, type WorkerOptions } from './schedule.js';
 
 /** Progress after each file. */
 export interface IngestProgress {
@@ -50,30 +51,10 @@ export interface IngestDeps {
    * a smaller run — a hook's one transcript — stays in this thread and pays no start-up.
    * `false`: always in this thread. Runs from TypeScript sources (no built worker script) stay
    * in this thread too.
-   * @default { minBytes: 16 MiB, size: os.availableParallelism() up to 4 }
+   * @default { minBytes: 16 MiB, size: os.availableParallelism() up to 4 } (see schedule.ts)
    */
   workers?: false | WorkerOptions;
 }
-
-/** See {@link IngestDeps.workers}. */
-export interface WorkerOptions {
-  /** @default 16 MiB ({@link WORKERS_MIN_BYTES}) */
-  minBytes?: number;
-  /** @default os.availableParallelism(), up to 4 */
-  size?: number;
-  /** The worker script. @default worker.js beside pool.js */
-  url?: URL;
-  /** Reads queued in one worker at most. @default 64 (see pool.ts) */
-  depth?: number;
-  /** Bytes queued in one worker before it is given no more. @default 4 MiB (see pool.ts) */
-  queuedBytes?: number;
-}
-
-/**
- * Below this many changed bytes a run is read in this thread: starting the workers takes about
- * 100 ms, what this thread reads of a transcript in that time.
- */
-export const WORKERS_MIN_BYTES = 16 * 1024 * 1024;
 
 /** The shape of {@link readTranscript}, possibly asynchronous (e.g. backed by a worker pool). */
 export type TranscriptReader = (path: string, cursor: IngestCursor | null, options: ReadOptions) => ReadResult | Promise<ReadResult>;
@@ -273,12 +254,12 @@ export async function ingestPaths(paths: string[], deps: IngestDeps): Promise<In
   const sessions = new Set<string>();
   // A boundary read in one pass and its summary in the next are one compaction.
   const compactions = new Set<string>();
-  const pool = deps.reader === undefined ? startPool(deps, bytesTotal, work.length) : null;
+  const pool = deps.reader === undefined ? startPool(deps.workers, deps.logger, bytesTotal, work.length) : null;
   const read: TranscriptReader = deps.reader ?? pool?.read ?? readTranscript;
   const concurrency = deps.concurrency ?? (pool !== null ? LANES_PER_WORKER * pool.size : 4);
   // Workers finish one file at a time: gathering their batches for a moment lets the store commit
   // several at once. Files read here finish together anyway (the lanes read in the same tick).
-  const write = pool !== null ? gatheredWrites(substrate, GATHER_MS) : (batch: SubstrateBatch) => substrate.writeSubstrate(batch);
+  const write = pool !== null ? gatheredWrites(substrate) : (batch: SubstrateBatch) => substrate.writeSubstrate(batch);
   summary.workers = pool?.size ?? 0;
   const budget = byteBudget(IN_FLIGHT_BYTES);
   const maxPass = deps.read?.maxBytes ?? 64 * 1024 * 1024;
@@ -355,90 +336,4 @@ export async function ingestPaths(paths: string[], deps: IngestDeps): Promise<In
   summary.seconds = (performance.now() - started) / 1000;
   summary.mbPerSecond = summary.seconds > 0 ? summary.bytes / 1e6 / summary.seconds : 0;
   return summary;
-}
-
-/** The worker pool for a run large enough to repay its start-up, or null to read in this thread. */
-function startPool(deps: IngestDeps, bytes: number, files: number): ReaderPool | null {
-  if (deps.workers === false || files === 0) return null;
-  const options = deps.workers ?? {};
-  if (bytes < (options.minBytes ?? WORKERS_MIN_BYTES)) return null;
-  const url = options.url ?? defaultWorkerUrl();
-  if (!workerScriptExists(url)) {
-    deps.logger.debug('ingest: no built worker script, reading in this thread', { url: url.href });
-    return null;
-  }
-  // One worker per core up to 4 (one thread writes, at about what 2–3 workers read), never more than files.
-  const size = Math.max(1, Math.min(options.size ?? Math.min(availableParallelism(), MAX_WORKERS), files));
-  return createReaderPool({
-    size,
-    workerUrl: url,
-    logger: deps.logger,
-    ...(options.depth !== undefined ? { depth: options.depth } : {}),
-    ...(options.queuedBytes !== undefined ? { queuedBytes: options.queuedBytes } : {}),
-  });
-}
-
-/**
- * Files in flight per worker: enough for the reads queued in it (pool.ts queues ~4 MiB, a dozen
- * typical files) and the batches read but not yet committed. Memory is bounded by IN_FLIGHT_BYTES.
- */
-const LANES_PER_WORKER = 32;
-/** Default pool size cap: the single writing thread keeps up with about 2–3 reading workers. */
-const MAX_WORKERS = 4;
-/** Bytes of passes read but not yet written, across lanes (bounds memory with many lanes over big files). */
-const IN_FLIGHT_BYTES = 256 * 1024 * 1024;
-
-/** A byte count shared by the lanes; a pass larger than the whole budget still runs alone. */
-function byteBudget(limit: number): { take(n: number): Promise<void>; give(n: number): void } {
-  let used = 0;
-  let waiting: Array<() => void> = [];
-  return {
-    async take(n) {
-      while (used > 0 && used + n > limit) await new Promise<void>((wake) => waiting.push(wake));
-      used += n;
-    },
-    give(n) {
-      used -= n;
-      const woken = waiting;
-      waiting = [];
-      for (const wake of woken) wake();
-    },
-  };
-}
-
-/** How long pooled reads' batches are gathered before they are handed to the store together. */
-const GATHER_MS = 20;
-/** Text (chars) after which gathered batches are handed over at once. */
-const GATHER_CHARS = 4_000_000;
-
-/**
- * `substrate.writeSubstrate`, but calls arriving within `ms` of each other are made in the same
- * tick, so a store that commits same-tick writes together (SQLite) makes one transaction of them.
- * Each call still settles with its own batch's outcome.
- */
-function gatheredWrites(substrate: SubstrateStore, ms: number): (batch: SubstrateBatch) => Promise<{ turnsAdded: number }> {
-  let waiting: Array<{ batch: SubstrateBatch; resolve(result: { turnsAdded: number }): void; reject(error: unknown): void }> = [];
-  let chars = 0;
-  let timer: NodeJS.Timeout | null = null;
-  const release = (): void => {
-    if (timer !== null) clearTimeout(timer);
-    timer = null;
-    const group = waiting;
-    waiting = [];
-    chars = 0;
-    for (const w of group) {
-      try {
-        substrate.writeSubstrate(w.batch).then(w.resolve, w.reject);
-      } catch (error) {
-        w.reject(error);
-      }
-    }
-  };
-  return (batch) =>
-    new Promise((resolve, reject) => {
-      waiting.push({ batch, resolve, reject });
-      for (const turn of batch.turns) chars += turn.text.length;
-      if (chars >= GATHER_CHARS) release();
-      else timer ??= setTimeout(release, ms);
-    });
 }

@@ -1,0 +1,115 @@
+/**
+ * How a large ingest run uses the cores: a pool of reader workers (pool.ts) when the changed
+ * files are big enough to repay starting it, how many files are in flight, a byte budget that
+ * bounds the memory they hold, and the gathering of finished batches so the store commits
+ * several at once. The runner (runner.ts) decides what to read; this decides how.
+ */
+import { availableParallelism } from 'node:os';
+import type { Logger, SubstrateBatch, SubstrateStore } from '../types.js';
+import { createReaderPool, defaultWorkerUrl, workerScriptExists, type ReaderPool } from './pool.js';
+
+/** Worker threads for a large run (`IngestDeps.workers`). */
+export interface WorkerOptions {
+  /** @default 16 MiB ({@link WORKERS_MIN_BYTES}) */
+  minBytes?: number;
+  /** @default os.availableParallelism(), up to 4 */
+  size?: number;
+  /** The worker script. @default worker.js beside pool.js */
+  url?: URL;
+  /** Reads queued in one worker at most. @default 64 (see pool.ts) */
+  depth?: number;
+  /** Bytes queued in one worker before it is given no more. @default 4 MiB (see pool.ts) */
+  queuedBytes?: number;
+}
+
+/**
+ * Below this many changed bytes a run is read in this thread: starting the workers takes about
+ * 100 ms, what this thread reads of a transcript in that time.
+ */
+export const WORKERS_MIN_BYTES = 16 * 1024 * 1024;
+
+/** The worker pool for a run large enough to repay its start-up, or null to read in this thread. */
+export function startPool(workers: false | WorkerOptions | undefined, logger: Logger, bytes: number, files: number): ReaderPool | null {
+  if (workers === false || files === 0) return null;
+  const options = workers ?? {};
+  if (bytes < (options.minBytes ?? WORKERS_MIN_BYTES)) return null;
+  const url = options.url ?? defaultWorkerUrl();
+  if (!workerScriptExists(url)) {
+    logger.debug('ingest: no built worker script, reading in this thread', { url: url.href });
+    return null;
+  }
+  // One worker per core up to 4 (one thread writes, at about what 2–3 workers read), never more than files.
+  const size = Math.max(1, Math.min(options.size ?? Math.min(availableParallelism(), MAX_WORKERS), files));
+  return createReaderPool({
+    size,
+    workerUrl: url,
+    logger,
+    ...(options.depth !== undefined ? { depth: options.depth } : {}),
+    ...(options.queuedBytes !== undefined ? { queuedBytes: options.queuedBytes } : {}),
+  });
+}
+
+/**
+ * Files in flight per worker: enough for the reads queued in it (pool.ts queues ~4 MiB, a dozen
+ * typical files) and the batches read but not yet committed. Memory is bounded by IN_FLIGHT_BYTES.
+ */
+export const LANES_PER_WORKER = 32;
+/** Default pool size cap: the single writing thread keeps up with about 2–3 reading workers. */
+const MAX_WORKERS = 4;
+/** Bytes of passes read but not yet written, across lanes (bounds memory with many lanes over big files). */
+export const IN_FLIGHT_BYTES = 256 * 1024 * 1024;
+
+/** A byte count shared by the lanes; a pass larger than the whole budget still runs alone. */
+export function byteBudget(limit: number): { take(n: number): Promise<void>; give(n: number): void } {
+  let used = 0;
+  let waiting: Array<() => void> = [];
+  return {
+    async take(n) {
+      while (used > 0 && used + n > limit) await new Promise<void>((wake) => waiting.push(wake));
+      used += n;
+    },
+    give(n) {
+      used -= n;
+      const woken = waiting;
+      waiting = [];
+      for (const wake of woken) wake();
+    },
+  };
+}
+
+/** How long pooled reads' batches are gathered before they are handed to the store together. */
+const GATHER_MS = 20;
+/** Text (chars) after which gathered batches are handed over at once. */
+const GATHER_CHARS = 4_000_000;
+
+/**
+ * `substrate.writeSubstrate`, but calls arriving within `ms` of each other are made in the same
+ * tick, so a store that commits same-tick writes together (SQLite) makes one transaction of them.
+ * Each call still settles with its own batch's outcome.
+ */
+export function gatheredWrites(substrate: SubstrateStore, ms: number = GATHER_MS): (batch: SubstrateBatch) => Promise<{ turnsAdded: number }> {
+  let waiting: Array<{ batch: SubstrateBatch; resolve(result: { turnsAdded: number }): void; reject(error: unknown): void }> = [];
+  let chars = 0;
+  let timer: NodeJS.Timeout | null = null;
+  const release = (): void => {
+    if (timer !== null) clearTimeout(timer);
+    timer = null;
+    const group = waiting;
+    waiting = [];
+    chars = 0;
+    for (const w of group) {
+      try {
+        substrate.writeSubstrate(w.batch).then(w.resolve, w.reject);
+      } catch (error) {
+        w.reject(error);
+      }
+    }
+  };
+  return (batch) =>
+    new Promise((resolve, reject) => {
+      waiting.push({ batch, resolve, reject });
+      for (const turn of batch.turns) chars += turn.text.length;
+      if (chars >= GATHER_CHARS) release();
+      else timer ??= setTimeout(release, ms);
+    });
+}
