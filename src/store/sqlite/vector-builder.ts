@@ -4,9 +4,9 @@
  * no valid saved index (see SqliteVectors), so the process that asked keeps answering exactly
  * instead of spending seconds to minutes building.
  */
-import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { openDatabase } from './database.js';
+import { VectorFiles } from './vector-files.js';
 import { SqliteVectors, type SqliteVectorIndexOptions } from './vectors.js';
 
 export async function buildVectorIndex(path: string, options: SqliteVectorIndexOptions): Promise<void> {
@@ -15,7 +15,7 @@ export async function buildVectorIndex(path: string, options: SqliteVectorIndexO
     await new SqliteVectors(() => db, path, { ...options, build: 'inline' }).buildAndSave();
   } finally {
     db.close();
-    rmSync(`${path}.vectors.lock`, { force: true });
+    new VectorFiles(path).releaseLock();
   }
 }
 

@@ -18,16 +18,13 @@
  * A build runs in a detached builder process by default (./vector-builder.ts); until its copy is
  * saved, search is exact.
  */
-import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { CairnError } from '../../errors.js';
 import type { EmbedderIdentity } from '../../types.js';
-import { HnswVectorIndex, checkIndexFile, loadUsearch, type HnswOptions, type UsearchModule } from '../ann-index.js';
+import { HnswVectorIndex, loadUsearch, type HnswOptions, type UsearchModule } from '../ann-index.js';
 import { ExactVectorIndex, type VectorIndex } from '../vector-index.js';
+import { VectorFiles } from './vector-files.js';
 
 /** Options for the SQLite store's vector index. */
 export interface SqliteVectorIndexOptions {
@@ -76,20 +73,7 @@ export interface VectorIndexState {
   warning: string | null;
 }
 
-interface Sidecar {
-  format: 1;
-  model: string;
-  dimension: number;
-  epoch: string;
-  seq: number;
-  count: number;
-  file: string;
-  bytes: number;
-}
-
 const DEFAULT_THRESHOLD = 10_000;
-/** A builder lock older than this is from a builder that died. */
-const STALE_LOCK_MS = 30 * 60_000;
 const DEFAULT_SAVE_EVERY = 1_000;
 /** Rows read per batch when building from the table. */
 const BUILD_BATCH = 8_192;
@@ -113,6 +97,7 @@ export class SqliteVectors {
   private readonly persist: boolean;
   private readonly hnsw: HnswOptions;
   private readonly buildMode: 'inline' | 'background';
+  private readonly files: VectorFiles;
 
   constructor(
     private readonly db: () => Database.Database,
@@ -125,6 +110,7 @@ export class SqliteVectors {
     this.persist = (options.persist ?? true) && location !== ':memory:' && location !== '';
     this.hnsw = options.hnsw ?? {};
     this.buildMode = options.build ?? 'background';
+    this.files = new VectorFiles(location);
   }
 
   /** True once `usearch` was loaded in this process. */
@@ -177,16 +163,7 @@ export class SqliteVectors {
   /** Forget the index and delete its files (after the table was cleared). */
   drop(): void {
     this.reset();
-    if (!this.persist) return;
-    const dir = dirname(this.location);
-    const prefix = `${basename(this.location)}.vectors.`;
-    let names: string[] = [];
-    try {
-      names = readdirSync(dir);
-    } catch {
-      return;
-    }
-    for (const name of names) if (name.startsWith(prefix)) rmSync(join(dir, name), { force: true });
+    if (this.persist) this.files.dropAll();
   }
 
   /** Forget the in-memory index (on close). */
@@ -204,7 +181,7 @@ export class SqliteVectors {
     if (!Number.isFinite(this.threshold)) return false;
     if (!fresh) return (this.index?.size ?? 0) >= this.threshold || this.maxSeq(db) - this.seq + (this.index?.size ?? 0) >= this.threshold;
     if (this.maxSeq(db) < this.threshold) return false;
-    const saved = this.readSidecar();
+    const saved = this.files.read();
     if (saved && saved.epoch === (stateValue(db, 'vector_epoch') ?? '') && saved.count >= this.threshold) return true;
     return this.count(db) >= this.threshold;
   }
@@ -239,31 +216,10 @@ export class SqliteVectors {
     this.index = new ExactVectorIndex(stored.dimension);
   }
 
-  /**
-   * Start a detached builder unless one is running. False when no builder script is on disk
-   * (then the caller builds inline).
-   */
+  /** Start the background builder (false: no builder script here, build inline). */
   private requestBuild(): boolean {
-    const script = builderScript();
-    if (script === null) return false;
-    const lock = `${this.location}.vectors.lock`;
-    try {
-      closeSync(openSync(lock, 'wx'));
-    } catch {
-      // A builder holds the lock; one that died long ago (a build takes minutes at 1M) leaves a stale one.
-      try {
-        if (Date.now() - statSync(lock).mtimeMs < STALE_LOCK_MS) return true;
-        rmSync(lock, { force: true });
-        closeSync(openSync(lock, 'wx'));
-      } catch {
-        return true;
-      }
-    }
     const options: SqliteVectorIndexOptions = { annThreshold: this.threshold, saveEvery: this.saveEvery, hnsw: this.hnsw, build: 'inline' };
-    const child = spawn(process.execPath, [script, this.location, JSON.stringify(options)], { detached: true, stdio: 'ignore' });
-    child.on('error', () => rmSync(lock, { force: true }));
-    child.unref();
-    return true;
+    return this.files.requestBuild(options);
   }
 
   /** Build (or open) the HNSW index for the stored model and save it; for the builder process. */
@@ -274,9 +230,9 @@ export class SqliteVectors {
   }
 
   private openSaved(module: UsearchModule, stored: EmbedderIdentity, epoch: string): boolean {
-    const sidecar = this.readSidecar();
+    const sidecar = this.files.read();
     if (!sidecar || sidecar.model !== stored.model || sidecar.dimension !== stored.dimension || sidecar.epoch !== epoch) return false;
-    const path = join(dirname(this.location), sidecar.file);
+    const path = this.files.path(sidecar.file);
     try {
       if (statSync(path).size !== sidecar.bytes) return false;
       this.index = this.openMode === 'view' ? HnswVectorIndex.view(module, path, stored.dimension, this.hnsw) : HnswVectorIndex.load(module, path, stored.dimension, this.hnsw);
@@ -362,63 +318,19 @@ export class SqliteVectors {
     this.save();
   }
 
-  /** Whether the file a sidecar names is there, whole, and an index of its dimension. */
-  private usable(sidecar: Sidecar): boolean {
-    const path = join(dirname(this.location), sidecar.file);
-    try {
-      return statSync(path).size === sidecar.bytes && checkIndexFile(path, sidecar.dimension).bytes === sidecar.bytes;
-    } catch {
-      return false;
-    }
-  }
-
-  private sidecarPath(): string {
-    return `${this.location}.vectors.json`;
-  }
-
-  private readSidecar(): Sidecar | null {
-    try {
-      const parsed = JSON.parse(readFileSync(this.sidecarPath(), 'utf8')) as Partial<Sidecar>;
-      if (parsed.format !== 1 || typeof parsed.file !== 'string' || typeof parsed.seq !== 'number' || typeof parsed.bytes !== 'number') return null;
-      if (basename(parsed.file) !== parsed.file) return null;
-      return parsed as Sidecar;
-    } catch {
-      return null;
-    }
-  }
-
   /**
-   * Write the index to a new file and point the JSON at it, unless another process saved a copy
-   * at least as new meanwhile. Best effort: a failed save leaves the previous copy in place.
+   * Save the index beside the database unless another process saved a copy at least as new.
+   * Best effort: a failed save leaves the previous copy in place and shows in `state().warning`.
    */
   private save(): void {
     const index = this.index;
     if (!this.persist || !(index instanceof HnswVectorIndex) || index.mapped || !this.model) return;
-    const dir = dirname(this.location);
-    const name = `${basename(this.location)}.vectors.${this.seq}-${randomBytes(4).toString('hex')}.usearch`;
-    const path = join(dir, name);
-    const temp = `${path}.${process.pid}.tmp`;
     try {
-      index.save(temp);
-      const { bytes } = checkIndexFile(temp, index.dimension);
-      const current = this.readSidecar();
-      if (current && current.epoch === this.epoch && current.model === this.model && current.seq >= this.seq && this.usable(current)) {
-        rmSync(temp, { force: true });
-        this.savedSeq = this.seq;
-        return;
-      }
-      renameSync(temp, path);
-      const sidecar: Sidecar = { format: 1, model: this.model, dimension: index.dimension, epoch: this.epoch, seq: this.seq, count: index.size, file: name, bytes };
-      const sidecarTemp = `${this.sidecarPath()}.${process.pid}.tmp`;
-      writeFileSync(sidecarTemp, JSON.stringify(sidecar));
-      renameSync(sidecarTemp, this.sidecarPath());
+      this.files.publish((path) => index.save(path), { model: this.model, dimension: index.dimension, epoch: this.epoch, seq: this.seq, count: index.size });
       this.savedSeq = this.seq;
-      // Readers that mapped the previous file keep their mapping; new readers open this one.
-      if (current && current.file !== name) rmSync(join(dir, current.file), { force: true });
       this.saveError = null;
     } catch (error) {
       this.saveError = error instanceof Error ? error.message : String(error);
-      rmSync(temp, { force: true });
     }
   }
 }
@@ -429,18 +341,6 @@ export class SqliteVectors {
  */
 export function saveAfter(saveEvery: number, size: number): number {
   return Math.min(Math.max(saveEvery, size * 0.1), saveEvery * 5);
-}
-
-/**
- * The builder script beside this module (dist/store/sqlite/), or beside the hooks bundle's
- * chunks (dist/hooks-bundle/ → dist/store/sqlite/); null when running from sources.
- */
-function builderScript(): string | null {
-  for (const relative of ['./vector-builder.js', '../store/sqlite/vector-builder.js']) {
-    const path = fileURLToPath(new URL(relative, import.meta.url));
-    if (existsSync(path)) return path;
-  }
-  return null;
 }
 
 function stateValue(db: Database.Database, key: string): string | null {
