@@ -276,8 +276,13 @@ export interface Store {
   vectorModel(): Promise<EmbedderIdentity | null>;
   /** Ids of memories without a vector for `model` (for reindex), oldest first. */
   missingVectors(model: EmbedderIdentity, limit: number): Promise<Memory[]>;
-  /** Drop every vector (before a reindex with another model). */
-  clearVectors(): Promise<void>;
+  /**
+   * Drop every vector (before a reindex with another model). With `claim`, the index is recorded
+   * as built with that model in the same transaction, so a process still on the old embedder
+   * gets `EMBEDDER_MISMATCH` instead of writing an old-model vector (or re-claiming the index)
+   * between the clear and the reindex's first write.
+   */
+  clearVectors(claim?: EmbedderIdentity): Promise<void>;
 
   /** Bump access counters; `recalled` also sets lastRecalledAt. */
   touch(ids: string[], at: number, recalled: boolean): Promise<void>;
@@ -293,6 +298,17 @@ export interface Store {
   /** Small key/value state (cursors, budgets, settings). */
   getState(key: string): Promise<string | null>;
   setState(key: string, value: string): Promise<void>;
+  /**
+   * Read-modify-write one state key atomically against every other writer, in this process or
+   * another: `update` gets the current value (null when absent) and returns the new one (null
+   * deletes the key). It runs inside the write transaction, so it must be synchronous and may run
+   * more than once (on a retried transaction); an error it throws aborts the write. Returns the
+   * value stored.
+   *
+   * @example
+   * await store.updateState('counter', (raw) => String(Number(raw ?? 0) + 1));
+   */
+  updateState(key: string, update: (current: string | null) => string | null): Promise<string | null>;
 
   stats(): Promise<StoreStats>;
 

@@ -29,8 +29,18 @@ export interface TokenRecord {
 export type TokenInfo = Omit<TokenRecord, 'hash'>;
 
 const PREFIX = 'cairn_';
-const LIST_KEY = 'auth.tokens';
-const recordKey = (hash: string): string => `auth.token.${hash}`;
+/**
+ * Every token record, as one JSON array, changed only through `Store.updateState` so concurrent
+ * creates and revokes (several `cairn serve` processes, the CLI) never lose each other's entries.
+ */
+const REGISTRY_KEY = 'auth.registry';
+/**
+ * The layout before the registry: a list of hashes rewritten on every create (which lost entries
+ * under concurrent creates) and one record per hash. Read while there is no registry; the first
+ * create or revoke copies it into the registry.
+ */
+const LEGACY_LIST_KEY = 'auth.tokens';
+const legacyRecordKey = (hash: string): string => `auth.token.${hash}`;
 
 export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
@@ -70,8 +80,6 @@ export class TokenStore {
     if (!ROLES.includes(input.role)) throw invalid(`role must be one of ${ROLES.join(', ')} (got "${String(input.role)}")`, 'role');
     const projects = [...new Set(input.projects.map((p) => p.trim()).filter(Boolean))];
     if (projects.length === 0) throw invalid('give the projects the token may use (--projects a,b, or * for all)', 'projects');
-    const existing = await this.list();
-    if (existing.some((t) => t.name === name && t.revokedAt === null)) throw new CairnError('CONFLICT', `a token named "${name}" already exists`, { field: 'name' });
     const token = PREFIX + randomBytes(32).toString('base64url');
     const record: TokenRecord = {
       id: this.options.ids.next(),
@@ -82,49 +90,79 @@ export class TokenStore {
       createdAt: this.options.clock.now(),
       revokedAt: null,
     };
-    await this.store.setState(recordKey(record.hash), JSON.stringify(record));
-    await this.store.setState(LIST_KEY, JSON.stringify([...(await this.hashes()), record.hash]));
+    await this.updateRegistry((records) => {
+      if (records.some((t) => t.name === name && t.revokedAt === null)) {
+        throw new CairnError('CONFLICT', `a token named "${name}" already exists`, { field: 'name' });
+      }
+      records.push(record);
+    });
     return { token, record: info(record) };
   }
 
-  private async hashes(): Promise<string[]> {
-    const raw = await this.store.getState(LIST_KEY);
-    return raw === null ? [] : (JSON.parse(raw) as string[]);
-  }
-
-  private async byHash(hash: string): Promise<TokenRecord | null> {
-    const raw = await this.store.getState(recordKey(hash));
-    return raw === null ? null : (JSON.parse(raw) as TokenRecord);
-  }
-
   async list(): Promise<TokenInfo[]> {
-    const out: TokenInfo[] = [];
-    for (const hash of await this.hashes()) {
-      const record = await this.byHash(hash);
-      if (record) out.push(info(record));
-    }
-    return out;
+    return (await this.records()).map(info);
   }
 
   /** Revoke by id or name; revoking twice is a no-op. */
   async revoke(idOrName: string): Promise<TokenInfo> {
-    for (const hash of await this.hashes()) {
-      const record = await this.byHash(hash);
-      if (!record || (record.id !== idOrName && record.name !== idOrName)) continue;
-      if (record.revokedAt !== null && record.id !== idOrName) continue;
-      if (record.revokedAt === null) {
-        record.revokedAt = this.options.clock.now();
-        await this.store.setState(recordKey(hash), JSON.stringify(record));
-      }
-      return info(record);
+    let revoked: TokenRecord | null = null;
+    await this.updateRegistry((records) => {
+      const record = records.find((r) => r.id === idOrName) ?? records.find((r) => r.name === idOrName && r.revokedAt === null);
+      if (!record) throw notFound(`token ${idOrName}`);
+      record.revokedAt ??= this.options.clock.now();
+      revoked = record;
+    });
+    const record = revoked as TokenRecord | null;
+    if (!record) throw notFound(`token ${idOrName}`);
+    // A cairn from before the registry verifies through the legacy record: revoke it there too.
+    if ((await this.store.getState(legacyRecordKey(record.hash))) !== null) {
+      await this.store.setState(legacyRecordKey(record.hash), JSON.stringify(record));
     }
-    throw notFound(`token ${idOrName}`);
+    return info(record);
   }
 
   /** The live record for a presented token, or null (unknown, revoked, or not a cairn token). */
   async verify(token: string): Promise<TokenRecord | null> {
     if (!token.startsWith(PREFIX) || token.length > 200) return null;
-    const record = await this.byHash(hashToken(token));
+    const hash = hashToken(token);
+    const record = (await this.records()).find((r) => r.hash === hash);
     return record && record.revokedAt === null ? record : null;
   }
+
+  /** Every record, oldest first: the registry, or the legacy layout while there is none. */
+  private async records(): Promise<TokenRecord[]> {
+    const raw = await this.store.getState(REGISTRY_KEY);
+    return raw === null ? this.legacyRecords() : parseRegistry(raw);
+  }
+
+  /** Change the records atomically (`change` edits the array in place; it may run more than once). */
+  private async updateRegistry(change: (records: TokenRecord[]) => void): Promise<void> {
+    // Read the legacy layout first: the update runs in a transaction and cannot await.
+    const legacy = (await this.store.getState(REGISTRY_KEY)) === null ? JSON.stringify(await this.legacyRecords()) : '[]';
+    await this.store.updateState(REGISTRY_KEY, (raw) => {
+      const records = parseRegistry(raw ?? legacy);
+      change(records);
+      return JSON.stringify(records);
+    });
+  }
+
+  private async legacyRecords(): Promise<TokenRecord[]> {
+    const list = await this.store.getState(LEGACY_LIST_KEY);
+    const out: TokenRecord[] = [];
+    for (const hash of list === null ? [] : (JSON.parse(list) as string[])) {
+      const raw = await this.store.getState(legacyRecordKey(hash));
+      if (raw !== null) out.push(JSON.parse(raw) as TokenRecord);
+    }
+    return out;
+  }
+}
+
+function parseRegistry(raw: string): TokenRecord[] {
+  try {
+    const records: unknown = JSON.parse(raw);
+    if (Array.isArray(records)) return records as TokenRecord[];
+  } catch (error) {
+    throw new CairnError('STORE_FAILED', `the token registry (state key ${REGISTRY_KEY}) is not valid JSON`, { cause: error });
+  }
+  throw new CairnError('STORE_FAILED', `the token registry (state key ${REGISTRY_KEY}) is not a list`);
 }

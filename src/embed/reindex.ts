@@ -67,7 +67,9 @@ export async function reindex(store: Store, embedder: Embedder, options: Reindex
   const previous = await store.vectorModel();
   let cleared = false;
   if (previous && !sameModel(previous, identity)) {
-    await store.clearVectors();
+    // Claimed in the same transaction: a process still on the old embedder now fails with
+    // EMBEDDER_MISMATCH instead of writing old vectors or re-claiming the empty index.
+    await store.clearVectors(identity);
     cleared = true;
   }
   const before = await store.stats();

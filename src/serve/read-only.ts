@@ -12,6 +12,7 @@ const WRITES: ReadonlySet<PropertyKey> = new Set([
   'createSnapshot',
   'putVectors',
   'clearVectors',
+  'updateState',
   'queueReview',
   'resolveReview',
   'vacuum',

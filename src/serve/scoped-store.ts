@@ -206,6 +206,10 @@ export class ProjectScopedStore implements Store {
     return this.inner.setState(this.stateKey(key), value);
   }
 
+  updateState(key: string, update: (current: string | null) => string | null): Promise<string | null> {
+    return this.inner.updateState(this.stateKey(key), update);
+  }
+
   /** Counts of this project's memories only (the database's totals would describe other projects). */
   async stats(): Promise<StoreStats> {
     const all = await this.inner.stats();

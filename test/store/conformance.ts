@@ -193,6 +193,41 @@ export function storeConformance(name: string, factory: () => Promise<Store>): v
       expect((await store.missingVectors(other, 10)).length).toBe(3);
     });
 
+    it('clears vectors and claims the index for a new model in one step; the old model is refused', async () => {
+      const a = makeMemory({ text: 'claimed a' });
+      const b = makeMemory({ text: 'claimed b' });
+      await store.writeMemory({ memory: a, events: [created(a)], embedding: { model: MODEL, vector: unit(1, 0, 0) } });
+      const next: EmbedderIdentity = { model: 'next:v2', dimension: 4 };
+      await store.clearVectors(next);
+      expect(await store.vectorModel()).toEqual(next);
+      // A process still on the old embedder cannot re-claim the emptied index nor mix models into it.
+      await expect(store.putVectors(MODEL, [{ id: a.id, vector: unit(1, 0, 0) }])).rejects.toMatchObject({ code: 'EMBEDDER_MISMATCH' });
+      await expect(store.writeMemory({ memory: b, events: [created(b)], embedding: { model: MODEL, vector: unit(0, 1, 0) } })).rejects.toMatchObject({
+        code: 'EMBEDDER_MISMATCH',
+      });
+      expect(await store.getMemory(b.id)).toBeNull();
+      await store.putVectors(next, [{ id: a.id, vector: unit(1, 0, 0, 0) }]);
+      expect((await store.searchVector(unit(1, 0, 0, 0), next, { limit: 3 })).map((h) => h.id)).toEqual([a.id]);
+      expect((await store.stats()).vectors).toBe(1);
+    });
+
+    it('updates one state key atomically: concurrent increments all count, null deletes, a throw changes nothing', async () => {
+      const increment = (raw: string | null): string => String(Number(raw ?? '0') + 1);
+      await Promise.all(Array.from({ length: 20 }, () => store.updateState('counter', increment)));
+      expect(await store.getState('counter')).toBe('20');
+      expect(await store.updateState('counter', increment)).toBe('21');
+      await expect(
+        store.updateState('counter', () => {
+          throw new Error('refused');
+        }),
+      ).rejects.toThrow('refused');
+      expect(await store.getState('counter')).toBe('21');
+      expect(await store.updateState('counter', () => null)).toBeNull();
+      expect(await store.getState('counter')).toBeNull();
+      expect(await store.updateState('fresh', (raw) => `${raw ?? 'none'}+1`)).toBe('none+1');
+      expect(await store.getState('fresh')).toBe('none+1');
+    });
+
     it('counts access and recall', async () => {
       const m = makeMemory();
       await store.writeMemory({ memory: m, events: [created(m)] });

@@ -44,17 +44,22 @@ export async function readSpend(deps: Deps, scope: 'day' | 'session', at: number
   return parse(await deps.store.getState(key(scope, at, sessionId)));
 }
 
-/** Add one call's usage to today's and the session's ledger. */
+/**
+ * Add one call's usage to today's and the session's ledger. Each addition is one atomic
+ * read-modify-write (`Store.updateState`), so concurrent distill runs never overwrite each
+ * other's spend.
+ */
 export async function recordSpend(deps: Deps, at: number, sessionId: string | null, usage: { inputTokens: number; outputTokens: number }): Promise<void> {
   const scopes: Array<['day' | 'session', string | undefined]> = [['day', undefined]];
   if (sessionId !== null) scopes.push(['session', sessionId]);
   for (const [scope, id] of scopes) {
-    const k = key(scope, at, id);
-    const spend = parse(await deps.store.getState(k));
-    spend.inputTokens += usage.inputTokens;
-    spend.outputTokens += usage.outputTokens;
-    spend.calls += 1;
-    await deps.store.setState(k, JSON.stringify(spend));
+    await deps.store.updateState(key(scope, at, id), (raw) => {
+      const spend = parse(raw);
+      spend.inputTokens += usage.inputTokens;
+      spend.outputTokens += usage.outputTokens;
+      spend.calls += 1;
+      return JSON.stringify(spend);
+    });
   }
 }
 

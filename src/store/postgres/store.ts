@@ -360,8 +360,8 @@ export class PostgresStore implements Store {
     return this.vectors.missing(model, limit);
   }
 
-  clearVectors(): Promise<void> {
-    return this.vectors.clear();
+  clearVectors(claim?: EmbedderIdentity): Promise<void> {
+    return this.vectors.clear(claim);
   }
 
   /* ---------------------------------------------------------------- usage, events */
@@ -451,6 +451,26 @@ export class PostgresStore implements Store {
 
   async setState(key: string, value: string): Promise<void> {
     await this.db.query('INSERT INTO state (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, pgText(value)]);
+  }
+
+  async updateState(key: string, update: (current: string | null) => string | null): Promise<string | null> {
+    return this.db.transaction(async (client) => {
+      for (;;) {
+        const locked = await client.query<{ value: string }>('SELECT value FROM state WHERE key = $1 FOR UPDATE', [key]);
+        const row = locked.rows[0];
+        if (row !== undefined) {
+          const next = update(row.value);
+          if (next === null) await client.query('DELETE FROM state WHERE key = $1', [key]);
+          else await client.query('UPDATE state SET value = $2 WHERE key = $1', [key, pgText(next)]);
+          return next;
+        }
+        const next = update(null);
+        if (next === null) return null;
+        const inserted = await client.query('INSERT INTO state (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING RETURNING key', [key, pgText(next)]);
+        if (inserted.rows.length > 0) return next;
+        // Another transaction created the key since the SELECT: lock it and update from its value.
+      }
+    });
   }
 
   async stats(): Promise<StoreStats> {

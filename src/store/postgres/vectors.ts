@@ -67,24 +67,39 @@ export class PgVectors {
     return raw === undefined ? null : (JSON.parse(raw) as EmbedderIdentity);
   }
 
-  /** Record the embedder identity on first use (typing the column for pgvector); refuse another model. */
+  /**
+   * Record the embedder identity on first use (typing the column for pgvector); refuse another
+   * model. The `vector_model` row stays share-locked until the caller's transaction ends, so a
+   * concurrent `clear` (which locks it first) waits for this write and then deletes its vectors,
+   * and a write that waited for a `clear` sees the model it claimed.
+   */
   async claim(client: Queryable, model: EmbedderIdentity): Promise<void> {
     const identity = JSON.stringify({ model: model.model, dimension: model.dimension });
-    const inserted = await client.query(
-      "INSERT INTO state (key, value) VALUES ('vector_model', $1) ON CONFLICT (key) DO NOTHING RETURNING key",
-      [identity],
-    );
-    if (inserted.rows.length > 0) {
-      if (this.mode === 'pgvector') {
-        await client.query(`ALTER TABLE vectors ALTER COLUMN embedding TYPE vector(${Math.trunc(model.dimension)})`);
-        if (model.dimension <= HNSW_MAX_DIMENSIONS) {
-          await client.query('CREATE INDEX IF NOT EXISTS vectors_hnsw ON vectors USING hnsw (embedding vector_cosine_ops)');
-        }
+    for (;;) {
+      const inserted = await client.query(
+        "INSERT INTO state (key, value) VALUES ('vector_model', $1) ON CONFLICT (key) DO NOTHING RETURNING key",
+        [identity],
+      );
+      if (inserted.rows.length > 0) {
+        await this.typeColumn(client, model);
+        return;
       }
+      const locked = await client.query<{ value: string }>("SELECT value FROM state WHERE key = 'vector_model' FOR SHARE");
+      const raw = locked.rows[0]?.value;
+      // Absent: a clear deleted the row after our insert found it; claim again.
+      if (raw === undefined) continue;
+      const stored = JSON.parse(raw) as EmbedderIdentity;
+      if (!sameModel(stored, model)) throw mismatch(stored, model, 'embedder');
       return;
     }
-    const stored = await this.storedModel(client);
-    if (stored && !sameModel(stored, model)) throw mismatch(stored, model, 'embedder');
+  }
+
+  private async typeColumn(client: Queryable, model: EmbedderIdentity): Promise<void> {
+    if (this.mode !== 'pgvector') return;
+    await client.query(`ALTER TABLE vectors ALTER COLUMN embedding TYPE vector(${Math.trunc(model.dimension)})`);
+    if (model.dimension <= HNSW_MAX_DIMENSIONS) {
+      await client.query('CREATE INDEX IF NOT EXISTS vectors_hnsw ON vectors USING hnsw (embedding vector_cosine_ops)');
+    }
   }
 
   /** Insert or replace vectors for memories (by pk) inside the caller's transaction. */
@@ -142,10 +157,21 @@ export class PgVectors {
     return rows.rows.map(rowToMemory);
   }
 
-  async clear(): Promise<void> {
+  /** Drop every vector; with `claim`, record that model in the same transaction (see Store.clearVectors). */
+  async clear(claim?: EmbedderIdentity): Promise<void> {
     await this.db.transaction(async (client) => {
+      // Lock the model row before deleting: writers hold it share-locked until they commit, so the
+      // DELETE below (a new snapshot under READ COMMITTED) sees and removes what they wrote.
+      if (claim) {
+        await client.query(
+          "INSERT INTO state (key, value) VALUES ('vector_model', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+          [JSON.stringify({ model: claim.model, dimension: claim.dimension })],
+        );
+      } else {
+        await client.query("SELECT 1 FROM state WHERE key = 'vector_model' FOR UPDATE");
+      }
       await client.query('DELETE FROM vectors');
-      await client.query("DELETE FROM state WHERE key = 'vector_model'");
+      if (!claim) await client.query("DELETE FROM state WHERE key = 'vector_model'");
       await client.query(
         "INSERT INTO state (key, value) VALUES ('vector_epoch', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
         [`${Date.now()}${Math.random().toString(36).slice(2)}`],
@@ -153,6 +179,7 @@ export class PgVectors {
       if (this.mode === 'pgvector') {
         await client.query('DROP INDEX IF EXISTS vectors_hnsw');
         await client.query('ALTER TABLE vectors ALTER COLUMN embedding TYPE vector');
+        if (claim) await this.typeColumn(client, claim);
       }
     });
     this.index = null;

@@ -363,11 +363,12 @@ export class SqliteStore implements Store {
     return rows.map(rowToMemory);
   }
 
-  async clearVectors(): Promise<void> {
+  async clearVectors(claim?: EmbedderIdentity): Promise<void> {
     const db = this.db;
     db.transaction(() => {
       db.prepare('DELETE FROM vectors').run();
       db.prepare("DELETE FROM state WHERE key = 'vector_model'").run();
+      if (claim) this.claimVectorModel(claim);
       this.writeState('vector_epoch', String(Date.now()) + Math.random().toString(36).slice(2));
     }).immediate();
     this.vectorIndex.drop();
@@ -474,6 +475,18 @@ export class SqliteStore implements Store {
 
   async setState(key: string, value: string): Promise<void> {
     this.writeState(key, value);
+  }
+
+  async updateState(key: string, update: (current: string | null) => string | null): Promise<string | null> {
+    // IMMEDIATE takes the write lock before the read, so no other connection writes in between.
+    return this.db
+      .transaction((): string | null => {
+        const next = update(this.stateValue(key));
+        if (next === null) this.db.prepare('DELETE FROM state WHERE key = ?').run(key);
+        else this.writeState(key, next);
+        return next;
+      })
+      .immediate();
   }
 
   async stats(): Promise<StoreStats> {
