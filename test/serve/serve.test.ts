@@ -202,7 +202,7 @@ describe('cairn CLI with --store postgres://', () => {
     expect(status0.code).toBe(0);
     expect(status0.json<{ current: number; pending: unknown[] }>()).toMatchObject({ current: 0 });
     const up = await cli(['migrate', 'up', '--json']);
-    expect(up.json<{ current: number; pending: unknown[]; applied: number[] }>()).toMatchObject({ pending: [], applied: [1, 2, 3, 4] });
+    expect(up.json<{ current: number; pending: unknown[]; applied: number[] }>()).toMatchObject({ pending: [], applied: [1, 2, 3, 4, 5] });
     const created = await cli(['token', 'create', '--name', 'ci', '--projects', 'proj-a', '--role', 'read', '--json']);
     expect(created.code).toBe(0);
     expect(created.json<{ token: string }>().token).toMatch(/^cairn_/);
