@@ -4,7 +4,11 @@ import { indexTerms } from '../store/tokenize.js';
 
 /** Jaccard similarity of two texts' index-term sets. */
 export function termJaccard(a: string, b: string): number {
-  const setA = new Set(indexTerms(a));
+  return setJaccard(new Set(indexTerms(a)), b);
+}
+
+/** Jaccard similarity of a term set (made once per probe) and a text's index-term set. */
+function setJaccard(setA: ReadonlySet<string>, b: string): number {
   const setB = new Set(indexTerms(b));
   if (setA.size === 0 || setB.size === 0) return 0;
   let shared = 0;
@@ -52,9 +56,10 @@ export async function findSimilar(
   if (ids.size === 0) return [];
   const memories = await deps.store.getMemories([...ids]);
   const vectors = vector && model ? await deps.store.getVectors([...ids], model) : new Map<string, Float32Array>();
+  const terms = new Set(indexTerms(text));
   const out: SimilarMemory[] = [];
   for (const memory of memories) {
-    const jaccard = termJaccard(text, memory.text);
+    const jaccard = setJaccard(terms, memory.text);
     const other = vectors.get(memory.id);
     const cos = vector && other ? cosine(vector, other) : 0;
     if (jaccard >= NEAR_DUPLICATE.jaccard || cos >= NEAR_DUPLICATE.cosine) {

@@ -182,7 +182,10 @@ export function sqliteEndpoint(store: SqliteStore): CopyEndpoint {
       if (value === null) db.prepare('DELETE FROM state WHERE key = ?').run(key);
       else await store.setState(key, value);
     },
-    async finish() {},
+    async finish() {
+      // Rows went into memories_fts directly, past the store's per-write term counts.
+      store.rebuildTermFrequencies();
+    },
   };
 }
 
