@@ -57,8 +57,11 @@ export class TermFrequencies {
     const json = JSON.stringify(stems);
     const { lookup, lookupPending } = this.prepared();
     const byStem = new Map<string, number>();
-    for (const row of lookup.all(json) as Array<{ term: string; df: number }>) byStem.set(row.term, row.df);
-    for (const row of lookupPending.all(json) as Array<{ term: string; df: number }>) byStem.set(row.term, (byStem.get(row.term) ?? 0) + row.df);
+    // One read transaction: another process's fold must not land between the two reads.
+    this.db().transaction(() => {
+      for (const row of lookup.all(json) as Array<{ term: string; df: number }>) byStem.set(row.term, row.df);
+      for (const row of lookupPending.all(json) as Array<{ term: string; df: number }>) byStem.set(row.term, (byStem.get(row.term) ?? 0) + row.df);
+    })();
     return stems.map((stem) => Math.max(0, byStem.get(stem) ?? 0));
   }
 
