@@ -17,6 +17,7 @@ import type { Deps } from '../deps.js';
 import { prepareMemory } from '../memory/remember.js';
 import { loadMigrations } from '../store/sqlite/database.js';
 import { openSqliteStore } from '../store/sqlite/store.js';
+import { VectorFiles } from '../store/sqlite/vector-files.js';
 import type { Embedder, MemoryEvent, MemoryWrite } from '../types.js';
 import { CORPUS_NOW, CORPUS_VERSION, canonicalLine, defaultQueryCount, generateCorpus, type CorpusMemory, type CorpusQuery } from './corpus.js';
 import { createRng } from './prng.js';
@@ -193,6 +194,8 @@ function sweepAbandoned(dir: string): void {
 
 function removeDb(path: string): void {
   for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${path}${suffix}`, { force: true });
+  // The vector index saved beside it (<db>.vectors.json, .usearch files, a builder's lock).
+  new VectorFiles(path).dropAll();
 }
 
 /** A private copy of a corpus database for one measurement; `dispose` deletes it. */
