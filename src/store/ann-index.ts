@@ -35,9 +35,11 @@ export async function loadUsearch(): Promise<{ module: UsearchModule } | { error
 export interface HnswOptions {
   /**
    * Graph degree (M): more links, better recall, larger file. At 100K hashed vectors of the bench
-   * corpus, recall@10 against exact search at ef 1024 was 0.92 with M 16 / efConstruction 128 and
-   * 0.97 with 32 / 256 (build 15 s → 33 s on two threads; search p50 3.3 → 4.6 ms).
-   * @default 32
+   * corpus, recall@10 against exact search at ef 1024 was 0.92 with M 16 / efConstruction 128,
+   * 0.95 with 16 / 256, 0.966 with 24 / 256 (build 31 s on two threads, search p50 4.2 ms) and 0.97
+   * with 32 / 256 — but usearch 2.25 corrupted its heap (`malloc(): invalid size`) in
+   * test/store/ann-index.test.ts with M 32, every run; 24 passes.
+   * @default 24
    */
   connectivity?: number;
   /**
@@ -49,7 +51,7 @@ export interface HnswOptions {
    * Candidate list size while searching (ef); a search for `k` uses max(k, this). Short queries
    * sit far from the documents they match, where HNSW needs a wide beam: on hashed vectors of the
    * bench corpus's queries recall@10 was 0.67 at 64 and 0.95 at 512 (20K vectors); at 100K with
-   * M 32 it is 0.94 at 512, 0.97 at 1024 and 0.99 at 2048 (p50 2.5 / 4.6 / 7.9 ms).
+   * M 24 it is 0.966 at 1024 and 0.980 at 1536 (p50 4.2 / 5.9 ms).
    * @default 1024
    */
   expansionSearch?: number;
@@ -60,7 +62,7 @@ export interface HnswOptions {
   buildThreads?: number;
 }
 
-const DEFAULTS: Required<HnswOptions> = { connectivity: 32, expansionAdd: 256, expansionSearch: 1024, buildThreads: 0 };
+const DEFAULTS: Required<HnswOptions> = { connectivity: 24, expansionAdd: 256, expansionSearch: 1024, buildThreads: 0 };
 
 /** Rows per native `add` call when building in bulk. */
 const ADD_BATCH = 8_192;
