@@ -1,5 +1,5 @@
 /** Building the rows of a suite's table: a figure, its target and anchor, pass or fail. */
-import type { Metric, Target } from './types.js';
+import type { BenchContext, Dataset, Metric, Suite, SuiteOutcome, Target } from './types.js';
 import { round } from './stats.js';
 
 export function metric(
@@ -31,4 +31,22 @@ export function sizeLabel(size: number): string {
   if (size >= 1_000_000 && size % 1_000_000 === 0) return `${size / 1_000_000}M`;
   if (size >= 1000 && size % 1000 === 0) return `${size / 1000}K`;
   return String(size);
+}
+
+/** Measures one corpus size, adding its datasets and metrics; returns that size's details. */
+export type SizeRun = (ctx: BenchContext, size: number, datasets: Dataset[], metrics: Metric[]) => Promise<Record<string, unknown>>;
+
+/** A suite that runs `runSize` for each of the context's corpus sizes; details are keyed by size label. */
+export function sizedSuite(name: string, description: string, runSize: SizeRun): Suite {
+  return {
+    name,
+    description,
+    async run(ctx): Promise<SuiteOutcome> {
+      const datasets: Dataset[] = [];
+      const metrics: Metric[] = [];
+      const bySize: Record<string, unknown> = {};
+      for (const size of ctx.sizes) bySize[sizeLabel(size)] = await runSize(ctx, size, datasets, metrics);
+      return { status: 'ok', datasets, metrics, details: { bySize } };
+    },
+  };
 }

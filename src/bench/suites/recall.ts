@@ -11,10 +11,10 @@ import { openSqliteStore } from '../../store/sqlite/store.js';
 import { queryTerms } from '../../store/tokenize.js';
 import { CORPUS_NOW } from '../corpus.js';
 import { datasetOf, ensureCorpusDb, workingCopy, type KnownAnswerQuery } from '../dataset.js';
-import { atMost, metric, sizeLabel } from '../metrics.js';
+import { atMost, metric, sizedSuite, sizeLabel } from '../metrics.js';
 import { suiteSpec } from '../spec.js';
 import { summarize, timeEach, type LatencySummary } from '../stats.js';
-import type { BenchContext, Dataset, Metric, Suite, SuiteOutcome, Target } from '../types.js';
+import type { BenchContext, Dataset, Metric, Suite, Target } from '../types.js';
 
 const K = 10;
 /** recall's default candidate count per retriever (max(50, 5k)); the baselines fetch as many. */
@@ -116,14 +116,4 @@ function countBy(values: string[]): Record<string, number> {
   return out;
 }
 
-export const recallSuite: Suite = {
-  name: 'recall',
-  description: 'in-process recall latency (BM25 only, with and without touch) and known-answer hit rate @10, against a bare FTS5 baseline',
-  async run(ctx): Promise<SuiteOutcome> {
-    const datasets: Dataset[] = [];
-    const metrics: Metric[] = [];
-    const bySize: Record<string, unknown> = {};
-    for (const size of ctx.sizes) bySize[sizeLabel(size)] = await runSize(ctx, size, datasets, metrics);
-    return { status: 'ok', datasets, metrics, details: { bySize } };
-  },
-};
+export const recallSuite: Suite = sizedSuite('recall', 'in-process recall latency (BM25 only, with and without touch) and known-answer hit rate @10, against a bare FTS5 baseline', runSize);

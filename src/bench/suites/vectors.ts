@@ -19,9 +19,9 @@ import type { SqliteVectorIndexOptions } from '../../store/sqlite/vectors.js';
 import { ExactVectorIndex } from '../../store/vector-index.js';
 import type { EmbedderIdentity } from '../../types.js';
 import { datasetOf, ensureCorpusDb, workingCopy } from '../dataset.js';
-import { atLeast, metric, sizeLabel } from '../metrics.js';
+import { atLeast, metric, sizedSuite, sizeLabel } from '../metrics.js';
 import { summarize, timeEach } from '../stats.js';
-import type { BenchContext, Dataset, Metric, Suite, SuiteOutcome } from '../types.js';
+import type { BenchContext, Dataset, Metric, Suite } from '../types.js';
 
 const DIMENSION = 256;
 const K = 10;
@@ -235,14 +235,4 @@ function expansionSweep(
   return out;
 }
 
-export const vectorsSuite: Suite = {
-  name: 'vectors',
-  description: 'vector search exact vs HNSW (usearch): recall@10 against exact, p50/p95, build time and fresh-process open',
-  async run(ctx): Promise<SuiteOutcome> {
-    const datasets: Dataset[] = [];
-    const metrics: Metric[] = [];
-    const bySize: Record<string, unknown> = {};
-    for (const size of ctx.sizes) bySize[sizeLabel(size)] = await runSize(ctx, size, datasets, metrics);
-    return { status: 'ok', datasets, metrics, details: { bySize } };
-  },
-};
+export const vectorsSuite: Suite = sizedSuite('vectors', 'vector search exact vs HNSW (usearch): recall@10 against exact, p50/p95, build time and fresh-process open', runSize);

@@ -11,10 +11,10 @@ import { openSqliteStore } from '../../store/sqlite/store.js';
 import type { Embedder } from '../../types.js';
 import { CORPUS_NOW, generateCorpus } from '../corpus.js';
 import { datasetOf, ensureCorpusDb, workingCopy } from '../dataset.js';
-import { atMost, metric, sizeLabel } from '../metrics.js';
+import { atMost, metric, sizedSuite, sizeLabel } from '../metrics.js';
 import { suiteSpec } from '../spec.js';
 import { summarize, timeEach, type LatencySummary } from '../stats.js';
-import type { BenchContext, Dataset, Metric, Suite, SuiteOutcome } from '../types.js';
+import type { BenchContext, Dataset, Metric, Suite } from '../types.js';
 
 const TARGET_P50_MS = 2;
 const ANCHOR = suiteSpec('write')?.anchor ?? null;
@@ -103,14 +103,4 @@ async function runSize(ctx: BenchContext, size: number, datasets: Dataset[], met
   };
 }
 
-export const writeSuite: Suite = {
-  name: 'write',
-  description: 'remember latency, no LLM: without an embedder and with the hash embedder, on a store pre-filled with the synthetic corpus',
-  async run(ctx): Promise<SuiteOutcome> {
-    const datasets: Dataset[] = [];
-    const metrics: Metric[] = [];
-    const bySize: Record<string, unknown> = {};
-    for (const size of ctx.sizes) bySize[sizeLabel(size)] = await runSize(ctx, size, datasets, metrics);
-    return { status: 'ok', datasets, metrics, details: { bySize } };
-  },
-};
+export const writeSuite: Suite = sizedSuite('write', 'remember latency, no LLM: without an embedder and with the hash embedder, on a store pre-filled with the synthetic corpus', runSize);
