@@ -179,12 +179,33 @@ export function renderDocs(report: BenchReport, options: RenderDocsOptions = {})
       );
       continue;
     }
-    lines.push(...mdTable(HEADER, rows(result.metrics)));
-    lines.push('', 'Datasets:', '', ...result.datasets.map((d) => `- ${datasetLine(d)}`));
-    lines.push('', `Suite time ${(result.durationMs / 1000).toFixed(1)} s; 1-minute load average ${result.load.start} at its start, ${result.load.end} at its end (${result.env.machine.cores} cores).`);
+    lines.push(...suiteBody(result));
+  }
+  // Suites beyond SPEC §9's list (e.g. `vectors`) get a section of their own after them.
+  const specNames = new Set(SPEC_SUITES.map((spec) => spec.name));
+  for (const result of report.results.filter((r) => !specNames.has(r.suite))) {
+    lines.push('', `## ${result.suite}`, '', `Measures: ${result.description}. Not a SPEC §9 suite; targets shown are the issue's.`, '');
+    if (result.status !== 'ok') {
+      lines.push(`_${result.status === 'skipped' ? 'Skipped' : 'Failed'}: ${result.reason ?? 'no reason given'}._`);
+      continue;
+    }
+    lines.push(...suiteBody(result));
   }
   lines.push('', '## How these are measured', '', ...METHOD, '');
   return `${lines.join('\n')}\n`;
+}
+
+/** A suite's figures, its datasets and how long it ran. */
+function suiteBody(result: SuiteResult): string[] {
+  return [
+    ...mdTable(HEADER, rows(result.metrics)),
+    '',
+    'Datasets:',
+    '',
+    ...result.datasets.map((d) => `- ${datasetLine(d)}`),
+    '',
+    `Suite time ${(result.durationMs / 1000).toFixed(1)} s; 1-minute load average ${result.load.start} at its start, ${result.load.end} at its end (${result.env.machine.cores} cores).`,
+  ];
 }
 
 const METHOD = [
