@@ -24,6 +24,7 @@ import { queryLexemes, tsqueryOf, tsvectorLiteral } from './fts.js';
 import { migrate } from './migrate.js';
 import { MEMORY_COLUMNS, Params, filterSql, pgJson, pgText, rowToMemory, rowToReview, type MemoryRow, type ReviewRow } from './rows.js';
 import { PostgresSubstrate } from './substrate.js';
+import { versionChain } from '../versions.js';
 import { postgresEmbeddingCache } from './embed-cache.js';
 import { TermStats } from './term-stats.js';
 import { PgVectors } from './vectors.js';
@@ -289,29 +290,13 @@ export class PostgresStore implements Store {
   }
 
   async versions(id: string): Promise<Memory[]> {
-    // Walk back through `supersedes`, then forward through rows that supersede the newest.
-    const chain: Memory[] = [];
-    const seen = new Set<string>();
-    let current = await this.getMemory(id);
-    if (!current) return [];
-    while (current && !seen.has(current.id)) {
-      seen.add(current.id);
-      chain.unshift(current);
-      current = current.supersedes ? await this.getMemory(current.supersedes) : null;
-    }
-    let newest = chain[chain.length - 1] as Memory;
-    for (;;) {
+    return versionChain(id, (other) => this.getMemory(other), async (other) => {
       const rows = await this.db.query<MemoryRow>(
         `SELECT ${MEMORY_COLUMNS} FROM memories m WHERE m.supersedes = $1 ORDER BY m.created_at, m.pk LIMIT 1`,
-        [newest.id],
+        [other],
       );
-      const row = rows.rows[0];
-      if (!row || seen.has(row.id)) break;
-      seen.add(row.id);
-      newest = rowToMemory(row);
-      chain.push(newest);
-    }
-    return chain;
+      return rows.rows[0] ? rowToMemory(rows.rows[0]) : null;
+    });
   }
 
   /* ---------------------------------------------------------------- search */

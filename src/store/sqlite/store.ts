@@ -24,6 +24,7 @@ import type {
 } from '../../types.js';
 import { indexText, queryTerms } from '../tokenize.js';
 import { openDatabase, schemaVersion, type OpenOptions } from './database.js';
+import { versionChain } from '../versions.js';
 import { createSqliteSubstrate, type SqliteSubstrate } from './substrate.js';
 import { sqliteEmbeddingCache } from './embed-cache.js';
 import { TermFrequencies } from './term-frequency.js';
@@ -255,27 +256,13 @@ export class SqliteStore implements Store {
   }
 
   async versions(id: string): Promise<Memory[]> {
-    // Walk back through `supersedes`, then forward through rows that supersede the newest.
-    const chain: Memory[] = [];
-    const seen = new Set<string>();
-    let current = await this.getMemory(id);
-    if (!current) return [];
-    while (current && !seen.has(current.id)) {
-      seen.add(current.id);
-      chain.unshift(current);
-      current = current.supersedes ? await this.getMemory(current.supersedes) : null;
-    }
-    let newest = chain[chain.length - 1] as Memory;
-    for (;;) {
-      const row = this.db
-        .prepare<unknown[], MemoryRow>(`SELECT ${MEMORY_COLUMNS} FROM memories m WHERE m.supersedes = ? ORDER BY m.created_at LIMIT 1`)
-        .get(newest.id);
-      if (!row || seen.has(row.id)) break;
-      seen.add(row.id);
-      newest = rowToMemory(row);
-      chain.push(newest);
-    }
-    return chain;
+    const successor = this.db.prepare<unknown[], MemoryRow>(
+      `SELECT ${MEMORY_COLUMNS} FROM memories m WHERE m.supersedes = ? ORDER BY m.created_at LIMIT 1`,
+    );
+    return versionChain(id, (other) => this.getMemory(other), async (other) => {
+      const row = successor.get(other);
+      return row ? rowToMemory(row) : null;
+    });
   }
 
   /* ---------------------------------------------------------------- search */
