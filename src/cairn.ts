@@ -11,6 +11,7 @@ import type {
   ReviewResolution,
 } from './distill/review.js';
 import type { DistillSummary } from './distill/types.js';
+import type { FactSearchInput, SessionFactsInput } from './history/facts.js';
 import type { HistoryInput, IngestOptions, SessionsInput } from './history/history.js';
 import type { IngestSummary } from './ingest/index.js';
 import {
@@ -32,7 +33,7 @@ import { toExportLine, toMarkdown } from './memory/export.js';
 import type { ImportResult } from './memory/transfer.js';
 import { recall, type RecallInput, type RecallResult } from './recall/recall.js';
 import { silentLogger, systemClock, ulidSource } from './runtime.js';
-import type { Clock, Embedder, IdSource, ListOptions, Logger, Memory, SessionRecord, Snapshot, Store, StoreStats, TurnHit } from './types.js';
+import type { Clock, Embedder, FactHit, IdSource, ListOptions, Logger, Memory, SessionFact, SessionFactDetail, SessionRecord, Snapshot, Store, StoreStats, TurnHit } from './types.js';
 
 export interface CairnOptions {
   /** Where memories live (e.g. `await openSqliteStore(path)`). */
@@ -100,6 +101,12 @@ export interface Cairn {
   sessions(input?: SessionsInput): Promise<SessionRecord[]>;
   /** Search raw transcript turns. */
   history(input: HistoryInput): Promise<TurnHit[]>;
+  /** A session's facts (paths, commands with their outcome, errors, symbols …), most recently seen first. */
+  sessionFacts(input: SessionFactsInput): Promise<SessionFact[]>;
+  /** Search session facts (the current project's by default). */
+  searchFacts(input: FactSearchInput): Promise<FactHit[]>;
+  /** One session fact by id (`f` + 11 characters), with every turn it occurs in. */
+  getFact(id: string): Promise<SessionFactDetail>;
   /** The Markdown injected into an agent, packed into a token budget. */
   context(input?: ContextInput): Promise<ContextResult>;
   /** Add or replace a context ranker. */
@@ -170,6 +177,9 @@ export function createCairn(options: CairnOptions): Cairn {
     undoReview: async (id) => (await import('./distill/review.js')).undoReview(deps, id),
     sessions: async (input) => (await import('./history/history.js')).sessions(deps, input),
     history: async (input) => (await import('./history/history.js')).history(deps, input),
+    sessionFacts: async (input) => (await import('./history/facts.js')).sessionFacts(deps, input),
+    searchFacts: async (input) => (await import('./history/facts.js')).searchFacts(deps, input),
+    getFact: async (id) => (await import('./history/facts.js')).getFact(deps, id),
     context: (input) => buildContext(deps, input),
     registerRanker: (name, ranker) => rankers.register(name, ranker),
     async status() {

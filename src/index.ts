@@ -31,6 +31,8 @@ export { RankerRegistry, RANKER_NAMES } from './context/rankers.js';
 export type { Ranker, Candidate, RankContext } from './context/rankers.js';
 export { CORE_LINE_BUDGET } from './context/core.js';
 export type { HistoryInput, SessionsInput } from './history/history.js';
+export type { FactSearchInput, SessionFactsInput } from './history/facts.js';
+export { factId, isFactId, FACT_ID } from './ingest/facts/id.js';
 export type { IngestSummary } from './ingest/index.js';
 export { maintain, listReview, resolveReview, undoReview, EXTRACTORS } from './distill/index.js';
 export type { DistillSummary, DistillOptions, MaintainOptions, MaintainReport, ReviewEntry, ReviewResolution } from './distill/index.js';

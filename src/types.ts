@@ -458,6 +458,102 @@ export interface CorrectionRecord {
   at: number | null;
 }
 
+/**
+ * The kinds of session facts: exact details a developer needs again, extracted at ingest from the
+ * full text of every turn (before it is bounded for storage).
+ * - `path`: a file path as written, or `path:line` (then `path` and `line` are set)
+ * - `symbol`: a function, method, class or type the session defined or edited (`note`: its signature)
+ * - `command`: a shell command, whole (`note`: `exit N` and the first error line it produced)
+ * - `error`: an error line from a tool's output (`TypeError: …`, `error TS2345: …`, a failed assertion)
+ * - `test`: a test name (`note`: `failed` or `passed` when the output says)
+ * - `config`: a setting, `KEY=value` or `key: value` (environment assignments, config-file edits)
+ * - `version`: a package or tool with its version (`react@18.2.0`, `node v20.11.1`)
+ * - `url`: a URL
+ * - `id`: an identifier the user typed (issue or ticket number, commit hash, UUID)
+ */
+export const FACT_KINDS = ['path', 'symbol', 'command', 'error', 'test', 'config', 'version', 'url', 'id'] as const;
+export type FactKind = (typeof FACT_KINDS)[number];
+
+/** One occurrence of a fact in a turn, as ingest produces it (written with `SubstrateBatch.facts`). */
+export interface FactRecord {
+  /** Stable short id of the fact: the same detail in the same session has the same id (see `factId`). */
+  id: string;
+  sessionId: string;
+  kind: FactKind;
+  /** The detail exactly as written (redacted like every stored text). */
+  text: string;
+  path: string | null;
+  line: number | null;
+  /** What this occurrence adds: a command's exit status and error line, a symbol's signature, a test's outcome. */
+  note: string | null;
+  /** The turn it occurs in. */
+  turnId: string;
+  seq: number;
+  role: TurnRole;
+  toolName: string | null;
+  at: number | null;
+}
+
+/** Where a fact occurred. */
+export interface FactSource {
+  turnId: string;
+  seq: number;
+  role: TurnRole;
+  toolName: string | null;
+  at: number | null;
+  note: string | null;
+}
+
+/** A fact of a session with its occurrences summed up (over the occurrences a query selected). */
+export interface SessionFact {
+  id: string;
+  sessionId: string;
+  kind: FactKind;
+  text: string;
+  path: string | null;
+  line: number | null;
+  /** The latest non-empty note among the selected occurrences. */
+  note: string | null;
+  /** Turns it occurs in (among the selected occurrences). */
+  occurrences: number;
+  first: FactSource;
+  last: FactSource;
+  /** True when a user turn holds it (the user named it). */
+  byUser: boolean;
+}
+
+/** A fact with every occurrence, oldest first (`SubstrateStore.getFact`). */
+export interface SessionFactDetail extends SessionFact {
+  sources: FactSource[];
+}
+
+export interface FactListOptions {
+  kinds?: FactKind[];
+  /** Only occurrences with seq ≥ this. */
+  fromSeq?: number;
+  /** Only occurrences with seq < this (e.g. the facts known before a compaction at seq N: `beforeSeq: N`). */
+  beforeSeq?: number;
+  /** Only facts occurring within `window` turns of this seq (see `window`). */
+  nearSeq?: number;
+  /** Half-width of the `nearSeq` window, in turns. @default 20 */
+  window?: number;
+  /** Most recent first (by last occurrence); default order. @default 500 */
+  limit?: number;
+}
+
+export interface FactSearchOptions {
+  sessionId?: string;
+  project?: string;
+  kinds?: FactKind[];
+  limit: number;
+}
+
+export interface FactHit {
+  fact: SessionFact;
+  session: SessionRecord;
+  score: number;
+}
+
 /** Per-file reading position so ingest is incremental and idempotent. */
 export interface IngestCursor {
   path: string;
@@ -495,6 +591,8 @@ export interface SubstrateBatch {
   turns: TurnRecord[];
   compactions: CompactionRecord[];
   corrections: CorrectionRecord[];
+  /** Fact occurrences found in this batch's turns (optional: absent means none). */
+  facts?: FactRecord[];
   cursor: IngestCursor | null;
 }
 
@@ -510,5 +608,11 @@ export interface SubstrateStore {
   getCompactions(sessionId: string): Promise<CompactionRecord[]>;
   getCorrections(options: { sessionId?: string; limit?: number }): Promise<CorrectionRecord[]>;
   searchTurns(query: string, options: TurnSearchOptions): Promise<TurnHit[]>;
+  /** A session's facts, most recently seen first, summed over the occurrences the options select. */
+  listFacts(sessionId: string, options?: FactListOptions): Promise<SessionFact[]>;
+  /** Full-text search over fact texts and notes (paths, commands, symbols, errors …), best first. */
+  searchFacts(query: string, options: FactSearchOptions): Promise<FactHit[]>;
+  /** One fact by its id with every occurrence; null when unknown. */
+  getFact(id: string): Promise<SessionFactDetail | null>;
   substrateStats(): Promise<{ sessions: number; turns: number; compactions: number; corrections: number; files: number; lastIngestAt: number | null }>;
 }

@@ -23,6 +23,9 @@ export function recordingSubstrate(substrate: SubstrateStore, touched: Set<strin
     getCompactions: (sessionId) => substrate.getCompactions(sessionId),
     getCorrections: (options) => substrate.getCorrections(options),
     searchTurns: (query, options) => substrate.searchTurns(query, options),
+    listFacts: (sessionId, options) => substrate.listFacts(sessionId, options),
+    searchFacts: (query, options) => substrate.searchFacts(query, options),
+    getFact: (id) => substrate.getFact(id),
     substrateStats: () => substrate.substrateStats(),
   };
 }

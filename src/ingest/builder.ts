@@ -1,12 +1,15 @@
 /**
  * What every reader writes into: sessions with their running totals, turns with stable ids and
- * sequence numbers, compactions, bad-line and unknown-type counters, and the serialisable state
- * that lets the next pass continue where this one stopped. All text goes through the privacy
- * sanitizer here, so no reader can forget it.
+ * sequence numbers, compactions, session facts (extracted from each turn's full text before it is
+ * bounded), bad-line and unknown-type counters, and the serialisable state that lets the next
+ * pass continue where this one stopped. All text goes through the privacy sanitizer here, so no
+ * reader can forget it.
  */
 import { sanitize } from '../privacy/redact.js';
-import type { Agent, CompactionRecord, CorrectionRecord, SessionRecord, TurnRecord, TurnRole } from '../types.js';
+import type { Agent, CompactionRecord, CorrectionRecord, FactKind, FactRecord, SessionRecord, TurnRecord, TurnRole } from '../types.js';
 import { findCorrections, type PendingUser } from './corrections.js';
+import { extractTurnFacts, type PendingCall } from './facts/extract.js';
+import { factId } from './facts/id.js';
 import { LIMITS, bound } from './text.js';
 import { emptyStats, type ReaderStats } from './types.js';
 
@@ -37,6 +40,8 @@ export interface BuilderState {
   lastAgent: Record<string, string>;
   /** Per session, the user message awaiting the agent's reply (a concession marks it a correction). */
   pending?: Record<string, PendingUser>;
+  /** Tool calls awaiting their result (`${sessionId}|${toolUseId}` → call), for the command's outcome. */
+  calls?: Array<[string, PendingCall]>;
 }
 
 export interface TurnInput {
@@ -49,6 +54,8 @@ export interface TurnInput {
   toolName?: string | null;
   toolInput?: string | null;
   toolUseId?: string | null;
+  /** A tool call's arguments as parsed (else `toolInput` is parsed for its facts). */
+  toolArgs?: unknown;
   isError?: boolean;
   flags?: string[];
   /** Explicit id (merged messages re-emitted across passes keep their first id). */
@@ -79,8 +86,14 @@ export interface BuiltBatch {
   turns: TurnRecord[];
   compactions: CompactionRecord[];
   corrections: CorrectionRecord[];
+  facts: FactRecord[];
   state: BuilderState;
 }
+
+/** Tool calls remembered across passes while their results are awaited. */
+const MAX_CALLS = 64;
+/** Fact ids remembered within a pass (the same detail recurs turn after turn). */
+const MAX_IDS = 50_000;
 
 export class BatchBuilder {
   readonly agent: Agent;
@@ -88,6 +101,9 @@ export class BatchBuilder {
   readonly stats: ReaderStats = emptyStats();
   readonly turns: TurnRecord[] = [];
   readonly compactions: CompactionRecord[] = [];
+  readonly facts: FactRecord[] = [];
+  private readonly calls: Map<string, PendingCall>;
+  private readonly factIds = new Map<string, string>();
   private readonly sessions = new Map<string, SessionAcc>();
   private readonly touched = new Set<string>();
   private readonly lastAgent: Map<string, string>;
@@ -104,6 +120,7 @@ export class BatchBuilder {
     for (const [id, acc] of Object.entries(state?.sessions ?? {})) this.sessions.set(id, acc);
     this.lastAgent = new Map(Object.entries(state?.lastAgent ?? {}));
     this.pending = new Map(Object.entries(state?.pending ?? {}));
+    this.calls = new Map(Array.isArray(state?.calls) ? state.calls.filter((e) => Array.isArray(e) && typeof e[0] === 'string' && typeof e[1] === 'object' && e[1] !== null) : []);
   }
 
   /** The session `id`, created on first use. Marks it as touched by this pass. */
@@ -218,13 +235,91 @@ export class BatchBuilder {
     if (previous) {
       // A merged message re-emitted in the same pass: update the earlier record in place.
       Object.assign(previous, turn);
+      this.collectFacts(previous, input);
       return previous;
     }
     this.emitted.set(id, turn);
     this.turns.push(turn);
     this.touched.add(session.id);
     this.time(session, input.at);
+    this.collectFacts(turn, input);
     return turn;
+  }
+
+  /** The facts of a turn just added, from the full text the reader gave (never from the bounded text). */
+  private collectFacts(turn: TurnRecord, input: TurnInput): void {
+    const callKey = input.toolUseId != null ? `${turn.sessionId}|${input.toolUseId}` : null;
+    const call = turn.role === 'tool_result' && callKey !== null ? (this.calls.get(callKey) ?? null) : null;
+    let found;
+    try {
+      found = extractTurnFacts({
+        role: turn.role,
+        text: turn.role === 'tool_call' ? '' : input.text,
+        toolName: turn.toolName,
+        toolArgs: turn.role === 'tool_call' ? (input.toolArgs !== undefined ? input.toolArgs : (input.toolInput ?? input.text)) : undefined,
+        flags: turn.flags,
+        isError: turn.isError,
+        call,
+      });
+    } catch (error) {
+      // A bug in a scanner must not cost the file: the turn is kept, the miss is counted.
+      this.stats.factErrors++;
+      this.bad(input.line, `facts not extracted: ${error instanceof Error ? error.message : String(error)}`);
+      return;
+    }
+    this.stats.factsRedacted += found.redacted;
+    for (const fact of found.facts) {
+      this.facts.push({
+        id: this.factId(turn.sessionId, fact.kind, fact.text),
+        sessionId: turn.sessionId,
+        kind: fact.kind,
+        text: fact.text,
+        path: fact.path,
+        line: fact.line,
+        note: fact.note,
+        turnId: turn.id,
+        seq: turn.seq,
+        role: turn.role,
+        toolName: turn.toolName,
+        at: turn.at,
+      });
+    }
+    if (turn.role === 'tool_call' && callKey !== null) {
+      this.calls.delete(callKey);
+      this.calls.set(callKey, { turnId: turn.id, seq: turn.seq, at: turn.at, toolName: turn.toolName ?? 'tool', command: found.command, path: found.path });
+      if (this.calls.size > MAX_CALLS) this.calls.delete(this.calls.keys().next().value as string);
+    }
+    if (call !== null && callKey !== null) {
+      this.calls.delete(callKey);
+      // The command's outcome belongs to the command, on the call's turn.
+      if (call.command !== null && found.commandNote !== null) {
+        this.facts.push({
+          id: this.factId(turn.sessionId, 'command', call.command),
+          sessionId: turn.sessionId,
+          kind: 'command',
+          text: call.command,
+          path: null,
+          line: null,
+          note: found.commandNote,
+          turnId: call.turnId,
+          seq: call.seq,
+          role: 'tool_call',
+          toolName: call.toolName,
+          at: call.at,
+        });
+      }
+    }
+  }
+
+  private factId(sessionId: string, kind: FactKind, text: string): string {
+    const key = `${sessionId}\0${kind}\0${text}`;
+    let id = this.factIds.get(key);
+    if (id === undefined) {
+      id = factId(sessionId, kind, text);
+      if (this.factIds.size >= MAX_IDS) this.factIds.clear();
+      this.factIds.set(key, id);
+    }
+    return id;
   }
 
   compaction(record: Omit<CompactionRecord, 'summary'> & { summary: string | null }): CompactionRecord {
@@ -277,7 +372,9 @@ export class BatchBuilder {
       sessions: Object.fromEntries(this.sessions),
       lastAgent: Object.fromEntries(this.lastAgent),
       pending: Object.fromEntries(this.pending),
+      calls: [...this.calls.entries()].slice(-MAX_CALLS),
     };
-    return { sessions, turns: this.turns, compactions: this.compactions, corrections, state };
+    this.stats.facts += this.facts.length;
+    return { sessions, turns: this.turns, compactions: this.compactions, corrections, facts: this.facts, state };
   }
 }

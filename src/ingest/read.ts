@@ -85,7 +85,7 @@ function readHead(fd: number, size: number, bytes: number): Buffer {
 
 function skippedResult(reason: string, cursor: IngestCursor | null): ReadResult {
   return {
-    batch: { sessions: [], turns: [], compactions: [], corrections: [], cursor },
+    batch: { sessions: [], turns: [], compactions: [], corrections: [], facts: [], cursor },
     stats: emptyStats(),
     format: null,
     skipped: reason,
@@ -227,7 +227,7 @@ function readOpen(fd: number, path: string, previous: IngestCursor | null, optio
     updatedAt: now,
   };
   return {
-    batch: { sessions: built.sessions, turns: built.turns, compactions: built.compactions, corrections: built.corrections, cursor },
+    batch: { sessions: built.sessions, turns: built.turns, compactions: built.compactions, corrections: built.corrections, facts: built.facts, cursor },
     stats: builder.stats,
     format,
     restarted,

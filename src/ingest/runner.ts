@@ -84,6 +84,10 @@ export interface IngestSummary {
   skippedSamples: Array<{ path: string; reason: string }>;
   /** Secrets redacted, by kind. */
   redactions: Record<string, number>;
+  /** Session fact occurrences extracted (paths, commands, errors … from the full text of the turns read). */
+  facts: number;
+  /** Facts redacted or dropped because a secret overlapped them. */
+  factsRedacted: number;
   /** Bytes read. */
   bytes: number;
   seconds: number;
@@ -211,6 +215,8 @@ export async function ingestPaths(paths: string[], deps: IngestDeps): Promise<In
     skipped: 0,
     skippedSamples: [],
     redactions: {},
+    facts: 0,
+    factsRedacted: 0,
     bytes: 0,
     seconds: 0,
     mbPerSecond: 0,
@@ -300,6 +306,8 @@ export async function ingestPaths(paths: string[], deps: IngestDeps): Promise<In
         }
         for (const [type, count] of Object.entries(stats.unknownTypes)) summary.unknownTypes[type] = (summary.unknownTypes[type] ?? 0) + count;
         for (const [kind, count] of Object.entries(stats.redactions)) summary.redactions[kind] = (summary.redactions[kind] ?? 0) + count;
+        summary.facts += stats.facts;
+        summary.factsRedacted += stats.factsRedacted;
         const next = batch.cursor;
         if (result.done || next === null || (cursor !== null && next.offset <= cursor.offset && !result.restarted)) break;
         cursor = next;

@@ -40,6 +40,12 @@ export interface ReaderStats {
   assistantMessages: number;
   /** Secrets redacted, by kind, as reported by the privacy sanitizer. */
   redactions: Record<string, number>;
+  /** Session fact occurrences extracted from the turns of this pass. */
+  facts: number;
+  /** Facts redacted or dropped because a secret overlapped them. */
+  factsRedacted: number;
+  /** Turns whose facts could not be extracted (a scanner failed; counted, the turn is kept). */
+  factErrors: number;
 }
 
 /** Options for one reader pass. */
@@ -85,5 +91,8 @@ export function emptyStats(): ReaderStats {
     metaDropped: 0,
     assistantMessages: 0,
     redactions: {},
+    facts: 0,
+    factsRedacted: 0,
+    factErrors: 0,
   };
 }

@@ -26,6 +26,11 @@ import type {
   Store,
   StoreStats,
   SubstrateBatch,
+  FactHit,
+  FactListOptions,
+  FactSearchOptions,
+  SessionFact,
+  SessionFactDetail,
   SubstrateStore,
   TextSearchOptions,
   TurnHit,
@@ -316,6 +321,19 @@ class ScopedSubstrate implements SubstrateStore {
 
   searchTurns(query: string, options: TurnSearchOptions): Promise<TurnHit[]> {
     return this.inner.searchTurns(query, { ...options, project: this.project });
+  }
+
+  async listFacts(sessionId: string, options?: FactListOptions): Promise<SessionFact[]> {
+    return (await this.ownsSession(sessionId)) ? this.inner.listFacts(sessionId, options) : [];
+  }
+
+  searchFacts(query: string, options: FactSearchOptions): Promise<FactHit[]> {
+    return this.inner.searchFacts(query, { ...options, project: this.project });
+  }
+
+  async getFact(id: string): Promise<SessionFactDetail | null> {
+    const fact = await this.inner.getFact(id);
+    return fact !== null && (await this.ownsSession(fact.sessionId)) ? fact : null;
   }
 
   async substrateStats(): Promise<{ sessions: number; turns: number; compactions: number; corrections: number; files: number; lastIngestAt: number | null }> {

@@ -1,8 +1,21 @@
 /**
- * What the SQLite and PostgreSQL substrates share: the rows of sessions, compactions and
- * corrections (same columns in both schemas) and what part of a turn is indexed.
+ * What the SQLite and PostgreSQL substrates share: the rows of sessions, compactions,
+ * corrections and session facts (same columns in both schemas), how fact occurrences are summed
+ * up, and what part of a turn is indexed.
  */
-import type { Agent, CompactionRecord, CorrectionRecord, SessionRecord, TurnRecord } from '../types.js';
+import type {
+  Agent,
+  CompactionRecord,
+  CorrectionRecord,
+  FactKind,
+  FactListOptions,
+  FactSource,
+  SessionFact,
+  SessionFactDetail,
+  SessionRecord,
+  TurnRecord,
+  TurnRole,
+} from '../types.js';
 
 export interface SessionRow {
   id: string;
@@ -105,4 +118,92 @@ export function turnIndexSource(turn: Pick<TurnRecord, 'text' | 'toolName' | 'ro
     text = `${text.slice(0, TOOL_OUTPUT_HEAD)} ${text.slice(text.length - TOOL_OUTPUT_TAIL)}`;
   }
   return turn.toolName === null ? text : `${turn.toolName} ${text}`;
+}
+
+/** One occurrence of a fact joined with the fact: what both stores select to list facts. */
+export interface FactRefRow {
+  id: string;
+  session_id: string;
+  kind: string;
+  text: string;
+  path: string | null;
+  line: number | null;
+  turn_id: string;
+  seq: number;
+  role: string;
+  tool_name: string | null;
+  at: number | null;
+  note: string | null;
+}
+
+/** The columns of {@link FactRefRow}, for `SELECT` (facts aliased `f`, occurrences `r`). */
+export const FACT_REF_COLUMNS = 'f.id, f.session_id, f.kind, f.text, f.path, f.line, r.turn_id, r.seq, r.role, r.tool_name, r.at, r.note';
+
+/** Default half-width of `FactListOptions.nearSeq`'s window, in turns. */
+export const FACT_NEAR_WINDOW = 20;
+/** Default `FactListOptions.limit`. */
+export const FACT_LIST_LIMIT = 500;
+
+function sourceOf(row: FactRefRow): FactSource {
+  return { turnId: row.turn_id, seq: row.seq, role: row.role as TurnRole, toolName: row.tool_name, at: row.at, note: row.note };
+}
+
+/**
+ * Sum up fact occurrences (in any order) into one {@link SessionFactDetail} per fact, with its
+ * occurrences oldest first. Shared so both stores count, order and pick notes the same way.
+ */
+export function factsFromRows(rows: readonly FactRefRow[]): SessionFactDetail[] {
+  const byId = new Map<string, { row: FactRefRow; sources: FactSource[] }>();
+  for (const row of rows) {
+    const entry = byId.get(row.id);
+    if (entry === undefined) byId.set(row.id, { row, sources: [sourceOf(row)] });
+    else entry.sources.push(sourceOf(row));
+  }
+  const facts: SessionFactDetail[] = [];
+  for (const { row, sources } of byId.values()) {
+    sources.sort((a, b) => a.seq - b.seq || (a.turnId < b.turnId ? -1 : a.turnId > b.turnId ? 1 : 0));
+    let note: string | null = null;
+    for (let i = sources.length - 1; i >= 0 && note === null; i--) note = sources[i]?.note ?? null;
+    facts.push({
+      id: row.id,
+      sessionId: row.session_id,
+      kind: row.kind as FactKind,
+      text: row.text,
+      path: row.path,
+      line: row.line,
+      note,
+      occurrences: sources.length,
+      first: sources[0] as FactSource,
+      last: sources[sources.length - 1] as FactSource,
+      byUser: sources.some((s) => s.role === 'user'),
+      sources,
+    });
+  }
+  return facts;
+}
+
+/** Without its occurrence list. */
+export function factSummary(fact: SessionFactDetail): SessionFact {
+  const { sources: _sources, ...summary } = fact;
+  return summary;
+}
+
+/**
+ * The facts a listing returns from the occurrences selected by seq range and kind: those near
+ * `nearSeq` when asked, most recently seen first, at most `limit`.
+ */
+export function listedFacts(rows: readonly FactRefRow[], options: FactListOptions): SessionFact[] {
+  let facts = factsFromRows(rows);
+  if (options.nearSeq !== undefined) {
+    const near = options.nearSeq;
+    const window = options.window ?? FACT_NEAR_WINDOW;
+    facts = facts.filter((fact) => fact.sources.some((s) => Math.abs(s.seq - near) <= window));
+  }
+  facts.sort((a, b) => b.last.seq - a.last.seq || b.occurrences - a.occurrences || (a.id < b.id ? -1 : 1));
+  return facts.slice(0, Math.max(0, options.limit ?? FACT_LIST_LIMIT)).map(factSummary);
+}
+
+/** The text a fact is indexed under (before tokenizing): its text as written. */
+export function factIndexSource(fact: { text: string }): string {
+  return fact.text;
 }

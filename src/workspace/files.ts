@@ -132,7 +132,8 @@ function lineAfter(text: string, end: number): number | undefined {
   return line >= 1 ? line : undefined;
 }
 
-function isFileLike(token: string): boolean {
+/** Whether a token (no surrounding text) names a file or folder rather than a URL, version, domain or word. */
+export function isFileLike(token: string): boolean {
   const root = /^(?:[A-Za-z]:[\\/]|~\/|\.{1,2}\/|\/)/.exec(token)?.[0] ?? '';
   const segments = token.slice(root.length).split(/[\\/]/);
   if (segments.some((s) => s === '' || s.indexOf('@') > 0)) return false; // `a//b`, e-mail addresses

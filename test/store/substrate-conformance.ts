@@ -3,7 +3,8 @@
  * (SQLite in substrate.test.ts, PostgreSQL in postgres-substrate.test.ts).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CompactionRecord, CorrectionRecord, IngestCursor, SessionRecord, SubstrateBatch, SubstrateStore, TurnRecord } from '../../src/types.js';
+import { factId } from '../../src/ingest/facts/id.js';
+import type { CompactionRecord, CorrectionRecord, FactRecord, IngestCursor, SessionRecord, SubstrateBatch, SubstrateStore, TurnRecord } from '../../src/types.js';
 
 export function session(id: string, extra: Partial<SessionRecord> = {}): SessionRecord {
   return {
@@ -48,6 +49,25 @@ export function turn(sessionId: string, key: string, role: TurnRecord['role'], t
 
 export function cursor(path: string, offset: number, extra: Partial<IngestCursor> = {}): IngestCursor {
   return { path, size: offset, mtimeMs: 123.5, offset, headHash: 'h', state: { format: 'claude-code', line: 3 }, updatedAt: 99, ...extra };
+}
+
+/** A fact occurrence in the turn `turnRef` (a {@link turn} of the same session). */
+export function fact(turnRef: TurnRecord, kind: FactRecord['kind'], text: string, extra: Partial<FactRecord> = {}): FactRecord {
+  return {
+    id: factId(turnRef.sessionId, kind, text),
+    sessionId: turnRef.sessionId,
+    kind,
+    text,
+    path: null,
+    line: null,
+    note: null,
+    turnId: turnRef.id,
+    seq: turnRef.seq,
+    role: turnRef.role,
+    toolName: turnRef.toolName,
+    at: turnRef.at,
+    ...extra,
+  };
 }
 
 export function batch(parts: Partial<SubstrateBatch>): SubstrateBatch {
@@ -199,6 +219,82 @@ export function substrateConformance(name: string, open: () => OpenedSubstrate |
       await substrate.writeSubstrate(batch({ corrections: [{ ...correction, id: 's2:x:correction', sessionId: 's2', at: 9_999 }] }));
       expect((await substrate.getCorrections({})).map((c) => c.id)).toEqual(['s2:x:correction', 's1:u2:correction']);
       expect(await substrate.getCorrections({ limit: 1 })).toHaveLength(1);
+    });
+    describe('session facts', () => {
+      const [u1, a1, c1, r1, u2] = turns as [TurnRecord, TurnRecord, TurnRecord, TurnRecord, TurnRecord];
+      const facts = (): FactRecord[] => [
+        fact(a1, 'path', 'src/watch/resolver.rs:214', { path: 'src/watch/resolver.rs', line: 214 }),
+        fact(c1, 'command', 'cargo test watch'),
+        fact(r1, 'error', 'test watch::debounce ... FAILED'),
+        fact(r1, 'test', 'watch::debounce', { note: 'failed' }),
+        fact(u1, 'symbol', 'processWorkspaceChanges'),
+        fact(u2, 'path', 'src/watch/resolver.rs:214', { path: 'src/watch/resolver.rs', line: 214 }),
+      ];
+      const withFacts = () => ({ ...first(), facts: facts() });
+
+      it('stores fact occurrences and sums them per fact, most recently seen first', async () => {
+        await substrate.writeSubstrate(withFacts());
+        const listed = await substrate.listFacts('s1');
+        expect(listed.map((f) => f.text)).toEqual(['src/watch/resolver.rs:214', 'test watch::debounce ... FAILED', 'watch::debounce', 'cargo test watch', 'processWorkspaceChanges']);
+        const path = listed[0]!;
+        expect(path).toMatchObject({ kind: 'path', path: 'src/watch/resolver.rs', line: 214, occurrences: 2, byUser: true, sessionId: 's1' });
+        expect(path.first).toEqual({ turnId: a1.id, seq: a1.seq, role: 'assistant', toolName: null, at: a1.at, note: null });
+        expect(path.last.turnId).toBe(u2.id);
+        expect(path.id).toMatch(/^f[0-9a-z]{11}$/);
+        expect(await substrate.listFacts('nobody')).toEqual([]);
+      });
+
+      it('is idempotent and gets a fact by id with every occurrence', async () => {
+        await substrate.writeSubstrate(withFacts());
+        await substrate.writeSubstrate(withFacts());
+        const id = factId('s1', 'path', 'src/watch/resolver.rs:214');
+        const detail = await substrate.getFact(id);
+        expect(detail?.occurrences).toBe(2);
+        expect(detail?.sources.map((s) => s.turnId)).toEqual([a1.id, u2.id]);
+        expect(await substrate.getFact('f00000000000')).toBeNull();
+      });
+
+      it('filters by kind, by turn range and near a turn', async () => {
+        await substrate.writeSubstrate(withFacts());
+        expect((await substrate.listFacts('s1', { kinds: ['command', 'test'] })).map((f) => f.kind).sort()).toEqual(['command', 'test']);
+        const before = await substrate.listFacts('s1', { beforeSeq: u2.seq });
+        expect(before.find((f) => f.kind === 'path')).toMatchObject({ occurrences: 1, byUser: false });
+        expect((await substrate.listFacts('s1', { fromSeq: r1.seq })).map((f) => f.text).sort()).toEqual(
+          ['src/watch/resolver.rs:214', 'test watch::debounce ... FAILED', 'watch::debounce'].sort(),
+        );
+        const near = await substrate.listFacts('s1', { nearSeq: u1.seq, window: 0 });
+        expect(near.map((f) => f.text)).toEqual(['processWorkspaceChanges']);
+        expect(await substrate.listFacts('s1', { limit: 2 })).toHaveLength(2);
+      });
+
+      it('keeps the outcome a later pass adds to an occurrence (a command and its exit status)', async () => {
+        await substrate.writeSubstrate(withFacts());
+        await substrate.writeSubstrate(batch({ facts: [fact(c1, 'command', 'cargo test watch', { note: 'exit 101: test watch::debounce ... FAILED' })] }));
+        const command = (await substrate.listFacts('s1', { kinds: ['command'] }))[0];
+        expect(command).toMatchObject({ occurrences: 1, note: 'exit 101: test watch::debounce ... FAILED' });
+        await substrate.writeSubstrate(batch({ facts: [fact(c1, 'command', 'cargo test watch')] }));
+        expect((await substrate.listFacts('s1', { kinds: ['command'] }))[0]?.note).toBe('exit 101: test watch::debounce ... FAILED');
+      });
+
+      it('searches facts by their text, filtered by session, project and kind', async () => {
+        await substrate.writeSubstrate(withFacts());
+        await substrate.writeSubstrate(
+          batch({ sessions: [session('s2', { project: '/other' })], turns: [turn('s2', 'x', 'user', 'resolver')], facts: [fact(turn('s2', 'x', 'user', 'resolver'), 'path', 'lib/resolver.py')] }),
+        );
+        const hits = await substrate.searchFacts('resolver', { limit: 10 });
+        expect(hits.map((h) => h.fact.text).sort()).toEqual(['lib/resolver.py', 'src/watch/resolver.rs:214']);
+        expect((await substrate.searchFacts('resolver', { limit: 10, project: '/repo' })).map((h) => h.session.id)).toEqual(['s1']);
+        expect((await substrate.searchFacts('resolver', { limit: 10, sessionId: 's2' })).map((h) => h.fact.text)).toEqual(['lib/resolver.py']);
+        expect(await substrate.searchFacts('resolver', { limit: 10, kinds: ['command'] })).toEqual([]);
+        expect((await substrate.searchFacts('cargo test', { limit: 10 }))[0]?.fact).toMatchObject({ kind: 'command', text: 'cargo test watch', occurrences: 1 });
+        expect(await substrate.searchFacts('   ', { limit: 10 })).toEqual([]);
+      });
+
+      it('writes facts in the batch transaction: a failing batch leaves no fact behind', async () => {
+        const broken = { ...turns[0]!, id: 's9:x', sessionId: 's9', text: null as unknown as string };
+        await expect(substrate.writeSubstrate(batch({ turns: [broken], facts: [fact(broken, 'url', 'https://example.com/x')] }))).rejects.toThrow();
+        expect(await substrate.listFacts('s9')).toEqual([]);
+      });
     });
   });
 }

@@ -7,7 +7,13 @@ import type {
   Agent,
   CompactionRecord,
   CorrectionRecord,
+  FactHit,
+  FactListOptions,
+  FactRecord,
+  FactSearchOptions,
   IngestCursor,
+  SessionFact,
+  SessionFactDetail,
   SessionRecord,
   SubstrateBatch,
   SubstrateStore,
@@ -17,7 +23,21 @@ import type {
   TurnSearchOptions,
 } from '../../types.js';
 import { snippetFor } from '../sqlite/substrate.js';
-import { rowToCompaction, rowToCorrection, rowToSession, turnIndexSource, type CompactionRow, type CorrectionRow, type SessionRow } from '../substrate-rows.js';
+import {
+  FACT_REF_COLUMNS,
+  factIndexSource,
+  factSummary,
+  factsFromRows,
+  listedFacts,
+  rowToCompaction,
+  rowToCorrection,
+  rowToSession,
+  turnIndexSource,
+  type CompactionRow,
+  type CorrectionRow,
+  type FactRefRow,
+  type SessionRow,
+} from '../substrate-rows.js';
 import { queryTerms } from '../tokenize.js';
 import type { PgDatabase, Queryable } from './driver.js';
 import { queryLexemes, tsqueryOf, tsvectorLiteral } from './fts.js';
@@ -151,6 +171,7 @@ export class PostgresSubstrate implements SubstrateStore {
         ],
       );
     }
+    if (batch.facts !== undefined && batch.facts.length > 0) await this.writeFacts(client, batch.facts);
     if (touched.size > 0) {
       await client.query(
         `UPDATE sessions s SET
@@ -227,6 +248,54 @@ export class PostgresSubstrate implements SubstrateStore {
       );
     }
     return fresh.size;
+  }
+
+  /** Facts once each (with their index terms), then one row per turn each occurs in. */
+  private async writeFacts(client: Queryable, facts: readonly FactRecord[]): Promise<void> {
+    const distinct = new Map<string, FactRecord>();
+    for (const fact of facts) if (!distinct.has(fact.id)) distinct.set(fact.id, fact);
+    const list = [...distinct.values()];
+    await client.query(
+      `INSERT INTO session_facts (id, session_id, kind, text, path, line, terms)
+       SELECT u.id, u.session_id, u.kind, u.text, u.path, u.line, u.terms::tsvector
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[])
+           WITH ORDINALITY AS u(id, session_id, kind, text, path, line, terms, n)
+        ORDER BY u.n
+       ON CONFLICT (id) DO NOTHING`,
+      [
+        list.map((f) => f.id),
+        list.map((f) => f.sessionId),
+        list.map((f) => f.kind),
+        list.map((f) => pgText(f.text)),
+        list.map((f) => pgText(f.path)),
+        list.map((f) => f.line),
+        list.map((f) => tsvectorLiteral(factIndexSource(f))),
+      ],
+    );
+    // One row per (fact, turn): the last note given for an occurrence wins, as on SQLite.
+    const refs = new Map<string, FactRecord>();
+    for (const fact of facts) {
+      const key = `${fact.id}\0${fact.turnId}`;
+      const seen = refs.get(key);
+      if (seen === undefined || fact.note !== null) refs.set(key, fact);
+    }
+    const rows = [...refs.values()];
+    await client.query(
+      `INSERT INTO session_fact_refs (fact_id, turn_id, session_id, seq, role, tool_name, at, note)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::bigint[], $8::text[])
+       ON CONFLICT (fact_id, turn_id) DO UPDATE SET note = coalesce(excluded.note, session_fact_refs.note)
+        WHERE excluded.note IS NOT NULL AND excluded.note IS DISTINCT FROM session_fact_refs.note`,
+      [
+        rows.map((f) => f.id),
+        rows.map((f) => f.turnId),
+        rows.map((f) => f.sessionId),
+        rows.map((f) => f.seq),
+        rows.map((f) => f.role),
+        rows.map((f) => f.toolName),
+        rows.map((f) => f.at),
+        rows.map((f) => pgText(f.note)),
+      ],
+    );
   }
 
   async getCursor(path: string): Promise<IngestCursor | null> {
@@ -319,6 +388,52 @@ export class PostgresSubstrate implements SubstrateStore {
       if (hits.length >= options.limit) return hits;
     }
     return run(lexemes);
+  }
+
+  async listFacts(sessionId: string, options: FactListOptions = {}): Promise<SessionFact[]> {
+    const p = new Params();
+    const where = [`r.session_id = ${p.add(sessionId)}`];
+    if (options.fromSeq !== undefined) where.push(`r.seq >= ${p.add(options.fromSeq)}`);
+    if (options.beforeSeq !== undefined) where.push(`r.seq < ${p.add(options.beforeSeq)}`);
+    if (options.kinds !== undefined && options.kinds.length > 0) where.push(`f.kind = ANY(${p.add(options.kinds)}::text[])`);
+    const rows = await this.db.query<FactRefRow>(
+      `SELECT ${FACT_REF_COLUMNS} FROM session_fact_refs r JOIN session_facts f ON f.id = r.fact_id WHERE ${where.join(' AND ')}`,
+      p.values,
+    );
+    return listedFacts(rows.rows, options);
+  }
+
+  async searchFacts(query: string, options: FactSearchOptions): Promise<FactHit[]> {
+    const lexemes = queryLexemes(query);
+    if (lexemes.length === 0 || options.limit <= 0) return [];
+    const p = new Params();
+    const q = p.add(tsqueryOf(lexemes));
+    const where = [`f.terms @@ ${q}::tsquery`];
+    if (options.sessionId !== undefined) where.push(`f.session_id = ${p.add(options.sessionId)}`);
+    if (options.project !== undefined) where.push(`s.project = ${p.add(options.project)}`);
+    if (options.kinds !== undefined && options.kinds.length > 0) where.push(`f.kind = ANY(${p.add(options.kinds)}::text[])`);
+    const hits = await this.db.query<{ id: string; rank: number }>(
+      `SELECT f.id, ts_rank(f.terms, ${q}::tsquery, 1) AS rank
+         FROM session_facts f JOIN sessions s ON s.id = f.session_id
+        WHERE ${where.join(' AND ')}
+        ORDER BY rank DESC, f.pk LIMIT ${p.add(options.limit)}`,
+      p.values,
+    );
+    const out: FactHit[] = [];
+    for (const hit of hits.rows) {
+      const fact = await this.getFact(hit.id);
+      const session = fact === null ? null : await this.getSession(fact.sessionId);
+      if (fact !== null && session !== null) out.push({ fact: factSummary(fact), session, score: hit.rank });
+    }
+    return out;
+  }
+
+  async getFact(id: string): Promise<SessionFactDetail | null> {
+    const rows = await this.db.query<FactRefRow>(
+      `SELECT ${FACT_REF_COLUMNS} FROM session_facts f JOIN session_fact_refs r ON r.fact_id = f.id WHERE f.id = $1`,
+      [id],
+    );
+    return factsFromRows(rows.rows)[0] ?? null;
   }
 
   async substrateStats(): Promise<{ sessions: number; turns: number; compactions: number; corrections: number; files: number; lastIngestAt: number | null }> {

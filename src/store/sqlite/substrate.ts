@@ -19,7 +19,13 @@ import type {
   Agent,
   CompactionRecord,
   CorrectionRecord,
+  FactHit,
+  FactListOptions,
+  FactRecord,
+  FactSearchOptions,
   IngestCursor,
+  SessionFact,
+  SessionFactDetail,
   SessionRecord,
   SubstrateBatch,
   SubstrateStore,
@@ -28,7 +34,21 @@ import type {
   TurnRole,
   TurnSearchOptions,
 } from '../../types.js';
-import { rowToCompaction, rowToCorrection, rowToSession, turnIndexSource, type CompactionRow, type CorrectionRow, type SessionRow } from '../substrate-rows.js';
+import {
+  FACT_REF_COLUMNS,
+  factIndexSource,
+  factSummary,
+  factsFromRows,
+  listedFacts,
+  rowToCompaction,
+  rowToCorrection,
+  rowToSession,
+  turnIndexSource,
+  type CompactionRow,
+  type CorrectionRow,
+  type FactRefRow,
+  type SessionRow,
+} from '../substrate-rows.js';
 import { indexText, queryTerms } from '../tokenize.js';
 
 interface TurnRow {
@@ -244,6 +264,18 @@ function prepareStatements(db: Database.Database) {
        VALUES (@id, @sessionId, @premiseTurnId, @correctionTurnId, @kind, @lang, @text, @at)
        ON CONFLICT (id) DO NOTHING`,
     ),
+    insertFact: db.prepare<[string, string, string, string, string | null, number | null]>(
+      `INSERT INTO session_facts (id, session_id, kind, text, path, line) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+    ),
+    insertFactFts: db.prepare('INSERT INTO session_facts_fts (rowid, terms) VALUES (?, ?)'),
+    insertFactRef: db.prepare<[string, string, string, number, string, string | null, number | null, string | null]>(
+      `INSERT INTO session_fact_refs (fact_id, turn_id, session_id, seq, role, tool_name, at, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (fact_id, turn_id) DO UPDATE SET note = coalesce(excluded.note, session_fact_refs.note)
+       WHERE excluded.note IS NOT NULL AND excluded.note IS NOT session_fact_refs.note`,
+    ),
+    getFactRefs: db.prepare<[string], FactRefRow>(
+      `SELECT ${FACT_REF_COLUMNS} FROM session_facts f JOIN session_fact_refs r ON r.fact_id = f.id WHERE f.id = ?`,
+    ),
     upsertCursor: db.prepare(
       `INSERT OR REPLACE INTO ingest_cursors (path, size, mtime_ms, "offset", head_hash, state, updated_at)
        VALUES (@path, @size, @mtimeMs, @offset, @headHash, @state, @updatedAt)`,
@@ -457,6 +489,7 @@ export class SqliteSubstrate implements SubstrateStore {
         at: correction.at,
       });
     }
+    if (batch.facts !== undefined) this.writeFacts(batch.facts);
     for (const id of touched) s.sumSession.run({ id });
     const cursor = batch.cursor;
     if (cursor !== null) {
@@ -471,6 +504,16 @@ export class SqliteSubstrate implements SubstrateStore {
       });
     }
     return added;
+  }
+
+  /** A fact's row (and index entry) once, then one row per turn it occurs in. */
+  private writeFacts(facts: readonly FactRecord[]): void {
+    const s = this.statements;
+    for (const fact of facts) {
+      const inserted = s.insertFact.run(fact.id, fact.sessionId, fact.kind, fact.text, fact.path, fact.line);
+      if (inserted.changes > 0) s.insertFactFts.run(inserted.lastInsertRowid, indexText(factIndexSource(fact)));
+      s.insertFactRef.run(fact.id, fact.turnId, fact.sessionId, fact.seq, fact.role, fact.toolName, fact.at, fact.note);
+    }
   }
 
   writeSubstrate(batch: SubstrateBatch): Promise<{ turnsAdded: number }> {
@@ -609,6 +652,70 @@ export class SqliteSubstrate implements SubstrateStore {
       const turn = rowToTurn(row);
       return { turn, session: rowToSession(session), score: -row.rank, snippet: snippetFor(turn.text, terms) };
     });
+  }
+
+  async listFacts(sessionId: string, options: FactListOptions = {}): Promise<SessionFact[]> {
+    const where = ['r.session_id = @sessionId'];
+    const params: Record<string, unknown> = { sessionId };
+    if (options.fromSeq !== undefined) {
+      where.push('r.seq >= @fromSeq');
+      params.fromSeq = options.fromSeq;
+    }
+    if (options.beforeSeq !== undefined) {
+      where.push('r.seq < @beforeSeq');
+      params.beforeSeq = options.beforeSeq;
+    }
+    if (options.kinds !== undefined && options.kinds.length > 0) {
+      where.push(`f.kind IN (${options.kinds.map((_, i) => `@kind${i}`).join(', ')})`);
+      options.kinds.forEach((kind, i) => {
+        params[`kind${i}`] = kind;
+      });
+    }
+    const rows = this.db
+      .prepare<Record<string, unknown>, FactRefRow>(
+        `SELECT ${FACT_REF_COLUMNS} FROM session_fact_refs r JOIN session_facts f ON f.id = r.fact_id WHERE ${where.join(' AND ')}`,
+      )
+      .all(params);
+    return listedFacts(rows, options);
+  }
+
+  async searchFacts(query: string, options: FactSearchOptions): Promise<FactHit[]> {
+    const terms = queryTerms(query);
+    if (terms.length === 0 || options.limit <= 0) return [];
+    const where = ['session_facts_fts MATCH @match'];
+    const params: Record<string, unknown> = { match: matchExpression(terms), limit: options.limit };
+    if (options.sessionId !== undefined) {
+      where.push('f.session_id = @sessionId');
+      params.sessionId = options.sessionId;
+    }
+    if (options.project !== undefined) {
+      where.push('s.project = @project');
+      params.project = options.project;
+    }
+    if (options.kinds !== undefined && options.kinds.length > 0) {
+      where.push(`f.kind IN (${options.kinds.map((_, i) => `@kind${i}`).join(', ')})`);
+      options.kinds.forEach((kind, i) => {
+        params[`kind${i}`] = kind;
+      });
+    }
+    const hits = this.db
+      .prepare<Record<string, unknown>, { id: string; rank: number }>(
+        `SELECT f.id, bm25(session_facts_fts) AS rank
+           FROM session_facts_fts JOIN session_facts f ON f.pk = session_facts_fts.rowid JOIN sessions s ON s.id = f.session_id
+          WHERE ${where.join(' AND ')} ORDER BY rank LIMIT @limit`,
+      )
+      .all(params);
+    const out: FactHit[] = [];
+    for (const hit of hits) {
+      const fact = await this.getFact(hit.id);
+      const session = fact === null ? null : await this.getSession(fact.sessionId);
+      if (fact !== null && session !== null) out.push({ fact: factSummary(fact), session, score: -hit.rank });
+    }
+    return out;
+  }
+
+  async getFact(id: string): Promise<SessionFactDetail | null> {
+    return factsFromRows(this.statements.getFactRefs.all(id))[0] ?? null;
   }
 
   async substrateStats(): Promise<{ sessions: number; turns: number; compactions: number; corrections: number; files: number; lastIngestAt: number | null }> {

@@ -1,0 +1,383 @@
+/**
+ * The scanners behind session facts: each finds one kind of detail in a text and reports it to a
+ * {@link FactSink} with the span it came from (so the sink can redact it in its line's context).
+ *
+ * Every scanner is linear in the text: global regexes without nested or overlapping quantifiers,
+ * or a character loop. A 50 MB tool output costs a few passes over its characters, never more,
+ * and a kind stops being scanned once the turn holds as many facts of it as it may keep.
+ */
+import { isFileLike } from '../../workspace/files.js';
+import type { ExtractedFact, FactSink } from './sink.js';
+
+/* ------------------------------------------------------------------------------------------ */
+/* Paths and path:line                                                                        */
+/* ------------------------------------------------------------------------------------------ */
+
+/** Characters of a path token: `[A-Za-z0-9_@+.~/\\-]`. */
+function isPathChar(code: number): boolean {
+  return (
+    (code >= 97 && code <= 122) || // a-z
+    (code >= 65 && code <= 90) || // A-Z
+    (code >= 48 && code <= 57) || // 0-9
+    code === 95 || // _
+    code === 46 || // .
+    code === 47 || // /
+    code === 92 || // \
+    code === 45 || // -
+    code === 64 || // @
+    code === 43 || // +
+    code === 126 // ~
+  );
+}
+
+function isLetter(code: number): boolean {
+  return (code >= 97 && code <= 122) || (code >= 65 && code <= 90);
+}
+
+/** A separator (`/`, `\`, `.`) every path token holds, searched for before a token is cut out. */
+const SEPARATOR = /[/\\.]/g;
+/** `:12`, `:12:5`, `#L12`, `(line 12)`, `", line 12`, `(12,5)`: the line a path points at. */
+const LINE_SUFFIX = /(?::(\d{1,7})(?::\d+)?|#L(\d{1,7})(?:-L?\d+)?|\s?\((?:line|l\.)\s(\d{1,7})\)|["'`]?,\sline\s(\d{1,7})|\((\d{1,7})(?:,\d+)?\))/y;
+const MAX_PATH = 400;
+
+/**
+ * File paths (`src/a.ts`, `/etc/hosts`, `C:\Users\me\a.py`, `README.md`) and `path:line`, as the
+ * shared file-reference rules recognise them; URLs, versions, domains and e-mail addresses are not.
+ */
+export function scanPaths(text: string, sink: FactSink): void {
+  if (sink.full('path')) return;
+  SEPARATOR.lastIndex = 0;
+  for (let m = SEPARATOR.exec(text); m !== null; m = SEPARATOR.exec(text)) {
+    let start = m.index;
+    while (start > 0 && isPathChar(text.charCodeAt(start - 1))) start--;
+    let end = m.index + 1;
+    while (end < text.length && isPathChar(text.charCodeAt(end))) end++;
+    SEPARATOR.lastIndex = end;
+    // A Windows drive (`C:\…`, `C:/…`) sits before the cut: the colon is not a path character.
+    if (start >= 2 && text.charCodeAt(start - 1) === 58 && isLetter(text.charCodeAt(start - 2)) && (start < 3 || !isPathChar(text.charCodeAt(start - 3)))) {
+      const next = text.charCodeAt(start);
+      if (next === 47 || next === 92) start -= 2;
+    }
+    // Glued to a word, an `@`, or a URL scheme (`https://…`): not a path of its own.
+    const before = start > 0 ? text.charCodeAt(start - 1) : 32;
+    if (before === 58 || before === 64) continue;
+    if (text.startsWith('//', start)) continue;
+    let token = text.slice(start, end);
+    // Trailing sentence punctuation and a trailing separator are not part of the path.
+    while (token.length > 0 && (token.endsWith('.') || token.endsWith('/') || token.endsWith('\\'))) token = token.slice(0, -1);
+    if (token.length < 3 || token.length > MAX_PATH || !isFileLike(token)) continue;
+    const tokenEnd = start + token.length;
+    LINE_SUFFIX.lastIndex = tokenEnd;
+    const suffix = LINE_SUFFIX.exec(text);
+    const line = suffix === null ? null : Number(suffix[1] ?? suffix[2] ?? suffix[3] ?? suffix[4] ?? suffix[5]);
+    if (line !== null && line >= 1) {
+      sink.add('path', `${token}:${line}`, start, tokenEnd, { path: token, line });
+    } else {
+      sink.add('path', token, start, tokenEnd, { path: token });
+    }
+    if (sink.full('path')) return;
+  }
+}
+
+/** `path:line:` at the start of grep / ripgrep / compiler output lines. */
+const GREP_LINE = /^([^\s:]{1,400}):(\d{1,7})[:-]/gm;
+
+/** `src/a.ts:12:…` lines (grep -n, ripgrep, tsc, eslint, go vet): a path:line per line. */
+export function scanGrepLines(text: string, sink: FactSink): void {
+  if (sink.full('path')) return;
+  GREP_LINE.lastIndex = 0;
+  for (let m = GREP_LINE.exec(text); m !== null; m = GREP_LINE.exec(text)) {
+    const path = m[1] as string;
+    if (!isFileLike(path)) continue;
+    const line = Number(m[2]);
+    sink.add('path', `${path}:${line}`, m.index, m.index + path.length, { path, line });
+    if (sink.full('path')) return;
+  }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* URLs                                                                                       */
+/* ------------------------------------------------------------------------------------------ */
+
+const URL = /\b(?:https?|wss?|ftp):\/\/[^\s<>"'`)\]}|\\^]{3,2000}/g;
+
+export function scanUrls(text: string, sink: FactSink): void {
+  if (sink.full('url') || text.indexOf('://') < 0) return;
+  URL.lastIndex = 0;
+  for (let m = URL.exec(text); m !== null; m = URL.exec(text)) {
+    let url = m[0];
+    while (url.length > 0 && '.,;:!?*'.includes(url.charAt(url.length - 1))) url = url.slice(0, -1);
+    sink.add('url', url, m.index, m.index + url.length);
+    if (sink.full('url')) return;
+  }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Error lines, test names                                                                    */
+/* ------------------------------------------------------------------------------------------ */
+
+/**
+ * What marks an error line: a `…Error` / `…Exception` name, `error:` / `error[E…]:` / `error TS…`,
+ * `FAIL`, `panic:`, `fatal:`, a Python traceback, shell failures.
+ */
+const ERROR_MARK =
+  /\b[A-Z][A-Za-z0-9]*(?:Error|Exception)\b|\berror(?:\[\w{1,10}\])?:|\berror TS\d{4}|\bERROR\b|\bFATAL\b|\bfatal:|\bpanic:|Traceback \(most recent|Segmentation fault|command not found|No such file or directory|npm ERR!|\bUnhandled\b|\bnot ok \d/g;
+const MAX_LINE = 300;
+
+/** Line bounds around `index`. */
+export function lineAround(text: string, index: number): [number, number] {
+  const start = text.lastIndexOf('\n', index - 1) + 1;
+  let end = text.indexOf('\n', index);
+  if (end < 0) end = text.length;
+  return [start, end];
+}
+
+/** A line's text, trimmed and cut to {@link MAX_LINE} characters; its span in `text`. */
+function lineSpan(text: string, start: number, end: number): { text: string; start: number; end: number } {
+  let s = start;
+  let e = end;
+  while (s < e && text.charCodeAt(s) <= 32) s++;
+  while (e > s && text.charCodeAt(e - 1) <= 32) e--;
+  if (e - s > MAX_LINE) e = s + MAX_LINE;
+  return { text: text.slice(s, e), start: s, end: e };
+}
+
+/**
+ * Error lines of a tool output: the first few, and the last (where the final error usually is).
+ * Returns the first one as kept (redacted), for a command's note; null when there is none.
+ */
+export function scanErrors(text: string, sink: FactSink): ExtractedFact | null {
+  let first: ExtractedFact | null = null;
+  let last: { text: string; start: number; end: number } | null = null;
+  let lastAdded = false;
+  const tail = text.length - 64 * 1024;
+  ERROR_MARK.lastIndex = 0;
+  for (let m = ERROR_MARK.exec(text); m !== null; m = ERROR_MARK.exec(text)) {
+    const [start, end] = lineAround(text, m.index);
+    ERROR_MARK.lastIndex = end;
+    const line = lineSpan(text, start, end);
+    if (line.text.length < 4) continue;
+    last = line;
+    lastAdded = false;
+    if (first === null) {
+      first = sink.add('error', line.text, line.start, line.end, {}, true);
+      lastAdded = true;
+    } else if (!sink.full('error')) {
+      sink.add('error', line.text, line.start, line.end);
+      lastAdded = true;
+    } else if (end < tail) {
+      // Past the cap only the last error line is wanted: go on from the tail of a huge output.
+      ERROR_MARK.lastIndex = tail;
+    }
+  }
+  if (last !== null && !lastAdded) sink.add('error', last.text, last.start, last.end, {}, true);
+  return first;
+}
+
+/** Test outcomes in the formats of vitest/jest, pytest, go test, cargo test, XCTest, TAP. */
+const TEST_LINE =
+  /^[ \t]*(?:(✓|√|✔|×|✗|✘|❯)[ \t]+(.{3,250}?)(?:[ \t]+\d+ ?m?s)?[ \t]*$|(FAIL|PASS)[ \t]+(\S.{2,250}?)[ \t]*$|--- (FAIL|PASS): (\S{1,200})|(FAILED|PASSED|ERROR) (\S{1,300}::\S{1,200})|(\S{1,300}::\S{1,200}) (PASSED|FAILED|ERROR)\b|test (\S{1,250}) \.\.\. (ok|FAILED|ignored)|Test Case '(.{1,250})' (passed|failed)|(not ok|ok) \d+ - (.{1,250}))/gm;
+
+export function scanTests(text: string, sink: FactSink): void {
+  if (sink.full('test')) return;
+  TEST_LINE.lastIndex = 0;
+  for (let m = TEST_LINE.exec(text); m !== null; m = TEST_LINE.exec(text)) {
+    if (m[0].length === 0) {
+      TEST_LINE.lastIndex++;
+      continue;
+    }
+    let name: string | undefined;
+    let failed = false;
+    if (m[2] !== undefined) {
+      name = m[2];
+      failed = m[1] === '×' || m[1] === '✗' || m[1] === '✘';
+      if (m[1] === '❯' && !/\bfail/i.test(name)) continue; // a file heading, not a test
+    } else if (m[4] !== undefined) {
+      name = m[4];
+      failed = m[3] === 'FAIL';
+    } else if (m[6] !== undefined) {
+      name = m[6];
+      failed = m[5] === 'FAIL';
+    } else if (m[8] !== undefined) {
+      name = m[8];
+      failed = m[7] !== 'PASSED';
+    } else if (m[9] !== undefined) {
+      name = m[9];
+      failed = m[10] !== 'PASSED';
+    } else if (m[11] !== undefined) {
+      name = m[11];
+      failed = m[12] === 'FAILED';
+    } else if (m[13] !== undefined) {
+      name = m[13];
+      failed = m[14] === 'failed';
+    } else if (m[16] !== undefined) {
+      name = m[16];
+      failed = m[15] === 'not ok';
+    }
+    if (name === undefined) continue;
+    name = name.trim();
+    if (name.length < 3) continue;
+    const at = m.index + m[0].indexOf(name);
+    sink.add('test', name, at, at + name.length, { note: failed ? 'failed' : 'passed' }, failed);
+    if (sink.full('test')) return;
+  }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Symbols                                                                                    */
+/* ------------------------------------------------------------------------------------------ */
+
+/**
+ * A definition line in the common languages: `function f(`, `def f(`, `fn f(`, `func (r *T) F(`,
+ * `class C`, `interface I`, `type T =`, `struct S`, `enum E`, `trait T`, `protocol P`,
+ * `const f = (…) =>`, and methods (`  async name(args): T {`). Group 1..4: the name.
+ */
+const DEFINITION =
+  /^[ \t]*(?:export[ \t]+)?(?:default[ \t]+)?(?:(?:public|private|protected|internal|static|async|abstract|final|override|open|pub(?:\(\w+\))?|unsafe|extern|inline|virtual|readonly|declare)[ \t]+){0,4}(?:(?:function\*?|def|fn|func|class|interface|type|struct|enum|trait|protocol|object|record|module|impl)[ \t]+(?:\([^)\n]{0,120}\)[ \t]*)?([A-Za-z_$][\w$]{1,80})|(?:const|let|var)[ \t]+([A-Za-z_$][\w$]{1,80})[ \t]*(?::[^=\n]{1,120})?=[ \t]*(?:async[ \t]+)?(?:function\b|\([^)\n]{0,200}\)[ \t]*(?::[^=\n]{1,120})?=>|[A-Za-z_$][\w$]{0,40}[ \t]*=>)|(?:get[ \t]+|set[ \t]+)?([A-Za-z_$][\w$]{1,80})[ \t]*(?:<[^>\n]{0,80}>)?\([^)\n]{0,200}\)[ \t]*(?::[^{;\n]{1,120})?\{[ \t]*$)/gm;
+
+/** Words a method pattern mistakes for names. */
+const NOT_NAMES = new Set(['if', 'for', 'while', 'switch', 'catch', 'function', 'return', 'with', 'elif', 'else', 'do', 'try', 'when', 'match', 'foreach', 'synchronized', 'using', 'lock', 'fixed', 'unless', 'until', 'constructor']);
+
+export interface DefinitionSource {
+  /** The file the text is from (Read output, Edit/Write content). */
+  path?: string | null;
+  /** Read output numbers its lines (`    12→code`, `12\tcode`): take the line from there. */
+  numbered?: boolean;
+  /** Line number of the text's first line when it is not numbered (Write content: 1). */
+  firstLine?: number | null;
+}
+
+const NUMBERED = /^\s*(\d{1,7})(?:→|\t)/;
+
+/** Definitions (symbols with their signature line) in code. */
+export function scanDefinitions(text: string, sink: FactSink, source: DefinitionSource = {}): void {
+  if (sink.full('symbol')) return;
+  const path = source.path ?? null;
+  let counted = 0;
+  let countedLine = source.firstLine ?? null;
+  DEFINITION.lastIndex = 0;
+  for (let m = DEFINITION.exec(text); m !== null; m = DEFINITION.exec(text)) {
+    if (m[0].length === 0) {
+      DEFINITION.lastIndex++;
+      continue;
+    }
+    const name = m[1] ?? m[2] ?? m[3];
+    if (name === undefined || NOT_NAMES.has(name)) continue;
+    const [start, end] = lineAround(text, m.index);
+    const signature = lineSpan(text, start, end);
+    let line: number | null = null;
+    if (source.numbered === true) {
+      const numbered = NUMBERED.exec(signature.text);
+      if (numbered !== null) {
+        line = Number(numbered[1]);
+        signature.text = signature.text.slice(numbered[0].length).trim();
+      }
+    } else if (countedLine !== null) {
+      for (let i = text.indexOf('\n', counted); i !== -1 && i < start; i = text.indexOf('\n', i + 1)) countedLine++;
+      counted = start;
+      line = countedLine;
+    }
+    const at = m.index + m[0].lastIndexOf(name);
+    sink.add('symbol', name, at, at + name.length, { note: signature.text, path, line });
+    if (sink.full('symbol')) return;
+  }
+}
+
+/** Code spans in prose: `` `name(…)` ``, `` `obj.method` ``, `` `CamelCase` ``, `` `snake_case` ``. */
+const CODE_SPAN = /`([A-Za-z_$][\w$]{1,80}(?:(?:\.|::|#)[A-Za-z_$][\w$]{0,80}){0,4})(\([^`\n]{0,80}\))?`/g;
+
+/** Identifiers the user or the agent wrote in backticks (what they name when they talk code). */
+export function scanCodeSpans(text: string, sink: FactSink): void {
+  if (sink.full('symbol') || text.indexOf('`') < 0) return;
+  CODE_SPAN.lastIndex = 0;
+  for (let m = CODE_SPAN.exec(text); m !== null; m = CODE_SPAN.exec(text)) {
+    const name = m[1] as string;
+    const called = m[2] !== undefined;
+    // A bare lower-case word in backticks is usually a value or a command, not a symbol.
+    if (!called && !/[._:#]|[a-z][A-Z]|^[A-Z][a-z]+[A-Z]/.test(name)) continue;
+    if (/\.(?:[a-z]{1,4})$/.test(name) && !called) continue; // a file name, the path scanner's
+    sink.add('symbol', name, m.index + 1, m.index + 1 + name.length, called ? { note: `${name}${m[2]}` } : {});
+    if (sink.full('symbol')) return;
+  }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Versions, settings, ids                                                                    */
+/* ------------------------------------------------------------------------------------------ */
+
+const VERSION =
+  /(?<![\w@/.-])(@?[a-z][\w.-]{0,60}(?:\/[\w.-]{1,60})?)@(\^|~|>=|<=)?(\d{1,4}\.\d{1,4}(?:\.\d{1,6})?(?:-[\w.]{1,30})?)\b|\b(Node(?:\.js)?|node|Python|python3?|Go|go version go|Rust|rustc|cargo|npm|pnpm|yarn|bun|Deno|deno|TypeScript|tsc|java|openjdk|Ruby|ruby|Swift|swift|Xcode|PostgreSQL|psql|SQLite|sqlite3|Docker|docker|git version|gcc|clang|cmake|pip|vitest|jest|pytest|Next\.js|React|Vite|vite)[ \t]v?(\d{1,4}\.\d{1,4}(?:\.\d{1,6})?(?:-[\w.]{1,30})?)\b|\bgo(1\.\d{1,3}(?:\.\d{1,3})?)\b|(?<![\w.-])([a-zA-Z][\w.-]{1,60})(==|>=|~=)(\d{1,4}(?:\.\d{1,6}){1,3})\b/g;
+
+export function scanVersions(text: string, sink: FactSink): void {
+  if (sink.full('version')) return;
+  VERSION.lastIndex = 0;
+  for (let m = VERSION.exec(text); m !== null; m = VERSION.exec(text)) {
+    let fact: string;
+    if (m[1] !== undefined) fact = `${m[1]}@${m[2] ?? ''}${m[3]}`;
+    else if (m[4] !== undefined) fact = `${m[4].replace(/ version go$/, '').replace(/ version$/, '')} ${m[5]}`;
+    else if (m[6] !== undefined) fact = `go ${m[6]}`;
+    else fact = `${m[7]}${m[8]}${m[9]}`;
+    sink.add('version', fact, m.index, m.index + m[0].length);
+    if (sink.full('version')) return;
+  }
+}
+
+/** `KEY=value` environment assignments and `--flag=value` settings in a command line. */
+const ENV_ASSIGNMENT = /(?<![\w-])(?:export[ \t]+)?([A-Z][A-Z0-9_]{1,60})=("[^"\n]{0,200}"|'[^'\n]{0,200}'|[^\s;&|]{0,200})/g;
+
+export function scanAssignments(text: string, sink: FactSink): void {
+  if (sink.full('config') || text.indexOf('=') < 0) return;
+  ENV_ASSIGNMENT.lastIndex = 0;
+  for (let m = ENV_ASSIGNMENT.exec(text); m !== null; m = ENV_ASSIGNMENT.exec(text)) {
+    const start = m.index + m[0].indexOf(m[1] as string);
+    sink.add('config', `${m[1]}=${m[2]}`, start, m.index + m[0].length);
+    if (sink.full('config')) return;
+  }
+}
+
+/** `key = value`, `key: value`, `"key": value` lines of a config file (TOML, YAML, INI, .env, JSON). */
+const CONFIG_LINE = /^[ \t]*(?:"([\w.@/-]{1,80})"|([A-Za-z_][\w.-]{0,80}))[ \t]*(?:=|:(?=[ \t]))[ \t]*([^\n]{1,200})$/gm;
+const CONFIG_FILE = /(?:\.(?:json|jsonc|json5|toml|ya?ml|ini|cfg|conf|properties|env)|(?:^|[\\/])\.env(?:\.[\w-]+)?|(?:^|[\\/])\.?\w*rc)$/i;
+
+/** Whether a file's lines are settings (`package.json`, `.env`, `config.toml` …). */
+export function isConfigFile(path: string | null): boolean {
+  return path !== null && CONFIG_FILE.test(path);
+}
+
+export function scanConfigLines(text: string, sink: FactSink): void {
+  if (sink.full('config')) return;
+  CONFIG_LINE.lastIndex = 0;
+  for (let m = CONFIG_LINE.exec(text); m !== null; m = CONFIG_LINE.exec(text)) {
+    if (m[0].length === 0) {
+      CONFIG_LINE.lastIndex++;
+      continue;
+    }
+    const key = (m[1] ?? m[2]) as string;
+    const value = (m[3] as string).trim().replace(/,$/, '');
+    if (value === '{' || value === '[' || value.length === 0) continue; // a section, not a value
+    const start = m.index + m[0].indexOf(key);
+    sink.add('config', `${key}: ${value}`, start, m.index + m[0].length);
+    if (sink.full('config')) return;
+  }
+}
+
+/**
+ * Identifiers a user types: issue and pull-request numbers (`#123`, `GH-12`, `PROJ-4711`),
+ * commit hashes (7–40 hex with a digit and a letter), UUIDs.
+ */
+const USER_ID =
+  /(?<![\w#/-])(#\d{1,7}|[A-Z][A-Z0-9]{1,9}-\d{2,7})(?![\w-])|(?<![\w-])([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?![\w-])|(?<![\w./-])([0-9a-f]{7,40})(?![\w/-])/g;
+
+export function scanIds(text: string, sink: FactSink): void {
+  if (sink.full('id')) return;
+  USER_ID.lastIndex = 0;
+  for (let m = USER_ID.exec(text); m !== null; m = USER_ID.exec(text)) {
+    const id = m[1] ?? m[2] ?? (m[3] as string);
+    if (m[3] !== undefined && !(/\d/.test(id) && /[a-f]/.test(id))) continue;
+    if (m[1] !== undefined && /^(?:UTF|ISO|SHA|MD|RFC|TLS|SSL|HTTP|CVE)-/.test(id)) {
+      if (!id.startsWith('CVE-')) continue;
+    }
+    sink.add('id', id, m.index, m.index + id.length);
+    if (sink.full('id')) return;
+  }
+}

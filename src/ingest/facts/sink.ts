@@ -1,0 +1,130 @@
+/**
+ * Where the scanners put what they find for one turn: deduplicated, capped per kind, and redacted
+ * in context. A fact is a fragment of the text (a path, a URL, an id …), so it is checked against
+ * the secrets found in its own line — a value that is only recognisable as a secret by the key
+ * before it (`API_KEY=…`, `password: …`) is caught as surely as in the stored turn text.
+ */
+import { findSecrets, type SecretSpan } from '../../privacy/detectors.js';
+import { redactSecrets } from '../../privacy/redact.js';
+import type { FactKind } from '../../types.js';
+
+/** A fact found in one turn's text, before it is tied to the turn. */
+export interface ExtractedFact {
+  kind: FactKind;
+  text: string;
+  path: string | null;
+  line: number | null;
+  note: string | null;
+}
+
+export interface FactExtra {
+  path?: string | null;
+  line?: number | null;
+  note?: string | null;
+}
+
+/**
+ * How many facts of each kind one turn keeps. A tool output that lists 5,000 files yields the
+ * first forty: enough for the details that matter, without one turn flooding the session.
+ */
+export const FACT_CAPS: Readonly<Record<FactKind, number>> = {
+  path: 40,
+  symbol: 40,
+  command: 4,
+  error: 6,
+  test: 30,
+  config: 24,
+  version: 12,
+  url: 16,
+  id: 16,
+};
+
+/** Lines longer than this are checked for secrets in a window around the fact. */
+const CONTEXT_WINDOW = 2_000;
+
+export class FactSink {
+  readonly facts: ExtractedFact[] = [];
+  /** Facts dropped because a secret overlapped them. */
+  redacted = 0;
+  private readonly keys = new Map<string, ExtractedFact>();
+  private readonly counts = new Map<FactKind, number>();
+  private text = '';
+  private readonly spans = new Map<number, { end: number; spans: SecretSpan[] }>();
+
+  /** The text the next spans refer to. */
+  source(text: string): void {
+    this.text = text;
+    this.spans.clear();
+  }
+
+  full(kind: FactKind): boolean {
+    return (this.counts.get(kind) ?? 0) >= FACT_CAPS[kind];
+  }
+
+  /**
+   * Add a fact found at `[start, end)` of the current text. `force` adds it past the kind's cap
+   * (a failed test, the last error line). Returns the fact as kept (redacted), or null.
+   */
+  add(kind: FactKind, text: string, start: number, end: number, extra: FactExtra = {}, force = false): ExtractedFact | null {
+    if (!force && this.full(kind)) return null;
+    const clean = this.redact(text, start, end);
+    if (clean === null || clean.length === 0) return null;
+    const key = `${kind}\0${clean}`;
+    const known = this.keys.get(key);
+    if (known !== undefined) {
+      // The same test failing after passing (or the reverse) in one output: the failure wins.
+      if (extra.note === 'failed') known.note = 'failed';
+      return known;
+    }
+    let note = extra.note ?? null;
+    if (note !== null && kind === 'symbol') note = redactSecrets(note).text;
+    const fact: ExtractedFact = { kind, text: clean, path: extra.path ?? null, line: extra.line ?? null, note };
+    this.keys.set(key, fact);
+    this.counts.set(kind, (this.counts.get(kind) ?? 0) + 1);
+    this.facts.push(fact);
+    return fact;
+  }
+
+  /**
+   * The fact's text with the secrets that overlap `[start, end)` in its line removed. A fact whose
+   * text is not a verbatim slice (`path:line`, `name@version`) is dropped when a secret touches it.
+   */
+  private redact(text: string, start: number, end: number): string | null {
+    const spans = this.secretsAround(start, end);
+    if (spans.length === 0) return text;
+    const verbatim = this.text.slice(start, end) === text;
+    const overlapping = spans.filter((s) => s.start < end && s.end > start).sort((a, b) => a.start - b.start);
+    if (overlapping.length === 0) return text;
+    if (!verbatim) {
+      this.redacted++;
+      return null;
+    }
+    let out = '';
+    let copied = start;
+    for (const span of overlapping) {
+      const from = Math.max(span.start, copied);
+      if (from > copied) out += this.text.slice(copied, from);
+      if (span.end > copied) {
+        out += `[REDACTED:${span.kind}]`;
+        copied = Math.min(end, span.end);
+      }
+    }
+    out += this.text.slice(copied, end);
+    this.redacted++;
+    return out;
+  }
+
+  /** Secrets in the line around `[start, end)` (a window of it when the line is long), cached per line. */
+  private secretsAround(start: number, end: number): SecretSpan[] {
+    let lineStart = this.text.lastIndexOf('\n', start - 1) + 1;
+    let lineEnd = this.text.indexOf('\n', end);
+    if (lineEnd < 0) lineEnd = this.text.length;
+    if (start - lineStart > CONTEXT_WINDOW) lineStart = start - CONTEXT_WINDOW;
+    if (lineEnd - end > CONTEXT_WINDOW) lineEnd = end + CONTEXT_WINDOW;
+    const cached = this.spans.get(lineStart);
+    if (cached !== undefined && cached.end >= end) return cached.spans;
+    const spans = findSecrets(this.text.slice(lineStart, lineEnd)).map((s) => ({ ...s, start: s.start + lineStart, end: s.end + lineStart }));
+    this.spans.set(lineStart, { end: lineEnd, spans });
+    return spans;
+  }
+}
