@@ -178,7 +178,7 @@ function callFacts(sink: FactSink, name: string, rawArgs: unknown): { command: s
     if (SKIPPED_KEYS.has(key) || SECRET_KEY.test(key) || key === 'command' || key === 'cmd' || PATH_KEYS.includes(key)) continue;
     const composite = value;
     sink.source(composite);
-    if (CONTENT_KEYS.has(key) || (cls === 'edit' && (key === 'input' || key === 'patch'))) {
+    if (cls === 'edit' && (CONTENT_KEYS.has(key) || key === 'input' || key === 'patch')) {
       if (key === 'input' || key === 'patch') {
         PATCH_FILE.lastIndex = 0;
         for (let m = PATCH_FILE.exec(composite); m !== null; m = PATCH_FILE.exec(composite)) {

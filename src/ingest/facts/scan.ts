@@ -121,7 +121,7 @@ export function scanUrls(text: string, sink: FactSink): void {
  * `FAIL`, `panic:`, `fatal:`, a Python traceback, shell failures.
  */
 const ERROR_MARK =
-  /\b[A-Z][A-Za-z0-9]*(?:Error|Exception)\b|\berror(?:\[\w{1,10}\])?:|\berror TS\d{4}|\bERROR\b|\bFATAL\b|\bfatal:|\bpanic:|Traceback \(most recent|Segmentation fault|command not found|No such file or directory|npm ERR!|\bUnhandled\b|\bnot ok \d/g;
+  /\b[A-Z][A-Za-z0-9]*(?:Error|Exception)\b|\b(?:Error|Exception|ERROR|FAILED|FAIL):|\berror(?:\[\w{1,10}\])?:|\berror TS\d{4}|\bERROR\b|\bFATAL\b|\bfatal:|\bpanic:|Traceback \(most recent|Segmentation fault|command not found|No such file or directory|npm ERR!|\bUnhandled\b|\bnot ok \d/g;
 const MAX_LINE = 300;
 
 /** Line bounds around `index`. */
@@ -233,7 +233,7 @@ export function scanTests(text: string, sink: FactSink): void {
  * `const f = (…) =>`, and methods (`  async name(args): T {`). Group 1..4: the name.
  */
 const DEFINITION =
-  /^[ \t]*(?:export[ \t]+)?(?:default[ \t]+)?(?:(?:public|private|protected|internal|static|async|abstract|final|override|open|pub(?:\(\w+\))?|unsafe|extern|inline|virtual|readonly|declare)[ \t]+){0,4}(?:(?:function\*?|def|fn|func|class|interface|type|struct|enum|trait|protocol|object|record|module|impl)[ \t]+(?:\([^)\n]{0,120}\)[ \t]*)?([A-Za-z_$][\w$]{1,80})|(?:const|let|var)[ \t]+([A-Za-z_$][\w$]{1,80})[ \t]*(?::[^=\n]{1,120})?=[ \t]*(?:async[ \t]+)?(?:function\b|\([^)\n]{0,200}\)[ \t]*(?::[^=\n]{1,120})?=>|[A-Za-z_$][\w$]{0,40}[ \t]*=>)|(?:get[ \t]+|set[ \t]+)?([A-Za-z_$][\w$]{1,80})[ \t]*(?:<[^>\n]{0,80}>)?\([^)\n]{0,200}\)[ \t]*(?::[^{;\n]{1,120})?\{[ \t]*$)/gm;
+  /^(?:[ \t]*\d{1,7}(?:→|\t))?[ \t]*(?:export[ \t]+)?(?:default[ \t]+)?(?:(?:public|private|protected|internal|static|async|abstract|final|override|open|pub(?:\(\w+\))?|unsafe|extern|inline|virtual|readonly|declare)[ \t]+){0,4}(?:(?:function\*?|def|fn|func|class|interface|type|struct|enum|trait|protocol|object|record|module|impl)[ \t]+(?:\([^)\n]{0,120}\)[ \t]*)?([A-Za-z_$][\w$]{1,80})|(?:const|let|var)[ \t]+([A-Za-z_$][\w$]{1,80})[ \t]*(?::[^=\n]{1,120})?=[ \t]*(?:async[ \t]+)?(?:function\b|\([^)\n]{0,200}\)[ \t]*(?::[^=\n]{1,120})?=>|[A-Za-z_$][\w$]{0,40}[ \t]*=>)|(?:get[ \t]+|set[ \t]+)?([A-Za-z_$][\w$]{1,80})[ \t]*(?:<[^>\n]{0,80}>)?\([^)\n]{0,200}\)[ \t]*(?::[^{;\n]{1,120})?\{[ \t]*$)/gm;
 
 /** Words a method pattern mistakes for names. */
 const NOT_NAMES = new Set(['if', 'for', 'while', 'switch', 'catch', 'function', 'return', 'with', 'elif', 'else', 'do', 'try', 'when', 'match', 'foreach', 'synchronized', 'using', 'lock', 'fixed', 'unless', 'until', 'constructor']);
