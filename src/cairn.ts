@@ -31,6 +31,7 @@ import {
 import { remember, type RememberInput, type RememberResult } from './memory/remember.js';
 import { toExportLine, toMarkdown } from './memory/export.js';
 import type { ImportResult } from './memory/transfer.js';
+import { redactingStore } from './privacy/guard.js';
 import { recall, type RecallInput, type RecallResult } from './recall/recall.js';
 import { silentLogger, systemClock, ulidSource } from './runtime.js';
 import type { Clock, Embedder, FactHit, IdSource, ListOptions, Logger, Memory, SessionFact, SessionFactDetail, SessionRecord, Snapshot, Store, StoreStats, TurnHit } from './types.js';
@@ -120,7 +121,8 @@ export function createCairn(options: CairnOptions): Cairn {
   const rankers = new RankerRegistry();
   for (const [name, ranker] of Object.entries(options.rankers ?? {})) rankers.register(name, ranker);
   const deps: Deps = {
-    store: options.store,
+    // The one redaction pass: every write of every surface goes through it.
+    store: redactingStore(options.store),
     embedder: options.embedder ?? null,
     clock: options.clock ?? systemClock,
     ids: options.ids ?? ulidSource(),

@@ -1,3 +1,4 @@
+import { sanitize } from '../privacy/redact.js';
 import { createHash } from 'node:crypto';
 import { CairnError } from '../errors.js';
 import type { Kind } from '../types.js';
@@ -37,7 +38,8 @@ export function checkText(text: string, field = 'text'): string {
 export function normalizeTags(tags: readonly string[] | undefined): string[] {
   const out = new Set<string>();
   for (const raw of tags ?? []) {
-    const tag = raw.trim().toLowerCase().replace(/\s+/g, '-');
+    // Redacted before lower-casing: secret shapes are case-sensitive (`AKIA…`, `PMAK-…`).
+    const tag = sanitize(raw).text.trim().toLowerCase().replace(/\s+/g, '-');
     if (tag.length === 0) continue;
     if (tag.length > MAX_TAG_CHARS) throw new CairnError('INVALID_INPUT', `tag "${tag.slice(0, 20)}…" is longer than ${MAX_TAG_CHARS} characters`, { field: 'tags' });
     out.add(tag);

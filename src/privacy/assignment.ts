@@ -173,7 +173,8 @@ function classifyValue(value: string, quoted: boolean): 'secret' | 'not-secret' 
     // UI strings and messages ("Enter your password") rather than secrets.
     return /\S\s+\S+\s+\S/.test(value) ? 'not-secret' : 'secret';
   }
-  if (/[()[\]{}<>]/.test(value) || MEMBER_CHAIN.test(value)) return 'not-secret';
+  // `config.password` is a reference; `hunter.horse42` (a digit in it) is a password.
+  if (/[()[\]{}<>]/.test(value) || (MEMBER_CHAIN.test(value) && !/\d/.test(value))) return 'not-secret';
   if (WORD_ONLY.test(value)) return PASCAL_CASE.test(value) ? 'not-secret' : 'bare-word';
   return 'secret';
 }
@@ -196,7 +197,11 @@ export function matchAssignment(text: string, op: number): AssignmentMatch | nul
   let j = op - 1;
   while (j >= 0 && op - j < 4 && isSpace(text.charCodeAt(j))) j--;
   const keyQuote = text.charCodeAt(j);
-  if (keyQuote === DQUOTE || keyQuote === SQUOTE) j--;
+  if (keyQuote === DQUOTE || keyQuote === SQUOTE) {
+    j--;
+    // JSON inside a JSON string: `\"password\": \"…\"`.
+    while (j >= 0 && text.charCodeAt(j) === BACKSLASH) j--;
+  }
   const nameEnd = j + 1;
   let hint = false;
   let after = 0;
@@ -210,20 +215,27 @@ export function matchAssignment(text: string, op: number): AssignmentMatch | nul
   const nameLength = nameEnd - nameStart;
   if (nameLength === 0 || nameLength > MAX_NAME) return null;
   // `sig` is the one secret-naming key without a hint pair (an Azure SAS signature in a URL query).
-  if (!hint && !(nameLength === 3 && /^sig$/i.test(text.slice(nameStart, nameEnd)))) return null;
+  if (!hint && !(nameLength === 3 && /^sig$/i.test(text.slice(nameStart, nameEnd)))) return highEntropyAssignment(text, op, nameStart, nameEnd);
   const name = text.slice(nameStart, nameEnd);
-  if (!SECRET_WORD.test(name)) return null;
+  if (!SECRET_WORD.test(name)) return highEntropyAssignment(text, op, nameStart, nameEnd);
   // `https://oauth2:<token>@host`: a URL's user, not a key (the URL detector takes the password).
-  if (text.charCodeAt(nameStart - 1) === SLASH) return null;
+  if (opChar === COLON && text.charCodeAt(nameStart - 1) === SLASH) return null;
 
   // The value, read forwards.
   let v = op + 1;
   while (v < text.length && isSpace(text.charCodeAt(v))) v++;
-  const quote = text.charCodeAt(v);
+  let escapes = 0;
+  while (text.charCodeAt(v + escapes) === BACKSLASH) escapes++;
+  const quote = text.charCodeAt(v + escapes);
   let valueStart: number;
   let valueEnd: number;
   const quoted = quote === DQUOTE || quote === SQUOTE || quote === BACKTICK;
-  if (quoted) {
+  if (quoted && escapes > 0) {
+    // An escaped string inside a string (`\"s3cret\"`): it ends at the same escaped quote.
+    valueStart = v + escapes + 1;
+    valueEnd = text.indexOf(text.slice(v, v + escapes + 1), valueStart);
+    if (valueEnd < 0 || valueEnd - valueStart > MAX_VALUE) return null;
+  } else if (quoted) {
     valueStart = v + 1;
     valueEnd = closingQuote(text, valueStart, quote);
     if (valueEnd < 0) return null;
@@ -277,4 +289,71 @@ function isConfigStyle(text: string, name: string, nameStart: number, opChar: nu
   while (e < text.length && isSpace(text.charCodeAt(e))) e++;
   const lineEnd = e >= text.length || text.charCodeAt(e) === LF || text.charCodeAt(e) === CR || text.charCodeAt(e) === 35; // #
   return lineStart && lineEnd;
+}
+
+/**
+ * Key parts under which a random-looking value is an identifier, a digest or data, not a secret
+ * (`"uuid": "…"`, `integrity: "sha512-…"`, `"requestId": "req_01…"`).
+ */
+const NOT_SECRET_KEY_PART = new Set([
+  'id', 'ids', 'uuid', 'guid', 'hash', 'sha', 'sha1', 'sha256', 'sha512', 'digest', 'integrity', 'checksum', 'etag',
+  'commit', 'rev', 'revision', 'version', 'name', 'path', 'file', 'url', 'uri', 'href', 'src', 'data', 'content',
+  'image', 'base64', 'body', 'text', 'model', 'type', 'kind', 'class', 'classname', 'style', 'title', 'label', 'slug',
+  'cursor', 'ref', 'sessionid', 'session', 'request', 'message', 'parent', 'tool', 'node', 'key',
+]);
+
+const ENTROPY_MIN_LENGTH = 24;
+/** Bits per character: random base62 of 24 characters is ≈ 4.2; words in camelCase stay ≤ 3.9. */
+const ENTROPY_MIN_BITS = 4;
+
+/** Shannon entropy of `s` in bits per character. */
+export function shannonEntropy(s: string): number {
+  const counts = new Map<number, number>();
+  for (let i = 0; i < s.length; i++) counts.set(s.charCodeAt(i), (counts.get(s.charCodeAt(i)) ?? 0) + 1);
+  let bits = 0;
+  for (const n of counts.values()) {
+    const p = n / s.length;
+    bits -= p * Math.log2(p);
+  }
+  return bits;
+}
+
+function isTokenChar(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45 || c === 43 || c === 47;
+}
+
+/**
+ * A high-entropy value assigned to any key (detect-secrets' high-entropy strings, gitleaks'
+ * generic rule): ≥ 24 characters of one base64/base62 run with upper case, lower case and a digit,
+ * and ≥ 4 bits of entropy per character. Keys that name identifiers, digests or data are skipped.
+ */
+function highEntropyAssignment(text: string, op: number, nameStart: number, nameEnd: number): AssignmentMatch | null {
+  let v = op + 1;
+  while (isSpace(text.charCodeAt(v))) v++;
+  while (text.charCodeAt(v) === BACKSLASH) v++;
+  const quote = text.charCodeAt(v);
+  if (quote === DQUOTE || quote === SQUOTE || quote === BACKTICK) v++;
+  let end = v;
+  let upper = false;
+  let lower = false;
+  let digit = false;
+  while (end - v <= 512 && isTokenChar(text.charCodeAt(end))) {
+    const c = text.charCodeAt(end);
+    if (c >= 65 && c <= 90) upper = true;
+    else if (c >= 97 && c <= 122) lower = true;
+    else if (c >= 48 && c <= 57) digit = true;
+    end++;
+  }
+  // Base64 padding ends a value; an `=` inside one is an assignment of its own (`KEY=…`).
+  for (let pad = 0; pad < 2 && text.charCodeAt(end) === EQ; pad++) end++;
+  if (end - v < ENTROPY_MIN_LENGTH || end - v > 512 || !(upper && lower && digit)) return null;
+  // The value must end there: `abc…xyz.` in prose or a path continues.
+  const after = text.charCodeAt(end);
+  if (end < text.length && !(after <= SPACE || after === DQUOTE || after === SQUOTE || after === BACKTICK || after === BACKSLASH || after === 44 || after === 59 || after === 125 || after === 41)) return null;
+  const value = text.slice(v, end);
+  if (value.charCodeAt(0) === SLASH || value.includes('//') || /^sha\d+-/i.test(value)) return null;
+  if (shannonEntropy(value) < ENTROPY_MIN_BITS) return null;
+  const parts = splitName(text.slice(nameStart, nameEnd));
+  if (parts.length === 0 || parts.some((p) => NOT_SECRET_KEY_PART.has(p) || DESCRIPTIVE_LAST_PART.has(p))) return null;
+  return { valueStart: v, valueEnd: end, kind: 'high-entropy' };
 }

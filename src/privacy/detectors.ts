@@ -9,6 +9,7 @@
  * sticky regex at the computed start. Ordinary text costs the `indexOf` passes and nothing else.
  */
 import { isPlaceholderValue, matchAssignment } from './assignment.js';
+import { findNetrcPasswords, findPrefixed } from './rules.js';
 
 /** A secret found in the text: `[start, end)` is replaced by `[REDACTED:<kind>]`. */
 export interface SecretSpan {
@@ -67,8 +68,10 @@ const BEARER = 21;
 const BASIC = 22;
 const CURL_USER = 23;
 const URL_PASSWORD = 24;
+/** Priority of the prefixed provider tokens of rules.ts, after the shapes above. */
+const PREFIXED_PRIORITY = 25;
 /** Priority of secret-named assignments (assignment.ts), after every shape. */
-const ASSIGNMENT_PRIORITY = 25;
+const ASSIGNMENT_PRIORITY = 26;
 
 const DETECTORS: readonly Detector[] = [
   {
@@ -79,34 +82,34 @@ const DETECTORS: readonly Detector[] = [
       'y',
     ),
   },
-  { kind: 'anthropic-key', pattern: /(?<![\w-])()(sk-ant-[\w-]{20,})/y, accept: hasDigit },
+  { kind: 'anthropic-key', pattern: /(?<!(?<!\\)[\w-])()(sk-ant-[\w-]{20,})/y, accept: hasDigit },
   {
     kind: 'openai-key',
-    pattern: /(?<![\w-])()(sk-(?!ant-)(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,})/y,
+    pattern: /(?<!(?<!\\)[\w-])()(sk-(?!ant-)(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,})/y,
     accept: hasDigitAndLetter,
   },
-  { kind: 'stripe-key', pattern: /(?<![\w-])()((?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,})/y },
-  { kind: 'github-token', pattern: /(?<![\w-])()(gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})/y },
-  { kind: 'gitlab-token', pattern: /(?<![\w-])()(gl(?:pat|dt|rt|ptt|cbt|ft|soat)-[A-Za-z0-9_-]{20,})/y },
-  { kind: 'slack-token', pattern: /(?<![\w-])()(xox[abposre]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,})/y, accept: hasDigit },
+  { kind: 'stripe-key', pattern: /(?<!(?<!\\)[\w-])()((?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,})/y },
+  { kind: 'github-token', pattern: /(?<!(?<!\\)[\w-])()(gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})/y },
+  { kind: 'gitlab-token', pattern: /(?<!(?<!\\)[\w-])()(gl(?:pat|dt|rt|ptt|cbt|ft|soat)-[A-Za-z0-9_-]{20,})/y },
+  { kind: 'slack-token', pattern: /(?<!(?<!\\)[\w-])()(xox[abposre]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,})/y, accept: hasDigit },
   { kind: 'slack-webhook', pattern: /(:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/)([A-Za-z0-9_/-]{20,})/y },
   {
     kind: 'discord-webhook',
     pattern: /(:\/\/(?:(?:ptb|canary)\.)?discord(?:app)?\.com\/api\/webhooks\/\d+\/)([A-Za-z0-9_-]{30,})/y,
   },
-  { kind: 'aws-access-key', pattern: /(?<![A-Za-z0-9])()((?:AKIA|ASIA|ABIA)[A-Z0-9]{16})(?![A-Za-z0-9])/y },
-  { kind: 'google-api-key', pattern: /(?<![\w-])()(AIza[0-9A-Za-z_-]{35})(?![\w-])/y },
-  { kind: 'jwt', pattern: /(?<![\w-])()(eyJ[A-Za-z0-9_-]{6,}\.eyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]*)/y },
-  { kind: 'npm-token', pattern: /(?<![\w-])()(npm_[A-Za-z0-9]{36})(?![\w-])/y },
-  { kind: 'pypi-token', pattern: /(?<![\w-])()(pypi-AgE[A-Za-z0-9_-]{50,})/y },
-  { kind: 'huggingface-token', pattern: /(?<![\w-])()(hf_[A-Za-z0-9]{30,})(?![\w-])/y },
-  { kind: 'twilio-key', pattern: /(?<![\w-])()(SK[0-9a-f]{32})(?![\w-])/y },
-  { kind: 'sendgrid-key', pattern: /(?<![\w-])()(SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64})/y },
-  { kind: 'azure-key', pattern: /(?<![\w~.-])()([A-Za-z0-9_~.-]{3}\dQ~[A-Za-z0-9_~.-]{31,34})(?![\w~.-])/y },
-  { kind: 'digitalocean-token', pattern: /(?<![\w-])()(do[opr]_v1_[a-f0-9]{64})(?![\w-])/y },
+  { kind: 'aws-access-key', pattern: /(?<!(?<!\\)[A-Za-z0-9])()((?:AKIA|ASIA|ABIA)[A-Z0-9]{16})(?![A-Za-z0-9])/y },
+  { kind: 'google-api-key', pattern: /(?<!(?<!\\)[\w-])()(AIza[0-9A-Za-z_-]{35})(?![\w-])/y },
+  { kind: 'jwt', pattern: /(?<!(?<!\\)[\w-])()(eyJ[A-Za-z0-9_-]{6,}\.eyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]*)/y },
+  { kind: 'npm-token', pattern: /(?<!(?<!\\)[\w-])()(npm_[A-Za-z0-9]{36})(?![\w-])/y },
+  { kind: 'pypi-token', pattern: /(?<!(?<!\\)[\w-])()(pypi-AgE[A-Za-z0-9_-]{50,})/y },
+  { kind: 'huggingface-token', pattern: /(?<!(?<!\\)[\w-])()(hf_[A-Za-z0-9]{30,})(?![\w-])/y },
+  { kind: 'twilio-key', pattern: /(?<!(?<!\\)[\w-])()(SK[0-9a-f]{32})(?![\w-])/y },
+  { kind: 'sendgrid-key', pattern: /(?<!(?<!\\)[\w-])()(SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64})/y },
+  { kind: 'azure-key', pattern: /(?<!(?<!\\)[\w~.-])()([A-Za-z0-9_~.-]{3}\dQ~[A-Za-z0-9_~.-]{31,34})(?![\w~.-])/y },
+  { kind: 'digitalocean-token', pattern: /(?<!(?<!\\)[\w-])()(do[opr]_v1_[a-f0-9]{64})(?![\w-])/y },
   {
     kind: 'discord-token',
-    pattern: /(?<![\w-])()([MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40})(?![\w-])/y,
+    pattern: /(?<!(?<!\\)[\w-])()([MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40})(?![\w-])/y,
     accept: hasDigit,
   },
   // The probe starts at the first digit, so only digits before it matter (`bot123…:AA…` in API URLs).
@@ -153,6 +156,10 @@ export function findSecrets(text: string): SecretSpan[] {
   for (let i = text.indexOf('~'); i !== -1; i = text.indexOf('~', i + 1)) {
     if (text.charCodeAt(i - 1) === 81 /* Q */) at(i - 5, AZURE); // …8Q~…
   }
+  for (const hit of findPrefixed(text)) {
+    if (!text.slice(hit.start, hit.end).includes('[REDACTED:')) spans.push({ ...hit, priority: PREFIXED_PRIORITY });
+  }
+  for (const hit of findNetrcPasswords(text)) spans.push({ ...hit, priority: ASSIGNMENT_PRIORITY });
   return spans;
 }
 

@@ -1,0 +1,147 @@
+/**
+ * The one redaction pass at the store's write boundary (SPEC §7): every string a write carries —
+ * memory text, tags, meta (keys and values), file paths, provenance, event data (forget reasons),
+ * snapshot labels, review items, session titles, turns and their tool input — goes through
+ * {@link sanitize} before it reaches the store. `createCairn` wraps its store with
+ * {@link redactingStore}, so every surface (CLI, MCP, HTTP, hooks, import, ingest, distil, the
+ * memory-tool backend) writes through it.
+ *
+ * Bypassing it is a compile error: {@link STORE_METHODS} and {@link SUBSTRATE_METHODS} must name
+ * every method of `Store` and `SubstrateStore` and say whether it writes text.
+ */
+import type { Store, SubstrateStore } from '../types.js';
+import { isPlaceholderValue, secretNameKind } from './assignment.js';
+import { sanitize } from './redact.js';
+
+/** How a method is treated: `write` sanitizes every string argument; `pass` forwards as is. */
+type Treatment = 'write' | 'pass';
+
+type MethodsOf<T> = { [K in keyof T]-?: NonNullable<T[K]> extends (...args: never[]) => unknown ? K : never }[keyof T];
+
+/**
+ * Every Store method. `pass`: reads, ids and vectors only, or internal bookkeeping whose values
+ * cairn writes itself (ingest cursors, token hashes, undo state built from stored memories).
+ */
+export const STORE_METHODS: Record<MethodsOf<Store>, Treatment> = {
+  open: 'pass',
+  close: 'pass',
+  writeMemory: 'write',
+  patchMemory: 'write',
+  getMemory: 'pass',
+  getMemories: 'pass',
+  findByContentHash: 'pass',
+  listMemories: 'pass',
+  countMemories: 'pass',
+  versions: 'pass',
+  searchText: 'pass',
+  searchVector: 'pass',
+  putVectors: 'pass',
+  getVectors: 'pass',
+  vectorModel: 'pass',
+  missingVectors: 'pass',
+  clearVectors: 'pass',
+  touch: 'pass',
+  appendEvents: 'write',
+  listEvents: 'pass',
+  createSnapshot: 'write',
+  listSnapshots: 'pass',
+  getSnapshot: 'pass',
+  snapshotMemberIds: 'pass',
+  getState: 'pass',
+  setState: 'pass',
+  updateState: 'pass',
+  stats: 'pass',
+  queueReview: 'write',
+  listReview: 'pass',
+  countReview: 'pass',
+  getReview: 'pass',
+  resolveReview: 'write',
+  vacuum: 'pass',
+  integrityCheck: 'pass',
+};
+
+/** Every SubstrateStore method: the batch of sessions, turns, compactions and corrections is text. */
+export const SUBSTRATE_METHODS: Record<MethodsOf<SubstrateStore>, Treatment> = {
+  writeSubstrate: 'write',
+  getCursor: 'pass',
+  getSession: 'pass',
+  listSessions: 'pass',
+  getTurns: 'pass',
+  getCompactions: 'pass',
+  getCorrections: 'pass',
+  searchTurns: 'pass',
+  substrateStats: 'pass',
+};
+
+/**
+ * `value` with every string in it sanitized (object keys too), or the same value when nothing
+ * changed. Typed arrays, buffers and other class instances are left alone.
+ */
+export function sanitizeDeep<T>(value: T): T {
+  if (typeof value === 'string') return sanitize(value).text as T;
+  if (Array.isArray(value)) {
+    let out: unknown[] | null = null;
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      const clean = sanitizeDeep(item);
+      if (clean !== item) (out ??= value.slice())[i] = clean;
+    }
+    return (out ?? value) as T;
+  }
+  if (value !== null && typeof value === 'object') {
+    const proto: unknown = Object.getPrototypeOf(value);
+    if (proto !== Object.prototype && proto !== null) return value;
+    let out: Record<string, unknown> | null = null;
+    for (const [key, item] of Object.entries(value)) {
+      if (key === 'actor') continue; // who acted (`token:alice`): cairn's own label, never user text
+      const cleanKey = sanitize(key).text;
+      const clean = typeof item === 'string' ? secretValue(key, item) : sanitizeDeep(item);
+      if (clean !== item || cleanKey !== key) {
+        out ??= { ...(value as Record<string, unknown>) };
+        if (cleanKey !== key) delete out[key];
+        out[cleanKey] = clean;
+      }
+    }
+    return (out ?? value) as T;
+  }
+  return value;
+}
+
+/**
+ * A string value under a key: under a secret-naming key (`{"apiKey": "…"}` in imported meta) the
+ * whole value is the secret, as in an assignment; otherwise the value is sanitized as text.
+ */
+function secretValue(key: string, value: string): string {
+  const kind = value.length >= 4 && !isPlaceholderValue(value) && !/\s/.test(value) ? secretNameKind(key, false) : null;
+  return kind === null ? sanitize(value).text : `[REDACTED:${kind}]`;
+}
+
+const GUARDED = Symbol('cairn.redacting');
+
+function wrap<T extends object>(target: T, table: Record<string, Treatment>, nested: (property: PropertyKey, value: unknown) => unknown): T {
+  return new Proxy(target, {
+    get(object, property) {
+      if (property === GUARDED) return true;
+      const value: unknown = Reflect.get(object, property, object);
+      if (typeof value !== 'function') return nested(property, value);
+      const fn = value as (...args: unknown[]) => unknown;
+      if (typeof property === 'string' && table[property] === 'write') {
+        return (...args: unknown[]) => fn.apply(object, args.map((arg) => sanitizeDeep(arg)));
+      }
+      return fn.bind(object);
+    },
+  });
+}
+
+/** `store` with every text it is given sanitized first. Wrapping twice is a no-op. */
+export function redactingStore<S extends Store>(store: S): S {
+  if ((store as unknown as Record<symbol, unknown>)[GUARDED] === true) return store;
+  const substrates = new WeakMap<SubstrateStore, SubstrateStore>();
+  return wrap(store, STORE_METHODS, (property, value) => {
+    if (property !== 'substrate' || value === undefined || value === null) return value;
+    const substrate = value as SubstrateStore;
+    let guarded = substrates.get(substrate);
+    if (guarded === undefined) substrates.set(substrate, (guarded = wrap(substrate, SUBSTRATE_METHODS, (_p, v) => v)));
+    return guarded;
+  });
+}

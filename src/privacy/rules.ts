@@ -1,0 +1,164 @@
+/**
+ * Provider tokens that begin with a fixed literal (`shpat_`, `hvs.`, `PMAK-`, `dapi` …): one
+ * table, scanned by literal. The shapes follow the providers' documented token formats as
+ * collected in gitleaks' rule set (github.com/gitleaks/gitleaks, config/gitleaks.toml, MIT);
+ * patterns are re-expressed for JavaScript, not copied, and only rules with a literal prefix are
+ * taken (gitleaks' keyword-plus-generic rules are covered by the secret-named assignments of
+ * assignment.ts and the high-entropy check).
+ *
+ * Cost: one `indexOf` pass per distinct prefix over text that has none, then a sticky regex only
+ * where a prefix occurs.
+ */
+import { isPlaceholderValue } from './assignment.js';
+
+export interface PrefixRule {
+  kind: string;
+  /** The literal every token of this kind starts with (case-sensitive). */
+  prefix: string;
+  /** Sticky regex run at the prefix: the whole match is the secret. */
+  pattern: RegExp;
+  /** Further check on the match; false means no match. */
+  accept?: (secret: string) => boolean;
+}
+
+const hasDigit = (s: string): boolean => /\d/.test(s);
+const mixed = (s: string): boolean => /\d/.test(s) && /[a-z]/.test(s) && /[A-Z]/.test(s);
+
+/** Sticky, and not glued to a word before it (the caller checks the character before the prefix). */
+const rule = (kind: string, prefix: string, body: string, accept?: (secret: string) => boolean): PrefixRule => ({
+  kind,
+  prefix,
+  pattern: new RegExp(`${body}(?![A-Za-z0-9_])`, 'y'),
+  ...(accept ? { accept } : {}),
+});
+
+export const PREFIX_RULES: readonly PrefixRule[] = [
+  rule('mailgun-key', 'key-', String.raw`key-[0-9a-f]{32}`, hasDigit),
+  rule('mailgun-key', 'pubkey-', String.raw`pubkey-[0-9a-f]{32}`, hasDigit),
+  rule('shopify-token', 'shpat_', String.raw`shpat_[a-fA-F0-9]{32}`),
+  rule('shopify-token', 'shpca_', String.raw`shpca_[a-fA-F0-9]{32}`),
+  rule('shopify-token', 'shppa_', String.raw`shppa_[a-fA-F0-9]{32}`),
+  rule('shopify-token', 'shpss_', String.raw`shpss_[a-fA-F0-9]{32}`),
+  rule('vault-token', 'hvs.', String.raw`hvs\.[\w-]{24,}`, hasDigit),
+  rule('vault-token', 'hvb.', String.raw`hvb\.[\w-]{24,}`, hasDigit),
+  rule('vault-token', 'hvr.', String.raw`hvr\.[\w-]{24,}`, hasDigit),
+  rule('postman-key', 'PMAK-', String.raw`PMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{34}`),
+  rule('age-secret-key', 'AGE-SECRET-KEY-1', String.raw`AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}`),
+  rule('databricks-token', 'dapi', String.raw`dapi[a-f0-9]{32}(?:-\d)?`, hasDigit),
+  rule('linear-key', 'lin_api_', String.raw`lin_api_[A-Za-z0-9]{40}`),
+  rule('linear-key', 'lin_oauth_', String.raw`lin_oauth_[a-f0-9]{64}`),
+  rule('braintree-token', 'access_token$', String.raw`access_token\$(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-f]{32}`),
+  rule('atlassian-token', 'ATATT3', String.raw`ATATT3[A-Za-z0-9_=-]{150,250}`),
+  rule('doppler-token', 'dp.', String.raw`dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}`),
+  rule('pulumi-token', 'pul-', String.raw`pul-[a-f0-9]{40}`),
+  rule('grafana-token', 'glc_', String.raw`glc_[A-Za-z0-9+/]{32,400}={0,2}`),
+  rule('grafana-token', 'glsa_', String.raw`glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}`),
+  rule('newrelic-key', 'NRAK-', String.raw`NRAK-[A-Z0-9]{27}`),
+  rule('newrelic-key', 'NRII-', String.raw`NRII-[A-Za-z0-9_-]{32}`),
+  rule('newrelic-key', 'NRJS-', String.raw`NRJS-[a-f0-9]{19}`),
+  rule('sentry-token', 'sntrys_', String.raw`sntrys_eyJ[A-Za-z0-9+/=_]{60,}`),
+  rule('sentry-token', 'sntryu_', String.raw`sntryu_[a-f0-9]{64}`),
+  rule('supabase-token', 'sbp_', String.raw`sbp_[a-f0-9]{40}`),
+  rule('cloudflare-origin-ca-key', 'v1.0-', String.raw`v1\.0-[a-f0-9]{24}-[a-f0-9]{146}`),
+  rule('heroku-key', 'HRKU-', String.raw`HRKU-[A-Za-z0-9_-]{58,60}`),
+  rule('flyio-token', 'fo1_', String.raw`fo1_[\w-]{43}`),
+  rule('flyio-token', 'fm2_', String.raw`fm2_[A-Za-z0-9+/]{100,}={0,3}`),
+  rule('dynatrace-token', 'dt0c01.', String.raw`dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}`),
+  rule('square-token', 'sq0atp-', String.raw`sq0atp-[\w-]{22}`),
+  rule('square-token', 'sq0csp-', String.raw`sq0csp-[\w-]{43}`),
+  rule('square-token', 'EAAA', String.raw`EAAA[\w-]{60}`, mixed),
+  rule('shippo-token', 'shippo_', String.raw`shippo_(?:live|test)_[a-fA-F0-9]{40}`),
+  rule('planetscale-token', 'pscale_', String.raw`pscale_(?:tkn|pw|oauth)_[\w=.-]{32,64}`),
+  rule('readme-key', 'rdme_', String.raw`rdme_[a-z0-9]{70}`),
+  rule('prefect-key', 'pnu_', String.raw`pnu_[A-Za-z0-9]{36}`),
+  rule('frameio-token', 'fio-u-', String.raw`fio-u-[\w=-]{64}`),
+  rule('easypost-key', 'EZAK', String.raw`EZ[AT]K[A-Za-z0-9]{54}`),
+  rule('easypost-key', 'EZTK', String.raw`EZTK[A-Za-z0-9]{54}`),
+  rule('duffel-token', 'duffel_', String.raw`duffel_(?:test|live)_[\w=-]{43}`),
+  rule('typeform-token', 'tfp_', String.raw`tfp_[A-Za-z0-9_.=-]{59}`),
+  rule('scalingo-token', 'tk-us-', String.raw`tk-us-[\w-]{48}`),
+  rule('flutterwave-key', 'FLWSECK', String.raw`FLWSECK(?:_TEST)?-[a-h0-9]{32}-X`),
+  rule('alibaba-access-key', 'LTAI', String.raw`LTAI[A-Za-z0-9]{20}`, hasDigit),
+  rule('groq-key', 'gsk_', String.raw`gsk_[A-Za-z0-9]{52}`),
+  rule('replicate-token', 'r8_', String.raw`r8_[A-Za-z0-9]{37}`, hasDigit),
+  rule('perplexity-key', 'pplx-', String.raw`pplx-[A-Za-z0-9]{48}`),
+  rule('xai-key', 'xai-', String.raw`xai-[A-Za-z0-9]{80}`),
+  rule('1password-token', 'ops_eyJ', String.raw`ops_eyJ[A-Za-z0-9+/=_-]{100,}`),
+  rule('google-oauth-secret', 'GOCSPX-', String.raw`GOCSPX-[\w-]{28}`),
+  rule('notion-token', 'ntn_', String.raw`ntn_\d{11}[A-Za-z0-9]{35}`),
+  rule('mapbox-token', 'sk.eyJ', String.raw`sk\.eyJ[\w-]+\.[\w-]{20,}`),
+  rule('terraform-token', '.atlasv1.', String.raw`\.atlasv1\.[\w=-]{60,70}`),
+  rule('clojars-token', 'CLOJARS_', String.raw`CLOJARS_[a-z0-9]{60}`),
+  rule('rubygems-key', 'rubygems_', String.raw`rubygems_[a-f0-9]{48}`),
+  rule('docker-token', 'dckr_pat_', String.raw`dckr_pat_[\w-]{27,}`),
+  rule('docker-token', 'dckr_oat_', String.raw`dckr_oat_[\w-]{32,}`),
+  rule('tailscale-key', 'tskey-', String.raw`tskey-[a-z]+-[A-Za-z0-9]{6,}-[A-Za-z0-9]{16,}`),
+  rule('brevo-key', 'xkeysib-', String.raw`xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}`),
+  rule('huggingface-token', 'api_org_', String.raw`api_org_[A-Za-z]{34}`),
+  rule('sourcegraph-token', 'sgp_', String.raw`sgp_(?:local_)?[a-f0-9]{40}`),
+  rule('harness-token', 'pat.', String.raw`pat\.[\w-]{22}\.[0-9a-f]{24}\.[0-9A-Za-z]{20}`),
+  rule('airtable-token', 'pat', String.raw`pat[A-Za-z0-9]{14}\.[a-f0-9]{64}`),
+  rule('nuget-key', 'oy2', String.raw`oy2[a-z0-9]{43}`, hasDigit),
+  rule('openai-key', 'sess-', String.raw`sess-[A-Za-z0-9]{40}`, mixed),
+];
+
+/** Rules grouped by prefix, so each prefix is searched once. */
+const BY_PREFIX = new Map<string, PrefixRule[]>();
+for (const r of PREFIX_RULES) BY_PREFIX.set(r.prefix, [...(BY_PREFIX.get(r.prefix) ?? []), r]);
+
+/** Word characters: a prefix glued to one (`monkey-…`, `tapi…`) starts no token. */
+function isWordCode(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+}
+
+/** Prefixes that may follow a word character (`…atlasv1.` is glued to its id part). */
+const GLUED = new Set(['.atlasv1.']);
+
+export interface PrefixHit {
+  start: number;
+  end: number;
+  kind: string;
+}
+
+/** `.netrc` / `_netrc`: `password` after `machine host` or `login user` (on one line or the next). */
+const NETRC_BEFORE = /(?:^|\s)(?:machine|login|account|default)(?:[ \t]+\S+)?\s+$/;
+const NETRC_PASSWORD = /password[ \t]+([^\s]+)/y;
+
+export function findNetrcPasswords(text: string): PrefixHit[] {
+  const hits: PrefixHit[] = [];
+  for (let i = text.indexOf('password'); i !== -1; i = text.indexOf('password', i + 8)) {
+    const before = text.charCodeAt(i - 1);
+    if (i > 0 && before !== 32 && before !== 9 && before !== 10 && before !== 13) continue;
+    NETRC_PASSWORD.lastIndex = i;
+    const m = NETRC_PASSWORD.exec(text);
+    if (m === null || !NETRC_BEFORE.test(text.slice(Math.max(0, i - 200), i))) continue;
+    const value = m[1] as string;
+    if (value.startsWith('[REDACTED:') || isPlaceholderValue(value) || (value.length < 6 && !/\d/.test(value))) continue;
+    hits.push({ start: i + m[0].length - value.length, end: i + m[0].length, kind: 'netrc-password' });
+  }
+  return hits;
+}
+
+/** Every prefixed token in `text`. */
+export function findPrefixed(text: string): PrefixHit[] {
+  const hits: PrefixHit[] = [];
+  for (const [prefix, rules] of BY_PREFIX) {
+    for (let i = text.indexOf(prefix); i !== -1; i = text.indexOf(prefix, i + prefix.length)) {
+      // `\nAGE-SECRET-KEY-1…` in JSON: the `n` of an escape does not glue.
+      if (!GLUED.has(prefix) && i > 0 && isWordCode(text.charCodeAt(i - 1)) && text.charCodeAt(i - 2) !== 92) continue;
+      for (const r of rules) {
+        r.pattern.lastIndex = i;
+        const m = r.pattern.exec(text);
+        if (m === null || (r.accept && !r.accept(m[0]))) continue;
+        let start = i;
+        // A Terraform Cloud token is `<14 chars>.atlasv1.<rest>`: take the id part too.
+        if (prefix === '.atlasv1.') {
+          while (start > 0 && i - start < 14 && isWordCode(text.charCodeAt(start - 1))) start--;
+        }
+        hits.push({ start, end: i + m[0].length, kind: r.kind });
+        break;
+      }
+    }
+  }
+  return hits;
+}
