@@ -71,6 +71,9 @@ export const SUBSTRATE_METHODS: Record<MethodsOf<SubstrateStore>, Treatment> = {
   getCorrections: 'pass',
   searchTurns: 'pass',
   substrateStats: 'pass',
+  listFacts: 'pass',
+  searchFacts: 'pass',
+  getFact: 'pass',
 };
 
 /**

@@ -117,6 +117,8 @@ export class FactSink {
   /** Secrets in the line around `[start, end)` (a window of it when the line is long), cached per line. */
   private secretsAround(start: number, end: number): SecretSpan[] {
     let lineStart = this.text.lastIndexOf('\n', start - 1) + 1;
+    // Two lines more before it: a `.netrc` password is named by the `machine`/`login` lines above.
+    for (let k = 0; k < 2 && lineStart > 0; k++) lineStart = this.text.lastIndexOf('\n', lineStart - 2) + 1;
     let lineEnd = this.text.indexOf('\n', end);
     if (lineEnd < 0) lineEnd = this.text.length;
     if (start - lineStart > CONTEXT_WINDOW) lineStart = start - CONTEXT_WINDOW;
