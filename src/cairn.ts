@@ -12,8 +12,7 @@ import type {
 } from './distill/review.js';
 import type { DistillSummary } from './distill/types.js';
 import type { FactSearchInput, SessionFactsInput } from './history/facts.js';
-import type { HistoryInput, IngestOptions, SessionsInput } from './history/history.js';
-import type { IngestSummary } from './ingest/index.js';
+import type { HistoryInput, IngestOptions, IngestReport, SessionsInput } from './history/history.js';
 import {
   diff,
   forget,
@@ -89,7 +88,7 @@ export interface Cairn {
   exportJsonl(options?: ListOptions & { allProjects?: boolean }): AsyncGenerator<string>;
   exportMarkdown(options?: ListOptions & { allProjects?: boolean }): Promise<string>;
   /** Read agent transcripts under `paths` into session history, incrementally, and distil what was added. */
-  ingest(paths: string[], options?: IngestOptions): Promise<IngestSummary & { distilled?: DistillSummary }>;
+  ingest(paths: string[], options?: IngestOptions): Promise<IngestReport>;
   /** Distil session history into memories (sessions with new turns, or the ones given). */
   distill(options?: DistillOptions): Promise<DistillSummary>;
   /** Housekeeping: decay, usage-based importance, pruning below a floor, review queue rebuild, VACUUM. */

@@ -21,6 +21,7 @@ import { registerMigrateCommand } from './commands/migrate.js';
 import { registerCopyCommand } from './commands/copy.js';
 import { registerReindexCommand } from './commands/reindex.js';
 import { registerEmbedCommands } from './commands/embed.js';
+import { registerHomeAction } from './commands/home.js';
 
 
 const defaultIo = (): CliIo => ({
@@ -97,6 +98,8 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
   registerCopyCommand(program, run);
   registerReindexCommand(program, run);
   registerEmbedCommands(program, run);
+  // `cairn` alone: a short status and the next commands (last: it needs every command registered).
+  registerHomeAction(program, run);
 
   try {
     await program.parseAsync(argv, { from: 'user' });

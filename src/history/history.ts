@@ -5,6 +5,7 @@ import type { DistillSummary } from '../distill/types.js';
 import { ingestPaths, type IngestProgress, type IngestSummary } from '../ingest/index.js';
 import { AGENTS, TURN_ROLES, type Agent, type SessionRecord, type SubstrateStore, type TurnHit, type TurnRole } from '../types.js';
 import { resolveProject } from '../workspace/project.js';
+import { foundByProject, type ProjectFound } from './found.js';
 
 export function substrateOf(deps: Deps): SubstrateStore {
   const substrate = deps.store.substrate;
@@ -18,13 +19,18 @@ export interface IngestOptions {
   onProgress?: (progress: IngestProgress) => void;
   /** Distil the sessions that received turns into memories (heuristics, no network). @default true */
   distill?: boolean;
+  /** Also report, per project, the sessions read, their corrections and the memories it holds (`projects`). @default false */
+  byProject?: boolean;
 }
+
+/** What `ingest` reports: the reader's summary, what distillation made of it, and where it went by project. */
+export type IngestReport = IngestSummary & { distilled?: DistillSummary; projects?: ProjectFound[] };
 
 /**
  * Read transcripts under `paths` into the session substrate, incrementally, then distil the
  * sessions that received turns into memories (see src/distill/).
  */
-export async function ingest(deps: Deps, paths: string[], options: IngestOptions = {}): Promise<IngestSummary & { distilled?: DistillSummary }> {
+export async function ingest(deps: Deps, paths: string[], options: IngestOptions = {}): Promise<IngestReport> {
   const substrate = substrateOf(deps);
   const projects = new Map<string, string | null>();
   const touched = new Set<string>();
@@ -43,8 +49,9 @@ export async function ingest(deps: Deps, paths: string[], options: IngestOptions
     },
   });
   await deps.store.setState('last_ingest_at', String(deps.clock.now()));
-  if (options.distill === false) return summary;
-  return { ...summary, distilled: await distillTouched(deps, touched) };
+  const distilled = options.distill === false ? undefined : await distillTouched(deps, touched);
+  const found = options.byProject ? await foundByProject(deps, substrate, touched) : undefined;
+  return { ...summary, ...(distilled ? { distilled } : {}), ...(found ? { projects: found } : {}) };
 }
 
 export interface SessionsInput {

@@ -6,6 +6,7 @@ import { defaultTranscriptRoots } from '../../ingest/index.js';
 import type { Agent, TurnRole } from '../../types.js';
 import { when } from '../format.js';
 import { ProgressBar } from '../progress.js';
+import { foundLines } from '../where.js';
 import { distillLines } from './distill.js';
 import { list, positiveInt, type Run } from './memory.js';
 
@@ -31,6 +32,7 @@ export function registerIngestCommands(program: Command, run: Run): void {
       const cairn = await ctx.cairn('ingest');
       const bar = new ProgressBar(ctx.io.stderr, 'ingesting', 0, 'bytes');
       const summary = await cairn.ingest(roots, {
+        byProject: true,
         onProgress: (p) => {
           bar.setTotal(p.bytesTotal);
           bar.update(p.bytesDone, `${p.filesDone}/${p.filesTotal} files`);
@@ -44,6 +46,7 @@ export function registerIngestCommands(program: Command, run: Run): void {
       );
       ctx.out(`${(summary.bytes / 1e6).toFixed(1)} MB in ${summary.seconds.toFixed(2)} s (${summary.mbPerSecond.toFixed(0)} MB/s) · ${summary.badLines} bad lines · ${summary.skipped} files skipped`);
       if (summary.distilled) for (const line of distillLines(summary.distilled)) ctx.out(line);
+      for (const line of foundLines(summary.projects ?? [], cairn.deps.project)) ctx.out(line);
       const redacted = Object.entries(summary.redactions);
       if (redacted.length > 0) ctx.out(`redacted: ${redacted.map(([k, n]) => `${n}× ${k}`).join(', ')}`);
       for (const bad of summary.badLineSamples.slice(0, 10)) ctx.note(`bad line ${bad.path}:${bad.line}: ${bad.reason}`);

@@ -1,9 +1,13 @@
 import type { Command } from 'commander';
 import { invalid } from '../../errors.js';
 import type { Priority } from '../../memory/normalize.js';
-import type { Kind, Scope } from '../../types.js';
+import type { Cairn } from '../../cairn.js';
+import { memorySpread, type MemorySpread } from '../../memory/spread.js';
+import type { RecallHit, RecallInput } from '../../recall/recall.js';
+import type { Kind, ListOptions, Scope } from '../../types.js';
 import type { CommandContext } from '../context.js';
 import { day, memoryLine, recallHitLines, similarLines, when } from '../format.js';
+import { elsewhereLine, shellArg } from '../where.js';
 
 export type Run = (command: Command, handler: (ctx: CommandContext, ...args: never[]) => Promise<void>) => void;
 
@@ -80,35 +84,42 @@ export function registerMemoryCommands(program: Command, run: Run): void {
       .option('--kind <kinds>', 'only these kinds (comma-separated)', list)
       .option('--scope <scopes>', 'only these scopes (comma-separated)', list)
       .option('--project <id>', 'search this project instead of the current one')
+      .option('--no-project', 'search the memories without a project (and the user-wide ones)')
       .option('--all-projects', 'search every project')
       .option('--as-of <snapshot>', 'recall over the memories sealed in a snapshot')
       .option('--no-touch', 'do not count this as an access'),
     async (
       ctx,
       words: string[],
-      opts: { k: number; tags?: string[]; kind?: Kind[]; scope?: Scope[]; project?: string; allProjects?: boolean; asOf?: string; touch: boolean },
+      opts: { k: number; tags?: string[]; kind?: Kind[]; scope?: Scope[]; project?: string | false; allProjects?: boolean; asOf?: string; touch: boolean },
     ) => {
       const cairn = await ctx.cairn();
-      const result = await cairn.recall({
+      const input: RecallInput = {
         query: words.join(' '),
         k: opts.k,
         ...(opts.tags ? { tags: opts.tags } : {}),
         ...(opts.kind ? { kinds: opts.kind } : {}),
         ...(opts.scope ? { scopes: opts.scope } : {}),
-        ...(opts.project ? { project: opts.project } : {}),
+        ...(typeof opts.project === 'string' ? { project: opts.project } : opts.project === false ? { project: null } : {}),
         ...(opts.allProjects ? { allProjects: true } : {}),
         ...(opts.asOf ? { asOf: opts.asOf } : {}),
         touch: opts.touch,
-      });
-      if (ctx.json) return ctx.printJson(result);
+      };
+      const result = await cairn.recall(input);
+      const searched = input.project !== undefined ? input.project : cairn.deps.project;
+      const elsewhere = opts.allProjects ? null : await matchesElsewhere(cairn, input, searched, result.hits);
+      const command = `cairn recall ${words.map(shellArg).join(' ')} --all-projects`;
+      if (ctx.json) return ctx.printJson(elsewhere === null ? result : { ...result, elsewhere: { matches: elsewhere.matches, more: elsewhere.more, command } });
+      const inOthers = elsewhere && elsewhere.matches > 0 ? `${elsewhere.matches}${elsewhere.more ? '+' : ''} match${elsewhere.matches === 1 && !elsewhere.more ? '' : 'es'} in other projects` : null;
       if (result.hits.length === 0) {
-        ctx.out(`no memories match "${result.query}"`);
+        const where = opts.allProjects ? '' : ` in ${searched === null ? 'the memories without a project' : `this project (${searched})`}`;
+        ctx.out(`no memories match "${result.query}"${where}${inOthers ? `; ${inOthers}: ${command}` : ''}`);
         return;
       }
       result.hits.forEach((hit, i) => {
         for (const line of recallHitLines(hit, i + 1)) ctx.out(line);
       });
-      ctx.note(`${result.hits.length} of ${result.considered} candidates · mode ${result.mode}`);
+      ctx.note(`${result.hits.length} of ${result.considered} candidates · mode ${result.mode}${inOthers ? ` · ${inOthers} (add --all-projects)` : ''}`);
     },
   );
 
@@ -179,25 +190,34 @@ export function registerMemoryCommands(program: Command, run: Run): void {
       .option('-t, --tags <tags>', 'only memories with any of these tags', list)
       .option('--forgotten', 'list forgotten memories instead')
       .option('--superseded', 'include superseded versions')
+      .option('--project <id>', 'this project (and the user-wide memories) instead of the current one')
+      .option('--no-project', 'the memories without a project (and the user-wide ones)')
       .option('--all-projects', 'every project'),
     async (
       ctx,
-      opts: { limit: number; offset: number; kind?: Kind[]; scope?: Scope[]; tags?: string[]; forgotten?: boolean; superseded?: boolean; allProjects?: boolean },
+      opts: { limit: number; offset: number; kind?: Kind[]; scope?: Scope[]; tags?: string[]; forgotten?: boolean; superseded?: boolean; project?: string | false; allProjects?: boolean },
     ) => {
       const cairn = await ctx.cairn();
-      const memories = await cairn.list({
-        limit: opts.limit,
-        offset: opts.offset,
+      const filter: ListOptions = {
         ...(opts.kind ? { kinds: opts.kind } : {}),
         ...(opts.scope ? { scopes: opts.scope } : {}),
         ...(opts.tags ? { anyTags: opts.tags } : {}),
         ...(opts.forgotten ? { onlyDeleted: true } : {}),
         ...(opts.superseded ? { includeSuperseded: true } : {}),
-        ...(opts.allProjects ? { allProjects: true } : {}),
-      });
+        ...(typeof opts.project === 'string' ? { project: opts.project } : opts.project === false ? { project: null } : {}),
+      };
+      const memories = await cairn.list({ ...filter, limit: opts.limit, offset: opts.offset, ...(opts.allProjects ? { allProjects: true } : {}) });
+      // The whole listing fits on this page: say what the other projects hold (memories are kept per project).
+      const spread = memories.length < opts.limit && opts.offset === 0 && !opts.allProjects ? await listedElsewhere(cairn, filter) : null;
       if (ctx.json) return ctx.printJson(memories);
-      if (memories.length === 0) ctx.out('no memories');
+      const line = spread ? elsewhereLine(spread) : null;
+      if (memories.length === 0) {
+        const searched = filter.project !== undefined ? filter.project : cairn.deps.project;
+        const where = opts.allProjects ? '' : searched === null ? ' without a project' : ` in this project (${searched})`;
+        ctx.out(`no memories${where}${line ? `; ${line}` : ''}`);
+      }
       for (const m of memories) ctx.out(`${day(m.createdAt)} ${memoryLine(m)}`);
+      if (memories.length > 0 && line) ctx.note(`also ${line}`);
     },
   );
 
@@ -214,4 +234,22 @@ export function registerMemoryCommands(program: Command, run: Run): void {
       },
     );
   }
+}
+
+/** Matches another project holds that a recall scoped to `searched` did not show (at most 50; `more` when there may be more). */
+async function matchesElsewhere(cairn: Cairn, input: RecallInput, searched: string | null, shown: RecallHit[]): Promise<{ matches: number; more: boolean }> {
+  const probe = 50;
+  const { project: _project, ...rest } = input;
+  const all = await cairn.recall({ ...rest, allProjects: true, k: probe, touch: false, checkFiles: false });
+  const seen = new Set(shown.map((h) => h.memory.id));
+  // Visible here: this project's memories and the ones without a project.
+  const hidden = all.hits.filter((h) => !seen.has(h.memory.id) && h.memory.project !== null && h.memory.project !== searched);
+  return { matches: hidden.length, more: all.hits.length === probe && hidden.length > 0 };
+}
+
+/** Where the memories `filter` would list are, when none are in the listed project. */
+async function listedElsewhere(cairn: Cairn, filter: ListOptions): Promise<MemorySpread | null> {
+  const { project, ...rest } = filter;
+  const spread = await memorySpread(project === undefined ? cairn.deps : { ...cairn.deps, project }, { filter: rest });
+  return spread.otherTotal + spread.noProject > 0 ? spread : null;
 }

@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { distillStatus, distillStatusLine } from '../../distill/status.js';
+import { memorySpread } from '../../memory/spread.js';
 import { bytes, when } from '../format.js';
+import { elsewhereLine } from '../where.js';
 import type { Run } from './memory.js';
 
 export function registerStatusCommand(program: Command, run: Run): void {
@@ -8,13 +10,18 @@ export function registerStatusCommand(program: Command, run: Run): void {
     const cairn = await ctx.cairn();
     const status = await cairn.status();
     const lastIngest = await cairn.deps.store.getState('last_ingest_at');
-    const report = { ...status, home: ctx.config.home, lastIngestAt: lastIngest ? Number(lastIngest) : null, distill: await distillStatus(cairn.deps) };
+    const spread = await memorySpread(cairn.deps);
+    const report = { ...status, home: ctx.config.home, lastIngestAt: lastIngest ? Number(lastIngest) : null, distill: await distillStatus(cairn.deps), spread };
     if (ctx.json) return ctx.printJson(report);
     const s = status.stats;
     ctx.out(`cairn home   ${ctx.config.home}`);
     ctx.out(`database     ${status.store.location} (${status.store.name}, schema v${s.schemaVersion}, ${bytes(s.sizeBytes)})`);
     ctx.out(`project      ${status.project ?? '(none — user scope only)'}`);
     ctx.out(`memories     ${s.active} active · ${s.superseded} superseded · ${s.forgotten} forgotten · ${s.events} events · ${s.snapshots} snapshots`);
+    ctx.out(`here         ${spread.here} in this project · ${spread.userWide} user-wide (recalled in every project)`);
+    const elsewhere = elsewhereLine(spread);
+    if (elsewhere) ctx.out(`elsewhere    ${elsewhere}`);
+    for (const p of spread.others) ctx.out(`               ${String(p.memories).padStart(7)}  ${p.project}`);
     const kinds = Object.entries(s.byKind).map(([k, n]) => `${k} ${n}`).join(' · ');
     if (kinds) ctx.out(`by kind      ${kinds}`);
     const scopes = Object.entries(s.byScope).map(([k, n]) => `${k} ${n}`).join(' · ');

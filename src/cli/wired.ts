@@ -1,0 +1,58 @@
+/**
+ * Which agents are wired to cairn, read from the files `cairn install <agent>` writes (read only,
+ * never changed): Claude Code's hooks and MCP server, Codex's, Cursor's and VS Code's MCP server.
+ * Also whether each agent seems present on this machine, so the next step can be to wire it.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface AgentWiring {
+  /** The `cairn install` name. */
+  agent: 'claude' | 'codex' | 'cursor' | 'vscode';
+  label: string;
+  /** What of cairn the agent's files name: hooks and/or the MCP server. */
+  hooks: boolean;
+  mcp: boolean;
+  /** The files that wire it. */
+  files: string[];
+  /** The agent's own folder exists (it is probably installed here). */
+  present: boolean;
+}
+
+function read(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+/** A cairn hook command (`… cairn.js hook <event>`), as the installer writes it. */
+const HOOK = /cairn(\.js)?['"]? hook [a-z-]+/;
+/** A `"cairn": {` server entry in an MCP JSON (or JSONC) file. */
+const MCP_JSON = /"cairn"\s*:\s*\{/;
+/** A `[mcp_servers.cairn]` table in Codex's TOML. */
+const MCP_TOML = /^\s*\[mcp_servers\.cairn\]\s*$/m;
+
+function named(paths: string[], pattern: RegExp): string[] {
+  return paths.filter((path) => pattern.test(read(path) ?? ''));
+}
+
+/** Wiring of each agent, for the user (`home`) and the project at `projectRoot`. */
+export function agentWiring(env: NodeJS.ProcessEnv, home: string, projectRoot: string): AgentWiring[] {
+  const claudeDir = env.CLAUDE_CONFIG_DIR ?? join(home, '.claude');
+  const claudeHooks = named([join(claudeDir, 'settings.json'), join(projectRoot, '.claude', 'settings.json'), join(projectRoot, '.claude', 'settings.local.json')], HOOK);
+  const claudeMcp = named([env.CLAUDE_CONFIG_DIR ? join(env.CLAUDE_CONFIG_DIR, '.claude.json') : join(home, '.claude.json'), join(projectRoot, '.mcp.json')], MCP_JSON);
+  const codexDir = env.CODEX_HOME ?? join(home, '.codex');
+  const codex = named([join(codexDir, 'config.toml')], MCP_TOML);
+  const cursor = named([join(home, '.cursor', 'mcp.json'), join(projectRoot, '.cursor', 'mcp.json')], MCP_JSON);
+  const vscode = named([join(projectRoot, '.vscode', 'mcp.json')], MCP_JSON);
+  return [
+    { agent: 'claude', label: 'Claude Code', hooks: claudeHooks.length > 0, mcp: claudeMcp.length > 0, files: [...claudeHooks, ...claudeMcp], present: existsSync(claudeDir) },
+    { agent: 'codex', label: 'Codex', hooks: false, mcp: codex.length > 0, files: codex, present: existsSync(codexDir) },
+    { agent: 'cursor', label: 'Cursor', hooks: false, mcp: cursor.length > 0, files: cursor, present: existsSync(join(home, '.cursor')) },
+    { agent: 'vscode', label: 'VS Code', hooks: false, mcp: vscode.length > 0, files: vscode, present: existsSync(join(projectRoot, '.vscode')) },
+  ];
+}
+
+export const isWired = (w: AgentWiring): boolean => w.hooks || w.mcp;
