@@ -9,6 +9,7 @@ import { CairnError } from '../errors.js';
 import { requireToken, TOKEN_HEADER } from './auth.js';
 import { errorResponse } from './http.js';
 import { changeRoutes } from './routes/changes.js';
+import { insightRoutes } from './routes/insights.js';
 import { memoryRoutes } from './routes/memories.js';
 import { overviewRoutes } from './routes/overview.js';
 import { reviewRoutes } from './routes/review.js';
@@ -37,6 +38,11 @@ export interface WebAppOptions {
    * @default false
    */
   warm?: boolean;
+  /**
+   * The cairn home, where the overview reads the latest bench results and the hook log from.
+   * @default null (the overview says there is nothing to show)
+   */
+  home?: string | null;
 }
 
 const WARM_DELAY_MS = 5000;
@@ -63,7 +69,7 @@ export function createWebApp(cairn: Cairn, options: WebAppOptions): Hono {
   if (options.token.length < 16) throw new CairnError('INVALID_INPUT', 'the token must be at least 16 characters', { field: 'token' });
   const app = new Hono();
   const files = loadStatic(options.staticDir ?? STATIC_DIR);
-  const state = createWebState(cairn);
+  const state = createWebState(cairn, options.home ?? null);
   if (options.warm) {
     // After the first page has had time to load: the scan competes with it for the event loop.
     setTimeout(() => {
@@ -98,7 +104,7 @@ export function createWebApp(cairn: Cairn, options: WebAppOptions): Hono {
   );
 
   const api = new Hono();
-  for (const routes of [memoryRoutes, changeRoutes, sessionRoutes, reviewRoutes, overviewRoutes]) routes(api, state);
+  for (const routes of [memoryRoutes, changeRoutes, sessionRoutes, reviewRoutes, overviewRoutes, insightRoutes]) routes(api, state);
   app.route('/api', api);
 
   const index = files.get('/index.html');

@@ -15,14 +15,29 @@ export interface Catalog {
   total: number;
   /** Active memories per tag, most used first (top 50). */
   tags: Array<{ tag: string; count: number }>;
-  /** Active memories per project (`null` = user scope), most first. */
-  projects: Array<{ project: string | null; count: number }>;
+  /** Active memories per named project, most first. */
+  projects: Array<{ project: string; count: number }>;
+  /** Active user-scope memories without a project: recalled in every project. */
+  userWide: number;
+  /** Active project- or session-scope memories whose project is unknown (a transcript without a cwd). */
+  noProject: number;
+  /** Memories written over time per project (every version, like `growth`), for the biggest projects. */
+  projectGrowth: ProjectGrowth;
   /** Active memories per source. */
   sources: Record<string, number>;
   /** Memory ids by the session they were written in or distilled from. */
   bySession: ReadonlyMap<string, string[]>;
   /** How long the full scan took, ms. */
   scanMs: number;
+}
+
+/** Memories written per time bucket, one series per project (the rest summed as `other`). */
+export interface ProjectGrowth {
+  unit: 'day' | 'week' | 'month';
+  /** Bucket starts, epoch ms (UTC). */
+  starts: number[];
+  /** `project` null: the memories without a project (user-wide and unknown); `other`: every smaller project. */
+  series: Array<{ project: string | null; other?: true; total: number; counts: number[] }>;
 }
 
 export interface CatalogProgress {
@@ -35,6 +50,8 @@ interface Entry {
   active: boolean;
   tags: string[];
   project: string | null;
+  scope: string;
+  createdAt: number;
   source: string;
   sessions: string[];
 }
@@ -53,7 +70,7 @@ function entryOf(m: Memory): Entry {
   if (m.session) sessions.add(m.session);
   if (m.provenance?.sessionId) sessions.add(m.provenance.sessionId);
   for (const also of m.provenance?.also ?? []) if (also.sessionId) sessions.add(also.sessionId);
-  return { active: m.validTo === null && m.deletedAt === null, tags: m.tags, project: m.project, source: m.source, sessions: [...sessions] };
+  return { active: m.validTo === null && m.deletedAt === null, tags: m.tags, project: m.project, scope: m.scope, createdAt: m.createdAt, source: m.source, sessions: [...sessions] };
 }
 
 /** Pause between pages as long as the page took, so the scan takes at most half the event loop. */
@@ -187,7 +204,9 @@ export class CatalogCache {
 
   private summarize(): Catalog {
     const tags = new Map<string, number>();
-    const projects = new Map<string | null, number>();
+    const projects = new Map<string, number>();
+    let userWide = 0;
+    let noProject = 0;
     const sources: Record<string, number> = {};
     const bySession = new Map<string, string[]>();
     for (const [id, e] of this.entries) {
@@ -198,17 +217,74 @@ export class CatalogCache {
       }
       if (!e.active) continue;
       for (const tag of e.tags) tags.set(tag, (tags.get(tag) ?? 0) + 1);
-      projects.set(e.project, (projects.get(e.project) ?? 0) + 1);
+      if (e.project !== null) projects.set(e.project, (projects.get(e.project) ?? 0) + 1);
+      else if (e.scope === 'user') userWide++;
+      else noProject++;
       sources[e.source] = (sources[e.source] ?? 0) + 1;
     }
     return {
       builtAt: this.builtAt,
       total: this.entries.size,
       tags: [...tags.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, 50).map(([tag, count]) => ({ tag, count })),
-      projects: [...projects.entries()].sort((a, b) => b[1] - a[1]).map(([project, count]) => ({ project, count })),
+      projects: [...projects.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([project, count]) => ({ project, count })),
+      userWide,
+      noProject,
+      projectGrowth: projectGrowth(this.entries.values()),
       sources,
       bySession,
       scanMs: this.scanMs,
     };
   }
+}
+
+const DAY = 86_400_000;
+/** Series drawn one by one; smaller projects are summed into one `other` series. */
+const GROWTH_SERIES = 6;
+
+/** Bucket starts from `first` to `last`: days, weeks or months, whichever keeps it under ~120. */
+export function bucketStarts(first: number, last: number): { unit: ProjectGrowth['unit']; starts: number[] } {
+  const spanDays = (last - first) / DAY;
+  const unit = spanDays <= 120 ? 'day' : spanDays <= 800 ? 'week' : 'month';
+  const month = (ms: number): number => Date.UTC(new Date(ms).getUTCFullYear(), new Date(ms).getUTCMonth(), 1);
+  const starts: number[] = [];
+  for (let at = unit === 'month' ? month(first) : Math.floor(first / DAY) * DAY; at <= last; ) {
+    starts.push(at);
+    at = unit === 'month' ? Date.UTC(new Date(at).getUTCFullYear(), new Date(at).getUTCMonth() + 1, 1) : at + (unit === 'week' ? 7 : 1) * DAY;
+  }
+  return { unit, starts };
+}
+
+/** Memories written per bucket for each of the biggest projects (every version, forgotten ones too). */
+function projectGrowth(entries: Iterable<Entry>): ProjectGrowth {
+  const all = [...entries];
+  if (all.length === 0) return { unit: 'day', starts: [], series: [] };
+  let first = Number.POSITIVE_INFINITY;
+  let last = Number.NEGATIVE_INFINITY;
+  const totals = new Map<string | null, number>();
+  for (const e of all) {
+    first = Math.min(first, e.createdAt);
+    last = Math.max(last, e.createdAt);
+    totals.set(e.project, (totals.get(e.project) ?? 0) + 1);
+  }
+  const { unit, starts } = bucketStarts(first, last);
+  const ranked = [...totals.entries()].sort((a, b) => b[1] - a[1]);
+  const shown = new Set(ranked.slice(0, ranked.length > GROWTH_SERIES ? GROWTH_SERIES - 1 : GROWTH_SERIES).map(([p]) => p));
+  const counts = new Map<string | null, number[]>([...shown].map((p) => [p, starts.map(() => 0)]));
+  const other = starts.map(() => 0);
+  for (const e of all) {
+    // The last bucket whose start is at or before the memory (binary search).
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if ((starts[mid] as number) <= e.createdAt) lo = mid;
+      else hi = mid - 1;
+    }
+    const row = counts.get(e.project) ?? other;
+    row[lo] = (row[lo] as number) + 1;
+  }
+  const series: ProjectGrowth['series'] = [...shown].map((project) => ({ project, total: totals.get(project) ?? 0, counts: counts.get(project) as number[] }));
+  const otherTotal = other.reduce((a, b) => a + b, 0);
+  if (otherTotal > 0) series.push({ project: null, other: true, total: otherTotal, counts: other });
+  return { unit, starts, series };
 }

@@ -14,6 +14,8 @@ export interface UiOptions {
   port?: number;
   /** @default a new random token (32 bytes, base64url) */
   token?: string;
+  /** The cairn home (bench results, hook log) the overview reads. @default null */
+  home?: string | null;
 }
 
 export interface RunningUi {
@@ -35,7 +37,7 @@ export async function startUi(cairn: Cairn, options: UiOptions = {}): Promise<Ru
     const fetch = (request: Request): Response | Promise<Response> => (app ? app.fetch(request) : new Response('starting', { status: 503 }));
     server = serve({ fetch, port: options.port ?? 0, hostname: UI_HOST }, (info: AddressInfo) => {
       // Cookies are not port-specific: name this one by port so two browsers side by side keep theirs.
-      app = createWebApp(cairn, { token, cookieName: `cairn_token_${info.port}`, warm: true });
+      app = createWebApp(cairn, { token, cookieName: `cairn_token_${info.port}`, warm: true, home: options.home ?? null });
       resolve(info.port);
     });
     server.once('error', (error: NodeJS.ErrnoException) => {

@@ -10,6 +10,8 @@ export interface WebState {
   counts: CountCache;
   catalog: CatalogCache;
   undo: UndoLog;
+  /** The cairn home (bench results, hook log), or null when the app was built without one. */
+  home: string | null;
   /** `cairn.status()` (its counts scan the table), cached for a few seconds. */
   status(): Promise<CairnStatus>;
   /** After any change made through the browser: drop cached counts and aggregates. */
@@ -18,7 +20,7 @@ export interface WebState {
 
 const STATUS_TTL_MS = 15_000;
 
-export function createWebState(cairn: Cairn): WebState {
+export function createWebState(cairn: Cairn, home: string | null = null): WebState {
   const counts = new CountCache();
   const catalog = new CatalogCache(cairn);
   let status: { value: Promise<CairnStatus>; at: number } | null = null;
@@ -27,6 +29,7 @@ export function createWebState(cairn: Cairn): WebState {
     counts,
     catalog,
     undo: new UndoLog(cairn),
+    home,
     status() {
       if (!status || Date.now() - status.at > STATUS_TTL_MS) {
         const value = cairn.status();

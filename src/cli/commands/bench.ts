@@ -5,6 +5,7 @@ import { CairnError, invalid } from '../../errors.js';
 import { formatReport, writeDocs } from '../../bench/report.js';
 import { SUITES, selectSuites } from '../../bench/registry.js';
 import { runBench } from '../../bench/run.js';
+import type { BenchReport } from '../../bench/types.js';
 import type { Run } from './memory.js';
 
 interface BenchOptions {
@@ -45,6 +46,15 @@ function canonicalCommand(suite: string, opts: BenchOptions, json: boolean): str
   return parts.join(' ');
 }
 
+/** Write each suite's result that ran (not skipped) to `<dir>/<suite>.json`, with the run's environment. */
+function saveLatest(dir: string, report: BenchReport): void {
+  mkdirSync(dir, { recursive: true });
+  for (const result of report.results) {
+    if (result.status !== 'ok') continue;
+    writeFileSync(join(dir, `${result.suite}.json`), `${JSON.stringify({ ...report, results: [result] }, null, 2)}\n`);
+  }
+}
+
 export function registerBenchCommand(program: Command, run: Run): void {
   run(
     program
@@ -76,6 +86,8 @@ export function registerBenchCommand(program: Command, run: Run): void {
         command: canonicalCommand(suite, opts, ctx.json),
         log: (line) => ctx.note(line),
       });
+      // The latest result of each suite stays under the home, where `cairn ui` shows recall quality from.
+      saveLatest(join(ctx.config.home, 'bench', 'results'), report);
       if (opts.out) {
         const out = resolve(ctx.io.cwd, opts.out);
         mkdirSync(dirname(out), { recursive: true });

@@ -37,7 +37,7 @@ export function registerUiCommand(program: Command, run: Run): void {
       // Loaded on use: the HTTP stack stays out of every other command's (and hook's) start-up.
       const { startUi } = await import('../../web/server.js');
       const cairn = await ctx.cairn('ui');
-      const ui = await startUi(cairn, { port: opts.port });
+      const ui = await startUi(cairn, { port: opts.port, home: ctx.config.home });
       if (ctx.json) ctx.printJson({ url: ui.url, port: ui.port });
       else {
         ctx.out(`cairn memory browser: ${ui.url}`);

@@ -2,6 +2,7 @@
  * What changed: the event log (with undo), snapshots (timeline, sealing a new one) and the
  * diff between any two of them or a snapshot and now.
  */
+import { diffWords } from 'diff';
 import { z } from 'zod';
 import { snapshotInput } from '../../mcp/schemas.js';
 import { EVENT_TYPES } from '../../types.js';
@@ -17,6 +18,11 @@ const eventsQuery = {
 };
 
 const diffQuery = { from: snapshotInput.label, to: snapshotInput.label.default('now') };
+
+/** Word-level changes from `before` to `after`: runs of kept, inserted and deleted text. */
+export function wordDiff(before: string, after: string): Array<{ op: 'same' | 'add' | 'del'; text: string }> {
+  return diffWords(before, after).map((part) => ({ op: part.added ? 'add' : part.removed ? 'del' : 'same', text: part.value }));
+}
 
 export const changeRoutes: Routes = (api, state) => {
   const { cairn } = state;
@@ -60,6 +66,8 @@ export const changeRoutes: Routes = (api, state) => {
 
   api.get('/diff', async (c) => {
     const query = parseWith(diffQuery, defined({ from: stringParam(c, 'from'), to: stringParam(c, 'to') }));
-    return c.json(await cairn.diff(query.from, query.to));
+    const result = await cairn.diff(query.from, query.to);
+    // A revision shows as the memory with its words struck and inserted, not as two texts to compare.
+    return c.json({ ...result, revised: result.revised.map((r) => ({ ...r, words: wordDiff(r.before.text, r.after.text) })) });
   });
 };
