@@ -85,10 +85,76 @@ export function barList(rows, { max } = {}) {
     rows.map((r) =>
       h(
         'li',
-        { class: r.onClick ? 'clickable' : '', onClick: r.onClick, title: r.title ?? '' },
+        {
+          class: r.onClick ? 'clickable' : '',
+          onClick: r.onClick,
+          title: r.title ?? '',
+          // Reachable and usable from the keyboard like a link.
+          ...(r.onClick ? { tabindex: '0', role: 'link', onKeydown: (e) => e.key === 'Enter' && (e.preventDefault(), r.onClick()) } : {}),
+        },
         h('span', { class: 'bl-label' }, r.label),
         h('span', { class: 'bl-track' }, h('span', { class: `bl-fill ${r.cls ?? ''}`, style: { width: `${Math.max(1, (r.value / top) * 100)}%` } })),
         h('span', { class: 'bl-n' }, num(r.value)),
+      ),
+    ),
+  );
+}
+
+/**
+ * Memories over time, one line per project: the running total of memories written in it.
+ * `series`: [{ label, title, total, counts }] with counts per bucket of `starts`.
+ */
+export function projectLines({ unit, starts, series }, { width = 720, height = 220 } = {}) {
+  if (starts.length === 0 || series.length === 0) return h('p', { class: 'muted' }, 'No memories yet.');
+  const pad = { l: 44, r: 12, t: 12, b: 24 };
+  const w = width - pad.l - pad.r;
+  const hgt = height - pad.t - pad.b;
+  const lines = series.map((sr) => {
+    let running = 0;
+    return { ...sr, running: sr.counts.map((c) => (running += c)) };
+  });
+  const max = Math.max(1, ...lines.map((l) => l.running.at(-1)));
+  const step = starts.length > 1 ? w / (starts.length - 1) : 0;
+  const x = (i) => pad.l + (starts.length > 1 ? i * step : w / 2);
+  const y = (v) => pad.t + hgt - (v / max) * hgt;
+  const label = (ms) => (unit === 'month' ? new Date(ms).toLocaleDateString(undefined, { month: 'short', year: 'numeric' }) : day(ms));
+  const ticks = [0, 0.5, 1];
+  const labelIdx = [...new Set([0, Math.floor((starts.length - 1) / 2), starts.length - 1])];
+  return s(
+    'svg',
+    { viewBox: `0 0 ${width} ${height}`, width, height, class: 'chart lines', role: 'img', 'aria-label': `Memories over time by project: ${lines.map((l) => `${l.label} ${l.total}`).join(', ')}` },
+    ticks.map((t) => s('line', { x1: pad.l, x2: pad.l + w, y1: pad.t + hgt * (1 - t), y2: pad.t + hgt * (1 - t), class: 'grid' })),
+    ticks.map((t) => s('text', { x: pad.l - 6, y: pad.t + hgt * (1 - t) + 4, class: 'axis', 'text-anchor': 'end' }, num(Math.round(max * t)))),
+    lines.map((l, k) =>
+      s(
+        'g',
+        { class: `series series-${k}` },
+        s('title', {}, `${l.title}: ${num(l.total)} memories`),
+        s('path', { d: l.running.map((v, i) => `${i === 0 ? 'M' : 'L'}${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' '), class: 'series-line' }),
+        s('circle', { cx: x(starts.length - 1).toFixed(1), cy: y(l.running.at(-1)).toFixed(1), r: 3, class: 'series-end' }),
+      ),
+    ),
+    labelIdx.map((i) => s('text', { x: x(i), y: height - 6, class: 'axis', 'text-anchor': i === 0 ? 'start' : i === starts.length - 1 ? 'end' : 'middle' }, label(starts[i]))),
+  );
+}
+
+/** Shares from 0 to 1 as bars, each with its target (a tick) when it has one: [{ label, value, target, pass, note }]. */
+export function shareBars(rows) {
+  return h(
+    'ul',
+    { class: 'barlist shares' },
+    rows.map((r) =>
+      h(
+        'li',
+        { title: `${r.label}: ${r.value.toFixed(3)}${r.target ? ` (target ${r.target.op} ${r.target.value})` : ''}${r.note ? ` — ${r.note}` : ''}` },
+        h('span', { class: 'bl-label' }, r.label),
+        h(
+          'span',
+          { class: 'bl-track' },
+          h('span', { class: `bl-fill ${r.pass === false ? 'miss' : r.pass ? 'pass' : ''}`, style: { width: `${Math.max(1, Math.min(1, r.value) * 100)}%` } }),
+          r.target ? h('span', { class: 'bl-target', style: { left: `${Math.min(1, r.target.value) * 100}%` } }) : null,
+        ),
+        h('span', { class: 'bl-n' }, r.value.toFixed(3)),
       ),
     ),
   );

@@ -102,9 +102,9 @@ export function bytes(n) {
   return `${n < 10 && i > 0 ? n.toFixed(1) : Math.round(n)} ${units[i]}`;
 }
 
-/** `github.com/acme/app` → `acme/app`; null → `user`. */
+/** `github.com/acme/app` → `acme/app`; null → `no project`. The full name belongs in a title. */
 export function projectName(project) {
-  if (project === null || project === undefined) return 'user';
+  if (project === null || project === undefined) return 'no project';
   const parts = project.split('/').filter(Boolean);
   return parts.length >= 2 ? parts.slice(-2).join('/') : project;
 }

@@ -4,6 +4,21 @@ import { h, s, time, projectName } from './dom.js';
 export const KINDS = ['fact', 'decision', 'preference', 'procedure', 'correction', 'entity', 'continuation', 'note'];
 export const SCOPES = ['session', 'project', 'user'];
 
+/**
+ * Where a memory belongs, labelled by what it is: user-wide (recalled in every project), a
+ * project (short name; the full one on hover), or no project (its session's folder was unknown).
+ */
+export function whereLabel(m) {
+  if (m.scope === 'user' && m.project === null) return { text: 'user-wide', title: 'user scope: recalled in every project' };
+  if (m.project === null) return { text: 'no project', title: `${m.scope} scope without a project: its session's folder was unknown, so no project's context or recall includes it` };
+  return { text: `${projectName(m.project)}${m.scope === 'session' ? ' · session' : ''}`, title: `${m.project}${m.scope === 'session' ? ' (session scope: only that session)' : ''}` };
+}
+
+export function whereItem(m) {
+  const { text, title } = whereLabel(m);
+  return h('span', { class: 'meta-item where', title }, text);
+}
+
 export function kindBadge(kind) {
   return h('span', { class: `kind kind-${kind}`, title: `kind: ${kind}` }, kind);
 }
@@ -132,9 +147,7 @@ export function memoryRow(item, { onOpen, onTag, why, weights } = {}) {
       kindBadge(m.kind),
       m.pinned ? h('span', { class: 'badge pinned', title: 'pinned: always recalled first' }, 'pinned') : null,
       staleBadges(item.staleness),
-      m.project === null
-        ? h('span', { class: 'meta-item', title: 'user scope: recalled in every project' }, 'user scope')
-        : h('span', { class: 'meta-item', title: m.project }, projectName(m.project), m.scope === 'session' ? ' · session' : ''),
+      whereItem(m),
       tagList(m.tags.slice(0, 5), onTag),
       h('span', { class: 'meta-item grow' }),
       why ? whyMini(why, weights) : null,

@@ -1,8 +1,14 @@
 // One memory in full: text, why it ranked, files and their staleness, provenance back to the
 // transcript turn, versions, the audit trail with undo, similar memories — and editing.
 import { api, seg } from '../api.js';
-import { h, mount, time, when, projectName } from '../dom.js';
-import { KINDS, empty, errorBox, fileStatusBadge, kindBadge, spinner, staleBadges, tagList, whyBreakdown } from '../ui.js';
+import { h, mount, time, when } from '../dom.js';
+import { KINDS, empty, errorBox, fileStatusBadge, kindBadge, spinner, staleBadges, tagList, whereLabel, whyBreakdown } from '../ui.js';
+
+const SCOPE_MEANS = {
+  user: 'recalled in every project',
+  project: 'recalled in its project',
+  session: 'recalled in its session only',
+};
 
 const EVENT_LABEL = {
   create: 'created',
@@ -249,9 +255,10 @@ export async function showDetail(container, id, app, { why = null, weights = nul
         'dl',
         { class: 'facts' },
         h('dt', {}, 'Scope'),
-        h('dd', {}, m.scope),
+        h('dd', {}, m.scope, h('span', { class: 'muted' }, ` — ${SCOPE_MEANS[m.scope] ?? ''}`)),
         h('dt', {}, 'Project'),
-        h('dd', { title: m.project ?? '' }, m.project === null ? h('span', { class: 'muted' }, 'none — recalled in every project') : projectName(m.project)),
+        // The full name: lists shorten it, this is where it can be read (and copied) whole.
+        h('dd', { class: 'full-name' }, m.project === null ? h('span', { class: 'muted' }, whereLabel(m).title) : h('code', { class: 'path' }, m.project)),
         h('dt', {}, 'Importance'),
         h('dd', {}, h('span', { class: 'imp' }, h('span', { style: { width: `${Math.round(m.importance * 100)}%` } })), ` ${m.importance.toFixed(2)}`),
         h('dt', {}, 'Source'),

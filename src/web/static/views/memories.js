@@ -130,7 +130,7 @@ export async function render(root, route, app) {
           'select',
           { 'aria-label': 'Project', onChange: (e) => setParams({ project: e.target.value }) },
           h('option', { value: '', selected: project === '' }, 'All projects'),
-          h('option', { value: '~', selected: project === '~' }, 'User scope only'),
+          h('option', { value: '~', selected: project === '~' }, 'Without a project (user-wide, unknown)'),
           projects.filter((p) => p.project !== null).map((p) => h('option', { value: p.project, selected: project === p.project, title: p.project }, `${projectName(p.project)} (${num(p.count)})`)),
         ),
       ),

@@ -1,11 +1,121 @@
 // Overview: how much is stored and of what kind, how it grew, the top tags and projects, size.
 import { api } from '../api.js';
-import { bytes, h, mount, num, projectName, time } from '../dom.js';
-import { barList, donut, growthChart } from '../charts.js';
+import { bytes, h, mount, num, projectName, time, when } from '../dom.js';
+import { barList, donut, growthChart, projectLines, shareBars } from '../charts.js';
 import { KINDS, SCOPES, errorBox, spinner } from '../ui.js';
 
 function tile(label, value, sub, href) {
   return h(href ? 'a' : 'div', { class: 'tile', href }, h('div', { class: 'tile-n' }, value), h('div', { class: 'tile-l' }, label), sub ? h('div', { class: 'tile-s muted' }, sub) : null);
+}
+
+/** Series labelled by what they are: a project (short; full on hover), the rest, or no project. */
+function named(growth) {
+  return {
+    ...growth,
+    series: growth.series.map((sr) =>
+      sr.other
+        ? { ...sr, label: 'other projects', title: 'every smaller project' }
+        : sr.project === null
+          ? { ...sr, label: 'no project', title: 'without a project: user-wide memories and those whose folder was unknown' }
+          : { ...sr, label: projectName(sr.project), title: sr.project },
+    ),
+  };
+}
+
+function legend(series) {
+  return h(
+    'ul',
+    { class: 'legend series-legend' },
+    named({ series }).series.map((sr, k) =>
+      h(
+        'li',
+        { title: sr.title },
+        h('span', { class: `swatch series-sw-${k}` }),
+        sr.other ? h('span', { class: 'lg-label' }, sr.label) : h('a', { class: 'lg-label', href: `#/memories?project=${encodeURIComponent(sr.project ?? '~')}` }, sr.label),
+        h('span', { class: 'lg-n' }, num(sr.total)),
+      ),
+    ),
+  );
+}
+
+const EVENT_LABEL = { 'session-start': 'session start', prompt: 'prompt', 'pre-compact': 'before /compact' };
+
+/** What each hook did in the last sessions. */
+function hookCard(hooks) {
+  const head = h('div', { class: 'card-head' }, h('h2', {}, 'What the hooks gave the agent'), h('span', { class: 'muted small' }, 'last sessions, newest first'));
+  if (hooks.sessions.length === 0) {
+    return h('section', { class: 'card', id: 'hooks' }, head, h('p', { class: 'muted' }, 'No hook has run yet. ', h('code', {}, 'cairn install claude'), ' wires them; then each session start, prompt and /compact shows here.'));
+  }
+  return h(
+    'section',
+    { class: 'card', id: 'hooks' },
+    head,
+    h(
+      'ul',
+      { class: 'hook-sessions' },
+      hooks.sessions.map((sess) => {
+        const injected = sess.runs.filter((r) => r.output === 'json' || r.output === 'text').length;
+        return h(
+          'li',
+          { class: 'hook-session' },
+          h(
+            'div',
+            { class: 'hs-head' },
+            sess.session ? h('a', { class: 'full-name', href: `#/session/${encodeURIComponent(sess.session)}`, title: sess.session }, sess.session) : h('span', { class: 'muted' }, 'no session id'),
+            h('span', { class: 'muted small' }, `${num(sess.runs.length)} runs · ${num(injected)} injected context · `, time(sess.last)),
+          ),
+          h(
+            'ol',
+            { class: 'hook-runs', 'aria-label': 'Hook runs' },
+            sess.runs.map((r) =>
+              h(
+                'li',
+                {
+                  class: ['hook-run', `hr-${r.event}`, r.error ? 'failed' : r.output === 'none' ? 'nothing' : 'gave'],
+                  title: `${EVENT_LABEL[r.event] ?? r.event} · ${when(r.at)}${r.ms !== null ? ` · ${r.ms} ms` : ''} · ${r.error ? `failed: ${r.error}` : r.output === 'none' ? 'nothing relevant to inject' : 'context injected'}`,
+                },
+                EVENT_LABEL[r.event] ?? r.event,
+              ),
+            ),
+          ),
+        );
+      }),
+    ),
+    h('p', { class: 'muted small' }, `From the hook log (${hooks.path}): it records each run and whether it injected context, not the tokens, the items or which of them the agent used afterwards.`),
+  );
+}
+
+/** Recall quality from the latest bench result of each suite, or how to produce one. */
+function qualityCard(quality) {
+  const head = h('div', { class: 'card-head' }, h('h2', {}, 'Recall quality on the built-in benchmarks'));
+  if (quality.results.length === 0) {
+    return h(
+      'section',
+      { class: 'card', id: 'quality' },
+      head,
+      h('p', { class: 'muted' }, 'No benchmark results yet. Run one (it needs the shared datasets) and look again:'),
+      h('pre', { class: 'commands' }, quality.commands.join('\n')),
+    );
+  }
+  return h(
+    'section',
+    { class: 'card', id: 'quality' },
+    head,
+    quality.results.map((r) =>
+      h(
+        'div',
+        { class: 'quality' },
+        h('h3', {}, r.suite, h('span', { class: 'muted small' }, ` — ${r.description}`)),
+        shareBars(r.metrics.map((m) => ({ label: m.name, value: m.value, target: m.target, pass: m.pass, note: m.note ?? m.anchor }))),
+        h(
+          'p',
+          { class: 'muted small' },
+          h('code', {}, r.command),
+          ` · ${when(Date.parse(r.date))}${r.commit ? ` · ${r.commit.slice(0, 8)}${r.dirty ? ' (uncommitted changes)' : ''}` : ''} · load ${r.load.toFixed(1)}${r.quick ? ' · quick run' : ''}`,
+        ),
+      ),
+    ),
+  );
 }
 
 export async function render(root, route, app) {
@@ -20,8 +130,10 @@ export async function render(root, route, app) {
   window.addEventListener('resize', resized);
   async function load() {
     let o;
+    let quality;
+    let hooks;
     try {
-      o = await api.get('/overview');
+      [o, quality, hooks] = await Promise.all([api.get('/overview'), api.get('/quality'), api.get('/injections')]);
     } catch (error) {
       return mount(root, errorBox(error));
     }
@@ -29,6 +141,7 @@ export async function render(root, route, app) {
     const kinds = KINDS.map((k) => ({ key: k, label: k, value: st.byKind[k] ?? 0 })).filter((p) => p.value > 0);
     const scopes = SCOPES.map((k) => ({ key: `scope-${k}`, label: k, value: st.byScope[k] ?? 0 }));
     const growthHost = h('div', { class: 'growth-host' });
+    const linesHost = h('div', { class: 'growth-host' });
     const cat = o.catalog;
     const counting = () => h('p', { class: 'muted' }, `Counting… (${num(o.indexing.scanned)} memories read so far)`);
     const sources = cat ? Object.entries(cat.sources).map(([k, v]) => ({ label: k, value: v })).sort((a, b) => b.value - a.value) : [];
@@ -39,7 +152,7 @@ export async function render(root, route, app) {
       h(
         'div',
         { class: 'page overview' },
-        h('div', { class: 'page-head' }, h('h1', {}, 'Overview'), h('span', { class: 'muted' }, o.status.project ? `this folder: ${projectName(o.status.project)}` : '')),
+        h('div', { class: 'page-head' }, h('h1', {}, 'Overview'), h('span', { class: 'muted full-name' }, o.status.project ? `this folder's project: ${o.status.project}` : '')),
         h(
           'div',
           { class: 'tiles' },
@@ -49,6 +162,12 @@ export async function render(root, route, app) {
           tile('sessions', num(o.substrate?.sessions ?? 0), `${num(o.substrate?.turns ?? 0)} turns · ${num(o.substrate?.corrections ?? 0)} corrections`, '#/sessions'),
           tile('snapshots', num(st.snapshots), o.snapshots.length ? `last: ${o.snapshots.at(-1).label}` : 'none yet', '#/snapshots'),
           tile('to review', num(o.openReview), o.openReview ? 'decisions waiting' : 'all clear', '#/review'),
+        ),
+        h(
+          'section',
+          { class: 'card', id: 'by-project' },
+          h('div', { class: 'card-head' }, h('h2', {}, 'Memories over time, by project'), h('span', { class: 'muted small' }, `written, in all, per ${cat?.projectGrowth.unit ?? 'day'}`)),
+          cat ? [linesHost, legend(cat.projectGrowth.series)] : counting(),
         ),
         h(
           'section',
@@ -82,16 +201,26 @@ export async function render(root, route, app) {
             'section',
             { class: 'card' },
             h('h2', {}, 'Projects'),
-            cat ? barList(cat.projects.slice(0, 15).map((p) => ({ label: p.project === null ? 'user scope' : projectName(p.project), title: p.project ?? 'user scope', value: p.count, cls: 'alt', onClick: () => app.go('memories', null, { project: p.project ?? '~' }) }))) : counting(),
+            cat
+              ? barList([
+                  ...cat.projects.slice(0, 15).map((p) => ({ label: projectName(p.project), title: p.project, value: p.count, cls: 'alt', onClick: () => app.go('memories', null, { project: p.project }) })),
+                  ...(cat.userWide ? [{ label: 'user-wide', title: 'user scope: recalled in every project', value: cat.userWide, cls: 'alt', onClick: () => app.go('memories', null, { project: '~', scopes: 'user' }) }] : []),
+                  ...(cat.noProject ? [{ label: 'no project', title: 'memories whose session had no known folder: no project recalls them', value: cat.noProject, cls: 'alt', onClick: () => app.go('memories', null, { project: '~', scopes: 'project,session' }) }] : []),
+                ])
+              : counting(),
           ),
         ),
+        hookCard(hooks),
+        qualityCard(quality),
         h('p', { class: 'muted small foot' }, cat ? `Tags, projects and sources from a scan of ${num(cat.total)} memories (${num(cat.scanMs)} ms), kept current from the event log · ` : '', 'last ingest ', time(o.lastIngestAt)),
       ),
     );
     // Drawn at the width it is shown at, so its text stays at its real size.
     const drawGrowth = () => mount(growthHost, growthChart(o.growth, { width: Math.max(320, growthHost.clientWidth), height: 220 }));
+    const drawLines = () => cat && mount(linesHost, projectLines(named(cat.projectGrowth), { width: Math.max(300, linesHost.clientWidth), height: 220 }));
     drawGrowth();
-    onResize = drawGrowth;
+    drawLines();
+    onResize = () => (drawGrowth(), drawLines());
   }
   await load();
   return {

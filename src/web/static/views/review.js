@@ -1,8 +1,8 @@
 // The review queue: near-duplicates (merge / keep both), contradictions (keep one / both),
 // stale memories (revise / forget). Every resolution is an ordinary change, so u undoes it.
 import { api, seg } from '../api.js';
-import { h, mount, num, projectName, time } from '../dom.js';
-import { empty, errorBox, fileStatusBadge, kindBadge, select, spinner, staleBadges } from '../ui.js';
+import { h, mount, num, time } from '../dom.js';
+import { empty, errorBox, fileStatusBadge, kindBadge, select, spinner, staleBadges, whereItem } from '../ui.js';
 
 const TABS = [
   ['near-duplicate', 'Near-duplicates'],
@@ -12,8 +12,15 @@ const TABS = [
 
 export async function render(root, route, app) {
   let params = route.params;
-  const tabs = h('div', { class: 'segmented big', role: 'tablist' });
-  const list = h('ul', { class: 'list review-list', 'aria-label': 'Review items' });
+  const tabs = h('div', { class: 'segmented big', role: 'tablist', 'aria-label': 'What to review' });
+  const list = h('ul', { class: 'list review-list', id: 'review-items', 'aria-label': 'Review items' });
+  tabs.addEventListener('keydown', (e) => {
+    if (e.key !== 'ArrowLeft' && e.key !== 'ArrowRight') return;
+    e.preventDefault();
+    const at = TABS.findIndex(([value]) => value === kind());
+    const next = TABS[(at + (e.key === 'ArrowRight' ? 1 : TABS.length - 1)) % TABS.length][0];
+    set({ kind: next }).then(() => tabs.querySelector(`#tab-${next}`)?.focus());
+  });
   const scanBtn = h('button', { type: 'button', class: 'btn', title: 'Look for near-duplicates and stale file references among the newest memories' }, 'Scan recent memories');
   const resolvedToggle = h('label', { class: 'check' }, h('input', { type: 'checkbox', checked: params.get('resolved') === '1', onChange: (e) => set({ resolved: e.target.checked ? '1' : undefined }) }), ' Show resolved');
   mount(
@@ -29,7 +36,9 @@ export async function render(root, route, app) {
   );
 
   const set = (changes) => app.go('review', null, { ...Object.fromEntries(params), ...changes }, { replace: true });
-  const kind = () => params.get('kind') ?? 'near-duplicate';
+  // Without a tab in the address, the first one that has items (chosen once counts are known).
+  let firstWithItems = null;
+  const kind = () => params.get('kind') ?? firstWithItems ?? 'near-duplicate';
 
   scanBtn.addEventListener('click', async () => {
     scanBtn.disabled = true;
@@ -66,7 +75,7 @@ export async function render(root, route, app) {
       { class: ['rv-memory', gone ? 'dim' : ''], dataset: { id: m.id } },
       h('div', { class: 'rv-tag muted small' }, item.memoryIds.length > 1 ? (index === 0 ? 'A' : 'B') : ''),
       h('div', { class: 'rv-text', onClick: () => app.go('memories', null, { open: m.id }) }, m.text),
-      h('div', { class: 'row-meta' }, kindBadge(m.kind), staleBadges(entry.staleness), h('span', { class: 'meta-item' }, projectName(m.project)), h('span', { class: 'meta-item' }, time(m.createdAt)), h('span', { class: 'grow' }), actions),
+      h('div', { class: 'row-meta' }, kindBadge(m.kind), staleBadges(entry.staleness), whereItem(m), h('span', { class: 'meta-item' }, time(m.createdAt)), h('span', { class: 'grow' }), actions),
       item.kind === 'stale' && entry.staleness.files.length
         ? h('ul', { class: 'files' }, entry.staleness.files.map((f) => h('li', {}, h('code', {}, `${f.path}${f.line ? `:${f.line}` : ''}`), fileStatusBadge(f.status))))
         : null,
@@ -137,13 +146,31 @@ export async function render(root, route, app) {
   async function load() {
     mount(list, spinner());
     try {
-      const res = await api.get('/review', { kinds: kind(), open: params.get('resolved') === '1' ? undefined : true, limit: 100 });
-      mount(
-        tabs,
-        TABS.map(([value, label]) =>
-          h('button', { type: 'button', role: 'tab', class: kind() === value ? 'on' : '', 'aria-selected': kind() === value ? 'true' : 'false', onClick: () => set({ kind: value }) }, label, h('span', { class: 'chip-n' }, num(res.counts[value]))),
+      const open = params.get('resolved') === '1' ? undefined : true;
+      if (!params.get('kind') && firstWithItems === null) {
+        const { counts } = await api.get('/review', { open, limit: 1 });
+        firstWithItems = TABS.find(([value]) => counts[value] > 0)?.[0] ?? 'near-duplicate';
+      }
+      const res = await api.get('/review', { kinds: kind(), open, limit: 100 });
+      const buttons = TABS.map(([value, label]) =>
+        h(
+          'button',
+          {
+            type: 'button',
+            role: 'tab',
+            id: `tab-${value}`,
+            class: kind() === value ? 'on' : '',
+            'aria-selected': kind() === value ? 'true' : 'false',
+            'aria-controls': 'review-items',
+            // One tab stop for the tab list; the arrow keys move between tabs (WAI-ARIA tabs).
+            tabindex: kind() === value ? '0' : '-1',
+            onClick: () => set({ kind: value }),
+          },
+          label,
+          h('span', { class: 'chip-n' }, num(res.counts[value])),
         ),
       );
+      mount(tabs, buttons);
       mount(
         list,
         res.items.length

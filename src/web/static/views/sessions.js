@@ -223,7 +223,7 @@ async function renderSession(root, route, app) {
           'div',
           { class: 'session-facts' },
           agentBadge(s.agent),
-          h('span', { title: s.project ?? '' }, projectName(s.project)),
+          h('span', { class: 'full-name', title: s.project ?? 'its folder was unknown' }, s.project ?? 'no project'),
           s.branch ? h('span', {}, `⎇ ${s.branch}`) : null,
           h('span', {}, when(s.startedAt)),
           h('span', {}, duration(s)),

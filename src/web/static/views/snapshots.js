@@ -2,7 +2,7 @@
 // timeline, and the diff between any two snapshots (or a snapshot and now).
 import { api } from '../api.js';
 import { day, h, mount, num, time, when } from '../dom.js';
-import { empty, errorBox, kindBadge, select, spinner } from '../ui.js';
+import { empty, errorBox, kindBadge, select, spinner, whereItem } from '../ui.js';
 
 const EVENT_VERB = { create: 'added', revise: 'revised', supersede: 'replaced', forget: 'forgot', restore: 'restored', update: 'changed', pin: 'pinned', unpin: 'unpinned', merge: 'merged' };
 
@@ -97,31 +97,37 @@ export async function render(root, route, app) {
     );
   }
 
-  function diffRow(m, cls) {
-    return h('li', { class: `row diff-row ${cls}`, tabindex: '-1', dataset: { id: m.id }, onClick: () => app.go('memories', null, { open: m.id }) }, h('span', { class: 'diff-sign' }, cls === 'added' ? '+' : '−'), kindBadge(m.kind), h('span', { class: 'row-text' }, m.text));
+  /** One memory of the diff as itself: sign, kind, its text (a changed one with its words struck and inserted), where it belongs. */
+  function diffRow(m, cls, words) {
+    const sign = { added: '+', removed: '−', revised: '~' }[cls];
+    const text = words
+      ? h('div', { class: 'row-text diff-words' }, words.map((w) => (w.op === 'add' ? h('ins', {}, w.text) : w.op === 'del' ? h('del', {}, w.text) : w.text)))
+      : h('div', { class: 'row-text' }, m.text);
+    return h(
+      'li',
+      { class: `row diff-row ${cls}`, tabindex: '-1', dataset: { id: m.id }, onClick: () => app.go('memories', null, { open: m.id }) },
+      h('span', { class: 'diff-sign', 'aria-label': cls }, sign),
+      h('div', { class: 'row-main' }, text, h('div', { class: 'row-meta' }, kindBadge(m.kind), whereItem(m), m.tags.length ? h('span', { class: 'meta-item' }, m.tags.map((t) => `#${t}`).join(' ')) : null, h('span', { class: 'grow' }), time(m.createdAt))),
+    );
+  }
+
+  function diffGroup(title, rows) {
+    return rows.length ? [h('li', { class: 'diff-group', 'aria-hidden': 'true' }, title), rows] : [];
   }
 
   async function loadDiff() {
     const from = params.get('from');
     const to = params.get('to') ?? 'now';
-    if (!from) return mount(diffBox, snapshots.length ? h('p', { class: 'muted hint' }, 'Pick two points on the timeline to see what was added, removed and revised between them.') : null);
+    if (!from) return mount(diffBox, snapshots.length ? h('p', { class: 'muted hint' }, 'Pick two points on the timeline to see the memories added, changed and removed between them.') : null);
     mount(diffBox, spinner());
     try {
       const d = await api.get('/diff', { from, to });
       const list = h(
         'ul',
-        { class: 'list diff-list' },
-        d.revised.map((r) =>
-          h(
-            'li',
-            { class: 'row diff-row revised', tabindex: '-1', dataset: { id: r.after.id }, onClick: () => app.go('memories', null, { open: r.after.id }) },
-            h('span', { class: 'diff-sign' }, '~'),
-            kindBadge(r.after.kind),
-            h('div', { class: 'diff-pair' }, h('del', {}, r.before.text), h('ins', {}, r.after.text)),
-          ),
-        ),
-        d.added.map((m) => diffRow(m, 'added')),
-        d.removed.map((m) => diffRow(m, 'removed')),
+        { class: 'list diff-list', 'aria-label': `Memories changed from ${from} to ${to}` },
+        diffGroup(`Added (${num(d.added.length)})`, d.added.map((m) => diffRow(m, 'added'))),
+        diffGroup(`Changed (${num(d.revised.length)})`, d.revised.map((r) => diffRow(r.after, 'revised', r.words))),
+        diffGroup(`Removed (${num(d.removed.length)})`, d.removed.map((m) => diffRow(m, 'removed'))),
       );
       mount(
         diffBox,
@@ -130,8 +136,8 @@ export async function render(root, route, app) {
           { class: 'diff-summary' },
           h('b', {}, `${from} → ${to}`),
           h('span', { class: 'n-added' }, `+${num(d.added.length)} added`),
+          h('span', { class: 'n-revised' }, `~${num(d.revised.length)} changed`),
           h('span', { class: 'n-removed' }, `−${num(d.removed.length)} removed`),
-          h('span', { class: 'n-revised' }, `~${num(d.revised.length)} revised`),
         ),
         d.added.length + d.removed.length + d.revised.length ? list : empty('No differences', 'The two memory sets are the same.'),
       );

@@ -1,0 +1,242 @@
+/**
+ * A newcomer's first look at the memory browser, end to end in real headless Chromium (Debian's
+ * `chromium` driven by playwright-core), at phone (360 px) and desktop (1280 px) width, light and
+ * dark: the list with each memory labelled by where it belongs, a memory's full project name, the
+ * overview's pictures (memories over time per project, what the hooks did, recall quality), the
+ * review queue opening on the tab that has items, a snapshot diff shown as the memories with their
+ * words changed — by keyboard, with focus visible and nothing wider than the screen. Screenshots go
+ * to test-artifacts/screenshots/first-hour/.
+ */
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BenchReport } from '../../src/bench/types.js';
+import { streamLogger } from '../../src/runtime.js';
+import { startUi, type RunningUi } from '../../src/web/server.js';
+import { createFixture, OTHER_PROJECT, PROJECT, type Fixture } from './fixture.js';
+
+const CHROMIUM = process.env.CAIRN_CHROMIUM ?? '/usr/bin/chromium';
+const HAVE_CHROMIUM = existsSync(CHROMIUM);
+const SHOTS = fileURLToPath(new URL('../../test-artifacts/screenshots/first-hour/', import.meta.url));
+const REASON = `skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CAIRN_CHROMIUM)`;
+if (!HAVE_CHROMIUM) console.warn(`[test/web/first-hour] ${REASON}`);
+
+const VIEWPORTS = [
+  { width: 360, height: 780 },
+  { width: 1280, height: 860 },
+] as const;
+const SCHEMES = ['light', 'dark'] as const;
+
+/** A hook log as the hooks write it (the same logger, the same lines). */
+function writeHookLog(home: string, at: number): void {
+  mkdirSync(join(home, 'logs'), { recursive: true });
+  const lines: string[] = [];
+  const log = streamLogger((line) => lines.push(line), 'info');
+  const runs: Array<[string, string, string]> = [
+    ['sess-7f3a', 'session-start', 'json'],
+    ['sess-7f3a', 'prompt', 'none'],
+    ['sess-7f3a', 'prompt', 'json'],
+    ['sess-7f3a', 'pre-compact', 'text'],
+    ['sess-7f3a', 'session-start', 'json'],
+    ['sess-infra-1', 'session-start', 'none'],
+  ];
+  for (const [session, event, output] of runs) log.info('hook', { event, session, output, ms: 60 });
+  // The logger stamps the wall clock; place the runs at the fixture's time instead.
+  const stamped = lines.map((line, i) => line.replace(/"t":"[^"]+"/, `"t":"${new Date(at + i * 60_000).toISOString()}"`));
+  writeFileSync(join(home, 'logs', 'hooks.log'), stamped.join(''));
+}
+
+/** A bench result file as `cairn bench beir` saves it under the home. */
+function writeBenchResult(home: string): void {
+  const env = { command: 'cairn bench beir --data ../shared/data', commit: '0123456789abcdef', dirty: false, machine: { cpu: 'test', cores: 2, memoryBytes: 1, platform: 'linux', arch: 'x64', loadAverage: [1.2, 1, 1] }, node: 'v20', date: '2026-03-01T10:00:00.000Z' };
+  const metric = (name: string, value: number, target: number | null) => ({ name, value, unit: 'share', target: target === null ? null : { op: '>=' as const, value: target }, anchor: 'BM25 0.665', pass: target === null ? null : value >= target });
+  const report: BenchReport = {
+    schema: 'cairn-bench/1',
+    env,
+    options: { suites: ['beir'], quick: false, seed: 42, sizes: [], data: '../shared/data' },
+    results: [
+      {
+        suite: 'beir',
+        description: 'retrieval quality on BEIR sets',
+        status: 'ok',
+        reason: null,
+        env,
+        datasets: [],
+        metrics: [metric('SciFact nDCG@10 (bm25)', 0.664, 0.6), metric('SciFact nDCG@10 (hybrid)', 0.694, 0.7), { ...metric('CoSQA MRR@10 (bm25)', 0.3, null), unit: 'share' }, { ...metric('recall p50', 3, null), unit: 'ms' }],
+        details: {},
+        durationMs: 1000,
+        load: { start: 1.2, end: 1.1 },
+      },
+    ],
+  };
+  mkdirSync(join(home, 'bench', 'results'), { recursive: true });
+  writeFileSync(join(home, 'bench', 'results', 'beir.json'), JSON.stringify(report));
+}
+
+describe.skipIf(!HAVE_CHROMIUM)(HAVE_CHROMIUM ? "a newcomer's first look at the memory browser" : `a newcomer's first look at the memory browser — ${REASON}`, () => {
+  let fx: Fixture;
+  let ui: RunningUi;
+  let browser: Browser;
+  let home: string;
+  let noProjectId: string;
+  const errors: string[] = [];
+
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    fx = await createFixture({ extraMemories: 12 });
+    home = mkdtempSync(join(tmpdir(), 'cairn-ui-home-'));
+    // A memory of a session whose folder was unknown: not user scope, and in no project.
+    noProjectId = (await fx.cairn.remember({ text: 'The build cache lives in /var/cache/build (from a session without a folder)', kind: 'fact', project: null, scope: 'session', session: 'sess-unknown' })).memory.id;
+    // Only stale items wait: the review must open on the Stale tab, not the empty first one.
+    const stale = await fx.cairn.deps.store.getMemory(fx.ids.stale);
+    await fx.cairn.deps.store.queueReview([
+      { id: fx.cairn.deps.ids.next(), kind: 'stale', key: `stale:${fx.ids.stale}:t`, project: stale?.project ?? null, memoryIds: [fx.ids.stale], reason: 'its files changed since it was written (src/config.py:42 file-changed): revise or forget it', data: {}, createdAt: fx.clock.now(), resolvedAt: null, resolution: null },
+    ]);
+    writeHookLog(home, fx.clock.now() - 3_600_000);
+    writeBenchResult(home);
+    ui = await startUi(fx.cairn, { home });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await ui?.close();
+    await fx?.close();
+    if (home) rmSync(home, { recursive: true, force: true });
+  });
+
+  async function noOverflow(page: Page, where: string): Promise<void> {
+    const widths = await page.evaluate(() => {
+      const tabs = document.querySelector('.tabs') as HTMLElement;
+      // A tab whose label is cut (ellipsis) does not fit either.
+      const cut = [...tabs.querySelectorAll('a')].filter((a) => a.scrollWidth > a.clientWidth).map((a) => `${a.textContent} ${a.scrollWidth}/${a.clientWidth} of ${tabs.clientWidth}`);
+      return { page: document.documentElement.scrollWidth - window.innerWidth, tabs: tabs.scrollWidth - tabs.clientWidth, cut };
+    });
+    expect(widths.cut, `${where}: tab labels cut`).toEqual([]);
+    if (widths.page > 0) {
+      const wide = await page.evaluate(() =>
+        [...document.querySelectorAll('body *')]
+          .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 0.5)
+          .slice(0, 5)
+          .map((el) => `${el.tagName.toLowerCase()}.${[...el.classList].join('.')} right=${Math.round(el.getBoundingClientRect().right)}`),
+      );
+      expect.fail(`${where}: page wider than the screen by ${widths.page}px: ${wide.join(', ')}`);
+    }
+    expect(widths.tabs, `${where}: tabs overflow`).toBeLessThanOrEqual(0);
+  }
+
+  for (const viewport of VIEWPORTS) {
+    for (const scheme of SCHEMES) {
+      const tag = `${viewport.width}-${scheme}`;
+      it(`walks the first look at ${viewport.width} px, ${scheme}`, async () => {
+        const context = await browser.newContext({ viewport, colorScheme: scheme });
+        const page = await context.newPage();
+        page.on('pageerror', (e) => errors.push(`${tag}: ${e.message}`));
+        page.on('console', (m) => m.type() === 'error' && errors.push(`${tag}: ${m.text()}`));
+        const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${tag}-${name}.png`), fullPage: name.startsWith('overview') });
+
+        // 1. The printed URL opens the list; every memory says where it belongs.
+        await page.goto(ui.url);
+        await page.waitForSelector('.list .row');
+        await noOverflow(page, 'memories');
+        const where = await page.locator('.list .row .where').evaluateAll((els) => els.map((el) => ({ text: el.textContent, title: el.getAttribute('title') })));
+        expect(where).toContainEqual({ text: 'user-wide', title: 'user scope: recalled in every project' });
+        expect(where.find((w) => w.text === 'no project')?.title).toMatch(/session scope without a project/);
+        expect(where).toContainEqual({ text: 'acme/app', title: PROJECT });
+        expect(where.some((w) => w.text === 'user scope')).toBe(false);
+        await shot('01-memories');
+
+        // 2. Keyboard: Tab reaches the controls with a visible focus ring; / j Enter open a memory.
+        await page.keyboard.press('Tab');
+        const ring = await page.evaluate(() => {
+          const el = document.activeElement as HTMLElement;
+          const style = getComputedStyle(el);
+          return { tag: el.tagName, outline: style.outlineStyle, width: parseFloat(style.outlineWidth) };
+        });
+        expect(ring.outline).not.toBe('none');
+        expect(ring.width).toBeGreaterThan(0);
+        await page.keyboard.press('Escape');
+        await page.locator('body').click({ position: { x: 2, y: 300 } });
+        await page.keyboard.press('/');
+        await page.keyboard.type('Terraform state bucket');
+        await page.keyboard.press('Enter');
+        await page.waitForSelector('.list .row.selected');
+        expect(await page.locator('.list .row.selected').innerText()).toContain('acme-tf-state');
+        await page.keyboard.press('Enter');
+        await page.waitForSelector('.d-text');
+        // 3. The detail view gives the full project name.
+        expect(await page.locator('.facts dd.full-name').innerText()).toBe(OTHER_PROJECT);
+        await noOverflow(page, 'detail');
+        await shot('02-detail-full-project');
+        await page.keyboard.press('Escape');
+
+        // 4. The overview: memories over time per project, what the hooks did, recall quality.
+        await page.goto(`http://127.0.0.1:${ui.port}/#/overview`);
+        await page.waitForSelector('#by-project svg.lines', { timeout: 15_000 });
+        expect(await page.locator('#by-project .series').count()).toBeGreaterThanOrEqual(3);
+        const legend = await page.locator('#by-project .series-legend li').evaluateAll((els) => els.map((el) => el.getAttribute('title')));
+        expect(legend).toContain(PROJECT);
+        expect(legend).toContain(OTHER_PROJECT);
+        const sessions = page.locator('#hooks .hook-session');
+        expect(await sessions.count()).toBe(2);
+        expect(await sessions.first().innerText()).toMatch(/sess-infra-1\s+1 runs · 0 injected context/);
+        expect(await sessions.nth(1).innerText()).toMatch(/sess-7f3a\s+5 runs · 4 injected context/);
+        expect(await page.locator('#hooks .hook-run.gave').count()).toBe(4);
+        expect(await page.locator('#hooks').innerText()).toContain('not the tokens, the items or which of them the agent used afterwards');
+        const bars = page.locator('#quality .shares li');
+        expect(await bars.count()).toBe(3);
+        expect(await bars.first().innerText()).toMatch(/SciFact nDCG@10 \(bm25\)\s*0\.664/);
+        expect(await page.locator('#quality .bl-fill.miss').count()).toBe(1);
+        expect(await page.locator('#quality').innerText()).toContain('cairn bench beir --data ../shared/data');
+        const projects = await page.locator('.barlist li.clickable .bl-label').allInnerTexts();
+        expect(projects).toEqual(expect.arrayContaining(['acme/app', 'acme/infra', 'user-wide', 'no project']));
+        await noOverflow(page, 'overview');
+        await shot('overview');
+        for (const card of ['by-project', 'hooks', 'quality']) await page.locator(`#${card}`).screenshot({ path: join(SHOTS, `${tag}-overview-${card}.png`) });
+
+        // 5. g r: the review opens on the tab that has items.
+        await page.locator('body').press('g');
+        await page.keyboard.press('r');
+        await page.waitForSelector('.rv-item');
+        expect(await page.locator('[role=tab][aria-selected=true]').innerText()).toMatch(/Stale\s*1/);
+        expect(await page.locator('.rv-item').innerText()).toContain('Config defaults are set');
+        await noOverflow(page, 'review');
+        await shot('03-review-opens-on-stale');
+
+        // 6. A snapshot diff is the memories themselves: added, changed word by word, removed.
+        await page.goto(`http://127.0.0.1:${ui.port}/#/snapshots?from=before-cleanup&to=after-cleanup`);
+        await page.waitForSelector('.diff-row.revised');
+        const changed = page.locator('.diff-row.revised');
+        expect((await changed.locator('del').allInnerTexts()).map((t) => t.trim())).toEqual(['the', 'branch']);
+        expect((await changed.locator('ins').allInnerTexts()).join('')).toContain('/* branches');
+        expect(await changed.locator('.row-text').innerText()).toMatch(/^Deploys go through .*never .*main$/);
+        expect(await changed.locator('.where').innerText()).toBe('acme/app');
+        const removed = page.locator('.diff-row.removed');
+        expect(await removed.locator('.row-text').innerText()).toBe('The staging database is on port 5433');
+        expect(await page.locator('.diff-row.added').count()).toBeGreaterThan(0);
+        expect(await page.locator('.diff-list').innerText()).not.toMatch(/\b01[0-9A-HJKMNP-TV-Z]{24}\b/);
+        await noOverflow(page, 'changes');
+        await changed.scrollIntoViewIfNeeded();
+        await shot('04-snapshot-diff');
+
+        await context.close();
+        expect(errors).toEqual([]);
+      });
+    }
+  }
+
+  it('labels the memory without a project as what it is in its detail view', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    const page = await context.newPage();
+    await page.goto(ui.url);
+    await page.goto(`http://127.0.0.1:${ui.port}/#/memories?open=${noProjectId}`);
+    await page.waitForSelector('.d-text');
+    const facts = await page.locator('.facts').innerText();
+    expect(facts).toMatch(/Scope\s*session — recalled in its session only/);
+    expect(facts).toMatch(/Project\s*session scope without a project/);
+    await context.close();
+  });
+});
