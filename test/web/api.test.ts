@@ -367,7 +367,11 @@ describe('review queue and overview', () => {
     expect(o.growth.buckets.length).toBeGreaterThan(2);
     expect(o.growth.total).toBe(o.status.stats.memories);
     expect(o.catalog.tags[0]).toMatchObject({ tag: expect.any(String), count: expect.any(Number) });
-    expect(o.catalog.projects.map((p: any) => p.project)).toEqual(expect.arrayContaining([PROJECT, null]));
+    expect(o.catalog.projects.map((p: any) => p.project)).toEqual(expect.arrayContaining([PROJECT]));
+    // Memories without a project are told apart: user-wide ones (recalled everywhere) and unknown ones.
+    expect(o.catalog.userWide).toBeGreaterThan(0);
+    expect(o.catalog.noProject).toBe(0);
+    expect(o.catalog.projectGrowth.series.map((s: any) => s.project)).toEqual(expect.arrayContaining([PROJECT, null]));
     expect(o.substrate).toMatchObject({ sessions: 2, corrections: 1 });
   });
 });

@@ -182,7 +182,7 @@ describe.skipIf(!HAVE_CHROMIUM)(HAVE_CHROMIUM ? "a newcomer's first look at the 
         expect(legend).toContain(OTHER_PROJECT);
         const sessions = page.locator('#hooks .hook-session');
         expect(await sessions.count()).toBe(2);
-        expect(await sessions.first().innerText()).toMatch(/sess-infra-1\s+1 runs · 0 injected context/);
+        expect(await sessions.first().innerText()).toMatch(/sess-infra-1\s+1 run · 0 injected context/);
         expect(await sessions.nth(1).innerText()).toMatch(/sess-7f3a\s+5 runs · 4 injected context/);
         expect(await page.locator('#hooks .hook-run.gave').count()).toBe(4);
         expect(await page.locator('#hooks').innerText()).toContain('not the tokens, the items or which of them the agent used afterwards');

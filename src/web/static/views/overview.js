@@ -62,7 +62,7 @@ function hookCard(hooks) {
             'div',
             { class: 'hs-head' },
             sess.session ? h('a', { class: 'full-name', href: `#/session/${encodeURIComponent(sess.session)}`, title: sess.session }, sess.session) : h('span', { class: 'muted' }, 'no session id'),
-            h('span', { class: 'muted small' }, `${num(sess.runs.length)} runs · ${num(injected)} injected context · `, time(sess.last)),
+            h('span', { class: 'muted small' }, `${num(sess.runs.length)} run${sess.runs.length === 1 ? '' : 's'} · ${num(injected)} injected context · `, time(sess.last)),
           ),
           h(
             'ol',
