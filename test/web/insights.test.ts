@@ -1,0 +1,80 @@
+/**
+ * The overview's readers of the cairn home: the latest bench result per suite (as `cairn bench`
+ * saves it) and the hook log (as the hooks write it). A regression test: a half-written results
+ * file or a foreign log line must not break the overview.
+ */
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { benchQuality, hookActivity } from '../../src/web/insights.js';
+
+let home: string;
+afterEach(() => rmSync(home, { recursive: true, force: true }));
+
+describe('recall quality from the bench results', () => {
+  it('says which commands make a result when there is none', () => {
+    home = mkdtempSync(join(tmpdir(), 'cairn-insights-'));
+    const q = benchQuality(home);
+    expect(q.results).toEqual([]);
+    expect(q.commands[0]).toMatch(/^cairn bench beir/);
+    expect(benchQuality(null).results).toEqual([]);
+  });
+
+  it('reads what `cairn bench` saved: only quality figures, skipping unreadable files', async () => {
+    home = mkdtempSync(join(tmpdir(), 'cairn-insights-'));
+    // A real (quick) run of a suite that needs no data: it is saved, but has no quality figures.
+    const run = await runCli(['bench', 'context', '--quick', '--sizes', '200', '--json'], { home, cwd: home });
+    expect(run.code).toBe(0);
+    const dir = join(home, 'bench', 'results');
+    expect(benchQuality(home).results).toEqual([]);
+    writeFileSync(join(dir, 'broken.json'), '{"schema": "cairn-bench/1", "resu');
+    const saved = JSON.parse(run.stdout) as { env: unknown; options: unknown; results: Array<Record<string, unknown>> };
+    const result = saved.results[0] as Record<string, unknown>;
+    writeFileSync(
+      join(dir, 'locomo.json'),
+      JSON.stringify({
+        ...saved,
+        results: [
+          {
+            ...result,
+            suite: 'locomo',
+            metrics: [
+              { name: 'LoCoMo recall@5 (bm25)', value: 0.61, unit: 'share', target: { op: '>=', value: 0.6 }, anchor: null, pass: true },
+              { name: 'recall p50', value: 4, unit: 'ms', target: null, anchor: null, pass: null },
+              { name: 'LoCoMo recall@5 (vector)', value: null, unit: 'share', target: null, anchor: null, pass: null },
+            ],
+          },
+        ],
+      }),
+    );
+    const q = benchQuality(home);
+    expect(q.results).toHaveLength(1);
+    expect(q.results[0]).toMatchObject({ suite: 'locomo', quick: true, metrics: [{ name: 'LoCoMo recall@5 (bm25)', value: 0.61, pass: true }] });
+    expect(q.results[0]?.command).toMatch(/^cairn bench context --quick/);
+  });
+});
+
+describe('hook runs from the hook log', () => {
+  it('groups runs by session, newest session first, and passes over lines it does not know', () => {
+    home = mkdtempSync(join(tmpdir(), 'cairn-insights-'));
+    expect(hookActivity(home).sessions).toEqual([]);
+    mkdirSync(join(home, 'logs'));
+    const log = join(home, 'logs', 'hooks.log');
+    const line = (t: string, data: Record<string, unknown>) => appendFileSync(log, `${JSON.stringify({ t, level: 'info', ...data })}\n`);
+    line('2026-03-01T10:00:00.000Z', { message: 'hook', event: 'session-start', session: 'a', output: 'json', ms: 80 });
+    appendFileSync(log, 'not json at all\n');
+    line('2026-03-01T10:01:00.000Z', { message: 'ingested', path: '/x', turns: 3 });
+    line('2026-03-01T10:02:00.000Z', { message: 'hook', event: 'prompt', session: 'a', output: 'none', ms: 40 });
+    line('2026-03-01T11:00:00.000Z', { level: 'error', message: 'hook failed', event: 'pre-compact', error: 'disk full' });
+    line('2026-03-01T12:00:00.000Z', { message: 'hook', event: 'session-start', session: 'b', output: 'json', ms: 70 });
+    const activity = hookActivity(home);
+    expect(activity.sessions.map((s) => s.session)).toEqual(['b', null, 'a']);
+    expect(activity.sessions[2]?.runs.map((r) => [r.event, r.output])).toEqual([
+      ['session-start', 'json'],
+      ['prompt', 'none'],
+    ]);
+    expect(activity.sessions[1]?.runs[0]).toMatchObject({ event: 'pre-compact', error: 'disk full' });
+  });
+});
