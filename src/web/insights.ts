@@ -6,6 +6,7 @@
 import { existsSync, openSync, readdirSync, readFileSync, readSync, closeSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BenchReport, Metric } from '../bench/types.js';
+import type { Cairn } from '../cairn.js';
 
 export interface QualityResult {
   suite: string;
@@ -136,4 +137,98 @@ export function hookActivity(home: string | null, limit = 8): HookActivity {
   }
   const sessions = [...bySession.values()].sort((a, b) => b.last - a.last).slice(0, limit);
   return { source: 'hook-log', path, sessions };
+}
+
+/**
+ * The part of the injection ledger (src/ledger/ledger.ts, `cairn.ledger`) this view reads: which
+ * memories and session facts each hook or tool gave the model, per session and context window.
+ */
+interface LedgerInjection {
+  window: number;
+  at: number;
+  via: string;
+  name: string;
+  memories: string[];
+  facts: string[];
+  tokens: number;
+  target: string;
+  /** Set by the learn-from-use pass when it has seen the session go on: which of these ids the agent used afterwards. */
+  used?: string[];
+}
+interface LedgerReader {
+  sessions(options?: { limit?: number }): Promise<Array<{ session: string; project: string | null; lastAt: number }>>;
+  get(session: string): Promise<{ session: string; project: string | null; window: number; windows: Array<{ window: number; at: number; reason: string }>; injections: LedgerInjection[] } | null>;
+}
+
+export interface InjectedItem {
+  id: string;
+  kind: 'memory' | 'fact';
+  /** The memory's text (first 160 characters); null for a fact or a memory no longer stored. */
+  text: string | null;
+  /** Whether the agent used it afterwards; null when that was not measured. */
+  used: boolean | null;
+}
+
+export interface InjectionView {
+  at: number;
+  window: number;
+  via: string;
+  name: string;
+  tokens: number;
+  target: string;
+  items: InjectedItem[];
+}
+
+export interface LedgerSession {
+  session: string;
+  project: string | null;
+  lastAt: number;
+  windows: Array<{ window: number; at: number; reason: string }>;
+  /** Newest last, at most {@link SHOWN_INJECTIONS}. */
+  injections: InjectionView[];
+  tokens: number;
+  /** Whether any injection of this session says which items were used afterwards. */
+  usageKnown: boolean;
+}
+
+export interface Injections {
+  /** `ledger`: what each hook and tool gave the model; `hook-log`: only that the hooks ran (no ledger in this store). */
+  source: 'ledger' | 'hook-log';
+  ledger: LedgerSession[];
+  hookLog: HookActivity;
+}
+
+const SHOWN_INJECTIONS = 40;
+
+/** What each hook and tool injected in the last `limit` sessions, from the ledger when this cairn has one. */
+export async function injections(cairn: Cairn, home: string | null, limit = 8): Promise<Injections> {
+  const hookLog = hookActivity(home, limit);
+  const reader = (cairn as unknown as { ledger?: LedgerReader }).ledger;
+  if (!reader) return { source: 'hook-log', ledger: [], hookLog };
+  const sessions: LedgerSession[] = [];
+  for (const info of await reader.sessions({ limit })) {
+    const full = await reader.get(info.session);
+    if (!full) continue;
+    const shown = full.injections.slice(-SHOWN_INJECTIONS);
+    const texts = new Map((await cairn.deps.store.getMemories([...new Set(shown.flatMap((i) => i.memories))])).map((m) => [m.id, m.text]));
+    sessions.push({
+      session: info.session,
+      project: full.project ?? info.project,
+      lastAt: info.lastAt,
+      windows: full.windows,
+      tokens: full.injections.reduce((sum, i) => sum + i.tokens, 0),
+      usageKnown: full.injections.some((i) => Array.isArray(i.used)),
+      injections: shown.map((i) => {
+        const used = Array.isArray(i.used) ? new Set(i.used) : null;
+        const item = (id: string, kind: InjectedItem['kind']): InjectedItem => ({
+          id,
+          kind,
+          text: kind === 'memory' ? (texts.get(id)?.slice(0, 160) ?? null) : null,
+          used: used ? used.has(id) : null,
+        });
+        return { at: i.at, window: i.window, via: i.via, name: i.name, tokens: i.tokens, target: i.target, items: [...i.memories.map((id) => item(id, 'memory')), ...i.facts.map((id) => item(id, 'fact'))] };
+      }),
+    });
+  }
+  return { source: 'ledger', ledger: sessions, hookLog };
 }

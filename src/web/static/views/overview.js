@@ -38,11 +38,13 @@ function legend(series) {
   );
 }
 
-const EVENT_LABEL = { 'session-start': 'session start', prompt: 'prompt', 'pre-compact': 'before /compact' };
+const EVENT_LABEL = { 'session-start': 'session start', prompt: 'prompt', 'pre-compact': 'before /compact', recall: 'recall (MCP)', context: 'context (MCP)', get: 'get (MCP)' };
 
-/** What each hook did in the last sessions. */
-function hookCard(hooks) {
+/** What each hook and tool gave the agent in the last sessions: from the ledger, else the hook log. */
+function hookCard(data) {
   const head = h('div', { class: 'card-head' }, h('h2', {}, 'What the hooks gave the agent'), h('span', { class: 'muted small' }, 'last sessions, newest first'));
+  if (data.source === 'ledger' && data.ledger.length > 0) return h('section', { class: 'card', id: 'hooks' }, head, ledgerSessions(data.ledger));
+  const hooks = data.hookLog;
   if (hooks.sessions.length === 0) {
     return h('section', { class: 'card', id: 'hooks' }, head, h('p', { class: 'muted' }, 'No hook has run yet. ', h('code', {}, 'cairn install claude'), ' wires them; then each session start, prompt and /compact shows here.'));
   }
@@ -81,7 +83,61 @@ function hookCard(hooks) {
         );
       }),
     ),
-    h('p', { class: 'muted small' }, `From the hook log (${hooks.path}): it records each run and whether it injected context, not the tokens, the items or which of them the agent used afterwards.`),
+    h('p', { class: 'muted small' }, `From the hook log (${hooks.path}): this store has no injection ledger, so it shows each run and whether it injected context, not the tokens, the items or which of them the agent used afterwards.`),
+  );
+}
+
+/** One bar per injection, as long as its tokens, its items marked used or not; a line where the context window was compacted. */
+function ledgerSessions(sessions) {
+  const maxTokens = Math.max(1, ...sessions.flatMap((s) => s.injections.map((i) => i.tokens)));
+  return h(
+    'ul',
+    { class: 'hook-sessions' },
+    sessions.map((sess) => {
+      const items = sess.injections.reduce((n, i) => n + i.items.length, 0);
+      const used = sess.injections.reduce((n, i) => n + i.items.filter((it) => it.used).length, 0);
+      let window = sess.injections[0]?.window ?? 0;
+      const rows = [];
+      for (const inj of sess.injections) {
+        if (inj.window !== window) {
+          const w = sess.windows.find((x) => x.window === inj.window);
+          rows.push(h('li', { class: 'inj-window' }, `new context window — ${w ? w.reason : 'compacted'}`));
+          window = inj.window;
+        }
+        const usedHere = inj.items.filter((it) => it.used).length;
+        rows.push(
+          h(
+            'li',
+            {
+              class: ['inj', `inj-${inj.name}`, inj.target === 'summary' ? 'inj-summary' : ''],
+              title: `${EVENT_LABEL[inj.name] ?? inj.name} (${inj.via}) · ${when(inj.at)} · ${num(inj.tokens)} tokens\n${inj.items.map((it) => `${it.used === true ? '✓ ' : it.used === false ? '· ' : ''}${it.text ?? `${it.kind} ${it.id}`}`).join('\n')}`,
+            },
+            h('span', { class: 'inj-name' }, EVENT_LABEL[inj.name] ?? inj.name),
+            h(
+              'span',
+              { class: 'inj-track' },
+              h(
+                'span',
+                { class: 'inj-bar', style: { width: `${Math.max(2, (inj.tokens / maxTokens) * 100)}%` } },
+                inj.items.map((it) => h('span', { class: ['inj-item', it.used === true ? 'used' : it.used === false ? 'unused' : ''] })),
+              ),
+            ),
+            h('span', { class: 'inj-n' }, `${num(inj.tokens)} tok · ${num(inj.items.length)}${inj.items.some((it) => it.used !== null) ? ` · ${num(usedHere)} used` : ''}`),
+          ),
+        );
+      }
+      return h(
+        'li',
+        { class: 'hook-session' },
+        h(
+          'div',
+          { class: 'hs-head' },
+          h('a', { class: 'full-name', href: `#/session/${encodeURIComponent(sess.session)}`, title: `${sess.session}${sess.project ? ` — ${sess.project}` : ''}` }, sess.session),
+          h('span', { class: 'muted small' }, `${num(sess.tokens)} tokens · ${num(items)} items${sess.usageKnown ? ` · ${num(used)} used afterwards` : ' · use afterwards not measured yet'} · `, time(sess.lastAt)),
+        ),
+        h('ol', { class: 'injections', 'aria-label': 'Injections' }, rows),
+      );
+    }),
   );
 }
 
