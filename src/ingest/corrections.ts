@@ -33,6 +33,11 @@ interface LangRules {
 
 /** End of a word for scripts `\b` does not understand (Cyrillic, accented Latin). */
 const E = String.raw`(?=$|[^\p{L}\p{N}_'])`;
+/**
+ * "Use X, not Y": a contrast whose "not" negates a thing, not a verb (no auxiliary before it), at
+ * the end of a sentence.
+ */
+const CONTRAST = String.raw`(?<!\b(?:is|are|was|were|am|be|been|do|does|did|should|can|could|will|would|have|has|had|must|may|might|need|needs|why|if|or|whether|and|i|we|it|they|that|this|there|just|still|also|may|could|probably|definitely|really))\s+not\s+(?:the\s+|a\s+|an\s+)?[\w./:'"-]+\s*(?:[.!;]|$)`;
 /** Start of a sentence inside the message. */
 const S = String.raw`(?:^|[.!?;:\n]\s*|,\s+)`;
 
@@ -49,10 +54,10 @@ const RULES = (): Record<CorrectionLang, LangRules> => (rulesCache ??= {
       String.raw`^(?:no (?:problem|prob|worries|rush|doubt|offense|biggie)|no need to (?:worry|apologi[sz]e|hurry|thank)|no,? (?:thanks|thank you)|not (?:bad|sure|yet|only|really|much)|don't (?:worry|hesitate|mind)|stop(?:words?|-?loss|watch)${E})`,
     ),
     start: rx(
-      String.raw`^(?:no\s*[,.!;:—–-]|no$|no (?:i|you|we|it|that|this|don't|do not|use|it's|that's|not|wait|stop|just|please|dont)${E}|nope${E}|nah${E}|wrong${E}|incorrect${E}|not quite${E}|not like that|not that${E}|stop(?:\s*[.!,]|$| (?:it|that|this|doing|changing|adding|using|making|writing|editing|touching|there|right there)${E})|wait\s*[,.!]|hold on${E}|undo${E}|revert${E}|actually${E}|never ?mind${E}|(?:there(?:'s| is) )?no need (?:to|for)${E}|not [^.!?\n]{1,60}(?:[,;]\s|\bbut\b)|(?:that|this|it)(?:'s| is| was) (?:wrong|incorrect|broken|not (?:right|correct|what|it|how|true|valid))${E}|(?:it|that|this)(?:'s| is) (?:a )?bad idea)`,
+      String.raw`^(?:no\s*[,.!;:—–-]|no$|no (?:i|you|we|it|that|this|don't|do not|use|it's|that's|not|wait|stop|just|please|dont)${E}|nope${E}|nah${E}|wrong${E}|incorrect${E}|not quite${E}|not like that|not that${E}|stop(?:\s*[.!,]|$| (?:it|that|this|doing|changing|adding|using|making|writing|editing|touching|there|right there)${E})|wait\s*[,.!]|hold on${E}|undo${E}|revert${E}|actually${E}|never ?mind${E}|(?:there(?:'s| is) )?no need (?:to|for)${E}|not [^.!?\n]{1,60}(?:[,;]\s|\bbut\b)|(?:that|this|it)(?:'s| is| was) (?:wrong|incorrect|broken|not (?:right|correct|what|it|how|true|valid))${E}|(?:it|that|this)(?:'s| is) (?:a )?bad idea|again\s*[,:!]|(?:ok(?:ay)?|great|good|nice|fine|thanks|cool|sure|looks good|(?:it|that|this)(?:'s| is) (?:good|fine|ok))[,!.]?\s+but${E})`,
     ),
     anywhere: rx(
-      String.raw`(?:\b(?:that|this|it)(?:'s| is| was) (?:wrong|incorrect|not (?:right|correct|what i|how i|true|valid|acceptable))\b|\bi (?:said|told you|already told you|asked (?:you )?(?:to|for|not)|meant)\b|\bnot what i (?:asked|said|meant|wanted)\b|\bwhy (?:did|would) you\b|\byou (?:broke|deleted|removed|ignored|forgot|missed|didn't|did not|shouldn't|should not)\b|${S}(?:please\s+)?(?:don't|dont|do not|never)\s+(?!worry|hesitate|mind|forget to)\w|(?:it|that|this)(?:'s| is) (?:a )?bad idea\b|\b(?:is|are|was) not accept?able\b|\bunacceptable\b|${S}\w{1,3}'s not [^.!?\n]{1,80}[.,;]\s*(?:it's|it is|this is|that's|use|should)\b|\b(?:but|however)\b[^.!?\n]{0,80}\b(?:must not|mustn't|should not|shouldn't)\b|\binstead\b|\b(?:that|this|it|you) broke\b|\bstill (?:doesn't|does not|not|fails|failing|broken|wrong|the same|shows|0)\b|\b(?:doesn't|does not|didn't|did not) work\b|\bnot working\b|${S}(?:revert|undo|roll back|redo) (?:it|that|this|the)\b)`,
+      String.raw`(?:\b(?:that|this|it)(?:'s| is| was) (?:wrong|incorrect|not (?:right|correct|what i|how i|true|valid|acceptable))\b|\bi (?:said|told you|already told you|asked (?:you )?(?:to|for|not)|meant)\b|\bnot what i (?:asked|said|meant|wanted)\b|\bwhy (?:did|would) you\b|\byou (?:broke|deleted|removed|ignored|forgot|missed|didn't|did not|shouldn't|should not)\b|${S}(?:please\s+)?(?:don't|dont|do not|never)\s+(?!worry|hesitate|mind|forget to)\w|(?:it|that|this)(?:'s| is) (?:a )?bad idea\b|\b(?:is|are|was) not accept?able\b|\bunacceptable\b|${S}\w{1,3}'s not [^.!?\n]{1,80}[.,;]\s*(?:it's|it is|this is|that's|use|should)\b|\b(?:but|however)\b[^.!?\n]{0,80}\b(?:must not|mustn't|should not|shouldn't)\b|\binstead\b(?!\s+of)|\w[^.!?\n]*\binstead of\b|\bi (?:don't|do not|didn't|did not) (?:want|ask|need)\b|\bi (?:just|only) want(?:ed)?\b|\b(?:nonsense|pointless|overkill|unnecessary|overcomplicated|too (?:complicated|complex))\b|${CONTRAST}|\b(?:that|this|it|you) broke\b|\bstill (?:doesn't|does not|not|fails|failing|broken|wrong|the same|shows|0)\b|\b(?:doesn't|does not|didn't|did not) work\b|\bnot working\b|${S}(?:revert|undo|roll back|redo) (?:it|that|this|the)\b)`,
     ),
   },
   ru: {
