@@ -4,6 +4,7 @@
  * to the session's folder, and the turns that are not the user's own words (subagent prompts,
  * slash commands, hook-injected context, cairn's own output) told apart.
  */
+import { NOT_USER_WORDS, isInjected, type UserMessageContext } from '../ingest/user-message.js';
 import type { CorrectionRecord, Provenance, SessionRecord, TurnRecord } from '../types.js';
 
 /** What a tool does, whatever the agent calls it. */
@@ -50,19 +51,7 @@ export function toolClass(name: string | null): ToolClass {
   return TOOL_CLASSES[name.toLowerCase()] ?? 'other';
 }
 
-/** Flags that make a user-role turn something other than the user's own words to the agent. */
-const NOT_HUMAN = new Set(['meta', 'slash-command', 'compact-summary', 'interrupt', 'bash', 'command-output', 'queued-meta', 'sidechain']);
-
-/**
- * Text that an agent, a hook or cairn itself put into the conversation: it is never distilled
- * (cairn must not re-ingest its own output).
- */
-const INJECTED =
-  /<system-reminder>|<\/?(?:command-name|command-message|command-args|local-command-stdout|user-prompt-submit-hook|task-notification)>|^Caveat: The messages below|^This session is being continued from a previous conversation|^# cairn memory|<!-- Exact findings kept across \/compact|^\[Request interrupted by user|additionalContext|^Base directory for this skill:/m;
-
-export function isInjected(text: string): boolean {
-  return INJECTED.test(text);
-}
+export { isInjected };
 
 /** A tool input parsed from the bounded summary the reader kept. */
 export type ToolArgs = Record<string, unknown>;
@@ -183,6 +172,7 @@ export function writtenTextOf(turn: TurnRecord): string | null {
 /** The turns of one session that distillation looks at, with lookups the extractors share. */
 export class SessionView {
   readonly byId = new Map<string, TurnRecord>();
+  private readonly position = new Map<string, number>();
   private readonly results = new Map<string, TurnRecord>();
   private readonly resultAfter = new Map<string, TurnRecord>();
 
@@ -195,8 +185,9 @@ export class SessionView {
     readonly corrections: readonly CorrectionRecord[] = [],
   ) {
     const openCalls: TurnRecord[] = [];
-    for (const turn of turns) {
+    for (const [i, turn] of turns.entries()) {
       this.byId.set(turn.id, turn);
+      this.position.set(turn.id, i);
       if (turn.role === 'tool_call') openCalls.push(turn);
       if (turn.role !== 'tool_result') continue;
       if (turn.toolUseId !== null) {
@@ -233,8 +224,38 @@ export class SessionView {
   /** A user turn carrying the user's own words (not a subagent prompt, command, or injected text). */
   isHumanTurn(turn: TurnRecord): boolean {
     if (turn.role !== 'user' || this.isSubagent) return false;
-    if (turn.flags.some((flag) => NOT_HUMAN.has(flag))) return false;
+    if (turn.flags.some((flag) => NOT_USER_WORDS.has(flag))) return false;
     return !isInjected(turn.text);
+  }
+
+  /**
+   * Where a user turn stands, for the message classifier: whether an agent turn (or an interrupt
+   * of the agent) came before it in this session, and how the agent's next reply opens.
+   */
+  messageContext(turn: TurnRecord): UserMessageContext {
+    const at = this.position.get(turn.id) ?? -1;
+    let after: UserMessageContext['after'] = (this.turns[0]?.seq ?? 0) > 0 ? 'agent' : 'none';
+    for (let i = at - 1; i >= 0; i--) {
+      const before = this.turns[i] as TurnRecord;
+      if (before.role === 'assistant' || before.role === 'tool_call' || before.role === 'tool_result') {
+        after = 'agent';
+        break;
+      }
+      if (before.role === 'user' && before.flags.includes('interrupt')) {
+        after = 'interrupt';
+        break;
+      }
+    }
+    let reply: string | null = null;
+    for (let i = at + 1; at >= 0 && i < this.turns.length; i++) {
+      const next = this.turns[i] as TurnRecord;
+      if (this.isHumanTurn(next)) break;
+      if (this.isAgentText(next) && next.text.trim().length > 0) {
+        reply = next.text.trim().slice(0, 200);
+        break;
+      }
+    }
+    return { after, flags: turn.flags, reply };
   }
 
   /** An assistant turn whose text may be distilled (not injected context, not a compaction summary). */

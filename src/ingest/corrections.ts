@@ -5,11 +5,14 @@
  * Spanish, Portuguese, Chinese and Japanese.
  *
  * The patterns look at how a message starts and at a few unmistakable phrases anywhere, and skip
- * polite formulas ("no problem", "don't worry"). Pushback needs a preceding agent turn, so a
- * first prompt full of "don't"s is an instruction, not a correction.
+ * polite formulas ("no problem", "don't worry"). Whether a message counts is decided by
+ * {@link classifyUserMessage} (./user-message.ts), which runs these patterns on the user's prose
+ * only (not on questions, pasted logs or commands) and only after an agent turn: a first prompt
+ * full of "don't"s is an instruction, not a correction.
  */
 import type { CorrectionRecord, TurnRecord } from '../types.js';
 import { LIMITS, bound } from './text.js';
+import { classifyUserMessage } from './user-message.js';
 
 /** A language a pushback pattern is written in (ISO 639-1). */
 export const CORRECTION_LANGS = ['en', 'ru', 'uk', 'de', 'fr', 'es', 'pt', 'zh', 'ja'] as const;
@@ -238,16 +241,6 @@ export function detectPushback(text: string): PushbackMatch | null {
   return null;
 }
 
-/** Flags that make a user turn something other than the user's own words to the agent. */
-const NOT_PUSHBACK = new Set(['meta', 'slash-command', 'compact-summary', 'interrupt', 'bash', 'command-output', 'queued-meta']);
-
-/**
- * An agent reply that opens by conceding it was wrong marks the user message before it as a
- * correction even when its wording was neutral ("we don't control that process").
- */
-const CONCESSION =
-  /^(?:[*_#>\s]*)(?:ah[,!. ]+|oh[,!. ]+|brilliant[,!. ]+|good point[,!. ]+)?(?:you(?:'re| are) (?:absolutely |completely |totally |quite )?(?:right|correct)|(?:absolutely|exactly) right|my (?:mistake|bad)|(?:good|great|excellent|nice) catch|you(?:'re| are) right to|вы правы|ты прав|ви праві|ти правий|sie haben recht|du hast recht|vous avez raison|tu as raison|tienes razón|tiene razón|você tem razão|tem razão|你说得对|您说得对|你是对的|おっしゃる通り|その通りです)/iu;
-
 /** The user message waiting for the agent's reply, carried across passes. */
 export interface PendingUser {
   id: string;
@@ -298,8 +291,9 @@ export function findCorrections(turns: readonly TurnRecord[], carry: CorrectionC
         const pending = carry.pending.get(session);
         if (pending !== undefined) {
           carry.pending.delete(session);
-          if (!pending.recorded && CONCESSION.test(turn.text)) {
-            out.push(correction({ id: pending.id, sessionId: session, text: pending.text, at: pending.at }, pending.premise, 'pushback', detectPushback(pending.text)?.lang ?? guessLanguage(pending.text)));
+          const verdict = pending.recorded ? null : classifyUserMessage(pending.text, { after: 'agent', reply: turn.text });
+          if (verdict?.label === 'correction') {
+            out.push(correction({ id: pending.id, sessionId: session, text: pending.text, at: pending.at }, pending.premise, 'pushback', verdict.lang));
           }
         }
       }
@@ -311,13 +305,15 @@ export function findCorrections(turns: readonly TurnRecord[], carry: CorrectionC
     let lang: string | null = null;
     if (turn.flags.includes('interrupt')) kind = 'interrupt';
     else if (turn.flags.includes('rejection')) kind = 'rejection';
-    else if (turn.role === 'user' && premise !== null && !turn.flags.some((flag) => NOT_PUSHBACK.has(flag))) {
-      const match = detectPushback(turn.text);
-      if (match) {
+    else if (turn.role === 'user' && premise !== null) {
+      const verdict = classifyUserMessage(turn.text, { after: 'agent', flags: turn.flags });
+      if (verdict.label === 'correction') {
         kind = 'pushback';
-        lang = match.lang;
+        lang = verdict.lang;
       }
-      carry.pending.set(session, { id: turn.id, text: bound(turn.text, LIMITS.tool), at: turn.at, premise, recorded: match !== null });
+      if (verdict.reason !== 'not-user-words') {
+        carry.pending.set(session, { id: turn.id, text: bound(turn.text, LIMITS.tool), at: turn.at, premise, recorded: kind !== null });
+      }
     }
     if (kind !== null) out.push(correction(turn, premise, kind, lang));
   }

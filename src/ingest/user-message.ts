@@ -121,7 +121,7 @@ const INTERROGATIVE =
   /^(?:what|why|how|when|where|which|who|whom|whose|any idea|any way)\b|^(?:is|are|was|were|am|do|does|did|can|could|would|will|should|shall|may|might|have|has|had|isn't|aren't|doesn't|don't|didn't|won't|wouldn't|shouldn't|can't)\s+(?:i|you|we|they|it|this|that|these|those|there|he|she|the|my|your|our|its|any|all|some|a|an)\b|^(?:что|как|почему|зачем|где|когда|какой|какая|можно|можешь|есть ли|що|як|чому|навіщо|де|коли|який|чи|was|wie|warum|wo|wann|welche[rsn]?|kannst|gibt es|qu'est-ce|comment|pourquoi|où|quand|quel(?:le)?s?|est-ce|qué|cómo|por qué|dónde|cuándo|cuál|puedes|o que|como|por que|onde|quando|qual|pode)(?=$|[^\p{L}])/iu;
 
 /** Whether a sentence asks rather than tells. */
-function isQuestion(sentence: string): boolean {
+export function isQuestion(sentence: string): boolean {
   const s = sentence.replace(/[\s*_`"')\]]+$/u, '');
   if (/[?？]$/u.test(s) || /[?？][!.]*$/u.test(s)) return true;
   return INTERROGATIVE.test(s) && !/[.!。！]$/u.test(s) && s.split(/\s+/).length <= 25;
@@ -140,17 +140,17 @@ const RULE_CUES: RegExp[] = [
   new RegExp(
     String.raw`(?:^|[.!?;\n]\s*|,\s*|\b(?:you|we|please|and|but|should|must)\s+)(?:always|never)\s+(?:\w+\s+){0,2}?(?:use|run|touch|modify|change|edit|commit|push|add|create|delete|remove|write|call|ask|assume|mock|install|include|keep|put|make|do|check|test|format|import|rename)\b` +
       String.raw`|(?:^|[.!?;\n]\s*|,\s*|\b(?:but|and|please|just)\s+)(?:please\s+)?(?:don't|dont|do not|never)\s+(?:ever\s+)?(?:touch|modify|change|edit|commit|push|create|delete|remove|rewrite|refactor|rename|assume|produce|overcomplicate|add|use|mock|install|run|write|guess|invent|skip|ignore)\b` +
-      String.raw`|\b(?:must not|mustn't|must never|should never|shouldn't ever)\b|\b(?:make sure|be sure) (?:not to|you don't|you never|to always)\b|\bfrom now on\b|\bgoing forward\b|\b(?:important|rule|note)\b[^.!?\n]{0,20}\bnot to\b|\bnot to (?:commit|push|touch|modify|change|edit|delete|create)\b`,
+      String.raw`|\bi (?:prefer|'d rather|would rather|want you to always|want you to never)\b|\bplease (?:always|never)\b|\b(?:must not|mustn't|must never|should never|shouldn't ever)\b|\b(?:make sure|be sure) (?:not to|you don't|you never|to always)\b|\bfrom now on\b|\bgoing forward\b|\b(?:important|rule|note)\b[^.!?\n]{0,20}\bnot to\b|\bnot to (?:commit|push|touch|modify|change|edit|delete|create)\b`,
     'i',
   ),
-  /(?:^|[\s,.;:!?])(?:никогда не|всегда используй|не трогай|не меняй|не коммить|не удаляй|не создавай|с этого момента|впредь|ніколи не|завжди використовуй|не чіпай|не змінюй|не видаляй|відтепер|niemals|immer (?:verwenden|nutzen)|fass[e]? \S+ nicht an|ab jetzt|ne (?:touche|modifie|supprime|crée) (?:jamais|pas)|toujours utiliser|désormais|nunca (?:uses|toques|cambies|borres)|no toques|a partir de ahora|nunca (?:use|mexa|altere|apague)|não mexa|a partir de agora)(?=$|[^\p{L}])/iu,
-  /永远不要|绝对不要|不要(?:修改|删除|提交|改动|使用)|以后都|从现在开始|絶対に|決して|今後は|(?:変更|削除|コミット)しないで/u,
+  /(?:^|[\s,.;:!?])(?:я предпочитаю|предпочитаю|я віддаю перевагу|ich bevorzuge|bitte (?:immer|nie)|verwende immer|je préfère|utilise toujours|prefiero|usa siempre|prefiro|use sempre|никогда не|всегда используй|не трогай|не меняй|не коммить|не удаляй|не создавай|с этого момента|впредь|ніколи не|завжди використовуй|не чіпай|не змінюй|не видаляй|відтепер|niemals|immer (?:verwenden|nutzen)|fass[e]? \S+ nicht an|ab jetzt|ne (?:touche|modifie|supprime|crée) (?:jamais|pas)|toujours utiliser|désormais|nunca (?:uses|toques|cambies|borres)|no toques|a partir de ahora|nunca (?:use|mexa|altere|apague)|não mexa|a partir de agora)(?=$|[^\p{L}])/iu,
+  /永远不要|绝对不要|不要(?:修改|删除|提交|改动|使用)|总是用|我更喜欢|以后都|从现在开始|絶対に|決して|常に|必ず|今後は|(?:変更|削除|コミット)しないで/u,
 ];
 
 function ruleCue(prose: string): string | null {
   for (const re of RULE_CUES) {
     const m = re.exec(prose);
-    if (m) return m[0].trim();
+    if (m) return m[0].replace(/^[\s.!?;,:]+/u, '').trim();
   }
   return null;
 }

@@ -73,13 +73,13 @@ describe('decisions and preferences', () => {
     const t = new Turns()
       .user('Set up the project. I prefer terse commit messages. Always run `pnpm lint` before committing.')
       .assistant('Decided to use `zod` for the config schema since the MCP SDK already depends on it.')
-      .user("let's go with SQLite for the cache, not Redis");
+      .user("let's go with SQLite for the cache rather than Redis");
     const found = extractStatements(t.view());
     expect(found.map((c) => [c.kind, c.text])).toEqual([
       ['preference', 'I prefer terse commit messages.'],
       ['preference', 'Always run `pnpm lint` before committing.'],
       ['decision', 'Decided to use `zod` for the config schema since the MCP SDK already depends on it.'],
-      ['decision', "Let's go with SQLite for the cache, not Redis"],
+      ['decision', "Let's go with SQLite for the cache rather than Redis"],
     ]);
     expect(found[3]?.subject).toEqual({ key: 'pref:database', value: 'sqlite', onConflict: 'review' });
   });

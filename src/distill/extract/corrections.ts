@@ -5,9 +5,10 @@
  * says what they wanted instead, and without one nothing is kept.
  */
 import { detectPushback } from '../../ingest/corrections.js';
+import { classifyUserMessage } from '../../ingest/user-message.js';
 import type { CorrectionRecord, TurnRecord } from '../../types.js';
 import { commandOf, filePathOf, toolClass, type SessionView } from '../session.js';
-import { code, gist, hasSpecific, isRuleLike, oneLine } from '../text.js';
+import { code, gist, oneLine } from '../text.js';
 import { preferenceSubject } from './statements.js';
 import { candidate } from './common.js';
 import type { Candidate } from '../types.js';
@@ -120,9 +121,10 @@ export function extractCorrections(view: SessionView): Candidate[] {
       ruleTurn = nextHumanTurn(view, marker);
       // The follow-up is a correction of its own: it is handled as one.
       if (ruleTurn !== null && pushbackTurns.has(ruleTurn.id)) continue;
-      // A new request after an interrupt is not a correction unless it says what to do instead.
-      if (ruleTurn !== null && !isRuleLike(ruleTurn.text) && !hasSpecific(ruleTurn.text) && detectPushback(ruleTurn.text) === null) continue;
-    } else if (!view.isHumanTurn(marker)) {
+      // A new request after an interrupt is not a correction unless it corrects or sets a rule.
+      if (ruleTurn !== null && classifyUserMessage(ruleTurn.text, { ...view.messageContext(ruleTurn), after: 'interrupt' }).label === 'other') continue;
+    } else if (!view.isHumanTurn(marker) || classifyUserMessage(marker.text, view.messageContext(marker)).label !== 'correction') {
+      // Read again with the whole context (records of older versions were found more loosely).
       continue;
     }
     if (ruleTurn === null || !view.isNew(ruleTurn) || used.has(ruleTurn.id)) continue;

@@ -4,6 +4,7 @@
  * own words only; decisions also from the agent when it states one in so many words and names
  * something exact. A turn already kept as a correction is not read again here.
  */
+import { classifyUserMessage, isQuestion } from '../../ingest/user-message.js';
 import type { TurnRecord } from '../../types.js';
 import type { SessionView } from '../session.js';
 import { hasSpecific, oneLine, sentences, stripMarkdown } from '../text.js';
@@ -37,8 +38,6 @@ const DECISION_CUES: RegExp[] = [
 /** Agent phrasings of a decision strong enough to keep (not "I'll use the Read tool"). */
 const AGENT_DECISION = /\b(?:decided (?:to|on|that)|decision:|we(?:'ll| will) (?:use|go with|stick with|switch to|keep)|going with|settled on|chose to|the (?:chosen|selected) approach is)\b/i;
 
-/** Questions are not preferences or decisions. */
-const QUESTION = /\?\s*$|^(?:what|why|how|should|can|could|would|is|are|do|does|did)\b[^.]*$/i;
 
 export function hasPreferenceCue(sentence: string): boolean {
   return PREFERENCE_CUES.some((cue) => cue.test(sentence));
@@ -113,11 +112,16 @@ export function extractStatements(view: SessionView): Candidate[] {
 
 function fromUser(view: SessionView, turn: TurnRecord): Candidate[] {
   const out: Candidate[] = [];
+  // A preference is a rule: only from a message that constrains the agent (not a task request
+  // that mentions "always", not a question, not a pasted log).
+  const verdict = classifyUserMessage(turn.text, view.messageContext(turn));
+  if (verdict.reason === 'not-user-words' || verdict.reason === 'pasted' || verdict.reason === 'question') return out;
+  const constrains = verdict.label !== 'other';
   for (const sentence of sentences(turn.text)) {
     if (out.length >= MAX_PER_TURN) break;
-    if (sentence.length < 12 || sentence.length > 280 || QUESTION.test(sentence)) continue;
+    if (sentence.length < 12 || sentence.length > 280 || isQuestion(sentence)) continue;
     const decision = hasDecisionCue(sentence);
-    const preference = !decision && hasPreferenceCue(sentence);
+    const preference = !decision && constrains && (hasPreferenceCue(sentence) || (verdict.cue !== null && sentence.toLowerCase().includes(verdict.cue.toLowerCase())));
     if (!decision && !preference) continue;
     const subject = preferenceSubject(sentence);
     out.push(
@@ -138,7 +142,7 @@ function fromAgent(view: SessionView, turn: TurnRecord): Candidate[] {
   const out: Candidate[] = [];
   for (const sentence of sentences(turn.text)) {
     if (out.length >= 2) break;
-    if (!AGENT_DECISION.test(sentence) || QUESTION.test(sentence) || !hasSpecific(sentence)) continue;
+    if (!AGENT_DECISION.test(sentence) || isQuestion(sentence) || !hasSpecific(sentence)) continue;
     const subject = preferenceSubject(sentence);
     out.push(
       candidate(view, turn, {
