@@ -103,7 +103,9 @@ describe.skipIf(!present)('real transcripts (../shared/data)', () => {
         "pushback: don't add notes, looks like there is a nee",
         'interrupt: [Request interrupted by user]',
         'pushback: before providing proposal for phase 4.1 ch',
-        'pushback: there are no tracking of failures for metr',
+        // "there are no tracking of failures for metrics. does it make sense to have it combined"
+        // ends in a question, so the agent's "You're absolutely right!" is not read as a concession
+        // of the statement (a known miss of the classifier, see test/fixtures/corrections).
         "pushback: conversationId is the same as sessionId. l",
         // typed while the agent worked (queue-operation), taken into the running turn
         'pushback: no, add conversationId field, but set valu',
