@@ -420,7 +420,7 @@ export interface TurnRecord {
   toolInput: string | null;
   toolUseId: string | null;
   isError: boolean;
-  /** Flags: interrupt, rejection, queued, slash-command, meta, sidechain, compact-summary. */
+  /** Flags: interrupt, rejection, queued, slash-command, meta, sidechain, compact-summary, headless (a user turn of a `claude -p` / `codex exec` run). */
   flags: string[];
   at: number | null;
   sourceUuid: string | null;

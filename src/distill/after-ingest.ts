@@ -31,10 +31,10 @@ export function recordingSubstrate(substrate: SubstrateStore, touched: Set<strin
 }
 
 /** Distil the sessions an ingest touched; a failure is logged and reported, never thrown. */
-export async function distillTouched(deps: Deps, touched: ReadonlySet<string>): Promise<DistillSummary> {
+export async function distillTouched(deps: Deps, touched: ReadonlySet<string>, options: { headless?: boolean } = {}): Promise<DistillSummary> {
   if (touched.size === 0) return emptySummary();
   try {
-    return await distill(deps, { sessionIds: [...touched] });
+    return await distill(deps, { sessionIds: [...touched], headless: options.headless ?? false });
   } catch (error) {
     deps.logger.error('distill after ingest failed', { error: error instanceof Error ? error.message : String(error) });
     const summary = emptySummary();

@@ -22,6 +22,12 @@ export interface DistillOptions {
   dryRun?: boolean;
   /** Read every session from its first turn again (what is already stored merges). @default false */
   full?: boolean;
+  /**
+   * The sessions come from a headless run (`claude -p`, `codex exec`): no continuation note (a
+   * one-shot run is not resumed; its "where we left off" would only pile up in recall). Sessions
+   * whose transcript says so themselves (turns flagged `headless`) are treated alike. @default false
+   */
+  headless?: boolean;
   /** Extra candidate sources run after the heuristics (the optional LLM observer). */
   extraExtractors?: Array<(view: SessionView) => Promise<Candidate[]>>;
   /** Called after each session. */
@@ -99,7 +105,7 @@ export async function distillSession(
   summary.sessions++;
   summary.turns += fresh.length;
   const corrections = await substrate.getCorrections({ sessionId: session.id });
-  const view = new SessionView(session, turns, fromSeq, corrections);
+  const view = new SessionView(session, turns, fromSeq, corrections, options.headless ?? false);
   const candidates = extractAll(view);
   for (const extra of options.extraExtractors ?? []) candidates.push(...(await extra(view)));
   summary.candidates += candidates.length;

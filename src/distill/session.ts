@@ -183,6 +183,8 @@ export class SessionView {
     /** First seq not distilled yet; candidates anchored before it were emitted by an earlier run. */
     readonly fromSeq: number,
     readonly corrections: readonly CorrectionRecord[] = [],
+    /** The run that wrote these turns was headless (known from outside the transcript). */
+    private readonly headlessRun = false,
   ) {
     const openCalls: TurnRecord[] = [];
     for (const [i, turn] of turns.entries()) {
@@ -208,6 +210,19 @@ export class SessionView {
   /** Subagent / sidechain sessions: their "user" turns are the parent agent's prompts. */
   get isSubagent(): boolean {
     return this.session.parentId !== null;
+  }
+
+  /**
+   * A headless run (`claude -p`, `codex exec`, the Agent SDK): said from outside, or the latest
+   * request in the transcript carries the reader's `headless` flag.
+   */
+  get isHeadless(): boolean {
+    if (this.headlessRun) return true;
+    for (let i = this.turns.length - 1; i >= 0; i--) {
+      const turn = this.turns[i] as TurnRecord;
+      if (this.isHumanTurn(turn)) return turn.flags.includes('headless');
+    }
+    return false;
   }
 
   /** Whether a turn is new in this run (not distilled before). */

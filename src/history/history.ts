@@ -21,6 +21,12 @@ export interface IngestOptions {
   distill?: boolean;
   /** Also report, per project, the sessions read, their corrections and the memories it holds (`projects`). @default false */
   byProject?: boolean;
+  /**
+   * The transcripts come from a headless run (`claude -p`, `codex exec`; the hooks know it from
+   * `CLAUDE_CODE_ENTRYPOINT`): their sessions get no continuation note. Transcripts that record
+   * it themselves (Claude Code 2.1+ `entrypoint`, Codex `originator`) need no flag. @default false
+   */
+  headless?: boolean;
 }
 
 /** What `ingest` reports: the reader's summary, what distillation made of it, and where it went by project. */
@@ -49,7 +55,7 @@ export async function ingest(deps: Deps, paths: string[], options: IngestOptions
     },
   });
   await deps.store.setState('last_ingest_at', String(deps.clock.now()));
-  const distilled = options.distill === false ? undefined : await distillTouched(deps, touched);
+  const distilled = options.distill === false ? undefined : await distillTouched(deps, touched, { headless: options.headless ?? false });
   const found = options.byProject ? await foundByProject(deps, substrate, touched) : undefined;
   return { ...summary, ...(distilled ? { distilled } : {}), ...(found ? { projects: found } : {}) };
 }

@@ -3,6 +3,7 @@ import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { loadConfig, openCairn } from '../config.js';
+import { isHeadlessEntrypoint } from '../ingest/readers/shared.js';
 import { packagePath } from '../paths.js';
 import type { Cairn } from '../cairn.js';
 import { streamLogger } from '../runtime.js';
@@ -74,8 +75,8 @@ function fileLogger(dir: string): Logger {
 const BIN = packagePath('bin', 'cairn.js');
 
 /** Start `cairn ingest PATH` detached so the agent is never kept waiting. */
-function ingestDetached(home: string, transcript: string, env: NodeJS.ProcessEnv): void {
-  const child = spawn(process.execPath, [BIN, '--home', home, 'ingest', transcript], {
+function ingestDetached(home: string, transcript: string, env: NodeJS.ProcessEnv, headless: boolean): void {
+  const child = spawn(process.execPath, [BIN, '--home', home, 'ingest', ...(headless ? ['--headless'] : []), transcript], {
     detached: true,
     stdio: 'ignore',
     env: { ...env, CAIRN_HOOK_CHILD: '1' },
@@ -83,11 +84,11 @@ function ingestDetached(home: string, transcript: string, env: NodeJS.ProcessEnv
   child.unref();
 }
 
-async function ingestTranscript(cairn: Cairn, input: HookInput, logger: Logger): Promise<void> {
+async function ingestTranscript(cairn: Cairn, input: HookInput, logger: Logger, headless: boolean): Promise<void> {
   const path = input.transcript_path;
   if (typeof path !== 'string' || !existsSync(path)) return;
   try {
-    const summary = await cairn.ingest([path]);
+    const summary = await cairn.ingest([path], { headless });
     logger.info('ingested', { path, turns: summary.turns, seconds: summary.seconds });
   } catch (error) {
     // Context still comes back from what is already stored.
@@ -113,13 +114,15 @@ export async function runHook(eventName: string, io: HookIo, settings: HookSetti
     // transcript's cwd the same way), so context and ingested memories agree.
     const cwd = typeof input.cwd === 'string' && input.cwd.length > 0 ? input.cwd : io.cwd;
     const session = typeof input.session_id === 'string' ? input.session_id : null;
+    // `claude -p` / the Agent SDK run hooks too; Claude Code says how it was started in its env.
+    const headless = isHeadlessEntrypoint(io.env.CLAUDE_CODE_ENTRYPOINT);
 
     if (event === 'stop' || event === 'session-end' || event === 'subagent-stop') {
       if (typeof input.transcript_path === 'string' && existsSync(input.transcript_path)) {
         if (io.env.CAIRN_HOOK_INLINE === '1') {
           cairn = (await openCairn(config, { cwd, actor: 'hook', session, logger })).cairn;
-          await ingestTranscript(cairn, input, logger);
-        } else ingestDetached(config.home, input.transcript_path, io.env);
+          await ingestTranscript(cairn, input, logger, headless);
+        } else ingestDetached(config.home, input.transcript_path, io.env, headless);
       }
       return 0;
     }
@@ -128,11 +131,11 @@ export async function runHook(eventName: string, io: HookIo, settings: HookSetti
     let output: HookOutput;
     switch (event) {
       case 'session-start':
-        await ingestTranscript(cairn, input, logger);
+        await ingestTranscript(cairn, input, logger, headless);
         output = await sessionStart(cairn, input, settings);
         break;
       case 'pre-compact':
-        await ingestTranscript(cairn, input, logger);
+        await ingestTranscript(cairn, input, logger, headless);
         output = await preCompact(cairn, input, settings);
         break;
       case 'prompt':

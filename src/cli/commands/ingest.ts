@@ -20,8 +20,9 @@ export function registerIngestCommands(program: Command, run: Run): void {
           '(unchanged files are skipped by size and mtime; appended files are read from where the last run stopped).\n' +
           'Without paths: the standard folders that exist (~/.claude/projects or $CLAUDE_CONFIG_DIR/projects, ~/.codex/sessions, ~/.gemini/tmp).',
       )
-      .argument('[paths...]', 'files or folders'),
-    async (ctx, paths: string[]) => {
+      .argument('[paths...]', 'files or folders')
+      .option('--headless', 'the transcripts come from headless runs (claude -p, codex exec): no continuation notes for their sessions'),
+    async (ctx, paths: string[], opts: { headless?: boolean }) => {
       const home = ctx.io.env.HOME ?? homedir();
       const roots = paths.length > 0 ? paths.map((p) => resolve(ctx.io.cwd, p)) : defaultTranscriptRoots(ctx.io.env, home);
       if (roots.length === 0) {
@@ -33,6 +34,7 @@ export function registerIngestCommands(program: Command, run: Run): void {
       const bar = new ProgressBar(ctx.io.stderr, 'ingesting', 0, 'bytes');
       const summary = await cairn.ingest(roots, {
         byProject: true,
+        headless: opts.headless === true,
         onProgress: (p) => {
           bar.setTotal(p.bytesTotal);
           bar.update(p.bytesDone, `${p.filesDone}/${p.filesTotal} files`);

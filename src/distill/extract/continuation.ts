@@ -2,7 +2,8 @@
  * Continuation state: where a session stands when it is distilled (at pre-compact, at stop, at
  * session end) — the current task (the last substantive user request), the files being edited,
  * errors still open, the next steps (the agent's todo list, or the "next steps" it wrote), and
- * the agent's latest update. One `continuation` memory per session, replaced each time.
+ * the agent's latest update. One `continuation` memory per session, replaced each time; none for
+ * a headless run (`claude -p`, `codex exec`).
  */
 import type { TurnRecord } from '../../types.js';
 import { filePathOf, toolArgs, toolClass, commandOf, type SessionView } from '../session.js';
@@ -105,7 +106,9 @@ function writtenSteps(text: string): string[] {
 }
 
 export function extractContinuation(view: SessionView): Candidate[] {
-  if (view.isSubagent || view.turns.length === 0) return [];
+  // A headless run is a one-shot task for a script: nobody resumes it or compacts it, and a note
+  // per run would pile up in recall ("Task: <the prompt> … Session: <uuid>" after every run).
+  if (view.isSubagent || view.isHeadless || view.turns.length === 0) return [];
   const last = view.turns[view.turns.length - 1] as TurnRecord;
   if (!view.isNew(last)) return [];
   const request = lastRequest(view);

@@ -23,7 +23,7 @@ import {
   toTime,
   type JsonObject,
 } from '../text.js';
-import { boundedEntries, entriesOf, parseJsonLine, stateObject, type LineParser } from './shared.js';
+import { boundedEntries, entriesOf, parseJsonLine, stateObject, type LineParser, isHeadlessEntrypoint } from './shared.js';
 
 /** Line types that carry nothing for the substrate. */
 const PASSED_OVER = new Set(['progress', 'file-history-snapshot', 'attachment', 'agent-name', 'pr-link']);
@@ -269,7 +269,7 @@ export function createClaudeCodeParser(builder: BatchBuilder, path: string, raw:
     flush();
   }
 
-  function userText(session: SessionAcc, raw: string, uuid: string | null, lineNo: number, at: number | null): void {
+  function userText(session: SessionAcc, raw: string, uuid: string | null, lineNo: number, at: number | null, headless = false): void {
     const text = stripSystemReminders(raw).trim();
     if (text.length === 0 || text.startsWith(CAVEAT) || text.startsWith('<local-command-caveat>')) {
       builder.stats.metaDropped++;
@@ -302,7 +302,7 @@ export function createClaudeCodeParser(builder: BatchBuilder, path: string, raw:
       builder.turn(session, { role: 'user', text: `! ${command}`, uuid, line: lineNo, at, flags: flagsFor(session, 'bash') });
       return;
     }
-    const turn = builder.turn(session, { role: 'user', text, uuid, line: lineNo, at, flags: flagsFor(session) });
+    const turn = builder.turn(session, { role: 'user', text, uuid, line: lineNo, at, flags: headless ? flagsFor(session, 'headless') : flagsFor(session) });
     if (turn !== null && session.parentId === null) builder.title(session, turn.text, false);
   }
 
@@ -372,8 +372,9 @@ export function createClaudeCodeParser(builder: BatchBuilder, path: string, raw:
       compactSummary(session, contentText(content), uuid, lineNo, at);
       return;
     }
+    const headless = isHeadlessEntrypoint(line.entrypoint);
     if (typeof content === 'string') {
-      userText(session, content, uuid, lineNo, at);
+      userText(session, content, uuid, lineNo, at, headless);
       return;
     }
     if (!Array.isArray(content)) {
@@ -393,7 +394,7 @@ export function createClaudeCodeParser(builder: BatchBuilder, path: string, raw:
         if (part.length > 0) text = text.length === 0 ? part : `${text}\n${part}`;
       }
     }
-    if (text.length > 0) userText(session, text, uuid, lineNo, at);
+    if (text.length > 0) userText(session, text, uuid, lineNo, at, headless);
   }
 
   function system(line: JsonObject, lineNo: number): void {

@@ -108,6 +108,8 @@ export function createCodexParser(builder: BatchBuilder, path: string, raw: unkn
   let lastAssistant = str(state.lastAssistant);
   const tools = new Map<string, string>(entriesOf<string>(state.tools));
   let metaSeen = state.metaSeen === true;
+  /** `codex exec`: a one-shot headless run (its user turns carry the `headless` flag). */
+  let headless = state.headless === true;
 
   function session(): SessionAcc {
     return builder.session(sessionId);
@@ -118,6 +120,7 @@ export function createCodexParser(builder: BatchBuilder, path: string, raw: unkn
     // A resumed or forked rollout repeats its ancestors' session_meta after its own: the first wins.
     if (metaSeen) return;
     metaSeen = true;
+    headless = str(payload.originator) === 'codex_exec' || str(payload.source) === 'exec';
     if (id !== null) sessionId = id;
     const s = session();
     const cwd = str(payload.cwd);
@@ -143,9 +146,9 @@ export function createCodexParser(builder: BatchBuilder, path: string, raw: unkn
     lastUser = hash;
     lastAssistant = null;
     const s = session();
-    const flags = trimmed.startsWith('/') && !trimmed.includes('\n') && trimmed.length < 200 ? ['slash-command'] : [];
+    const flags = trimmed.startsWith('/') && !trimmed.includes('\n') && trimmed.length < 200 ? ['slash-command'] : headless ? ['headless'] : [];
     const turn = builder.turn(s, { role: 'user', text: trimmed, uuid: null, line: lineNo, at, flags });
-    if (turn !== null && flags.length === 0) builder.title(s, turn.text, false);
+    if (turn !== null && !flags.includes('slash-command')) builder.title(s, turn.text, false);
   }
 
   function assistantWords(text: string, lineNo: number, at: number | null): void {
@@ -357,7 +360,7 @@ export function createCodexParser(builder: BatchBuilder, path: string, raw: unkn
     },
     end() {
       return {
-        state: { session: sessionId, lastUser, lastAssistant, metaSeen, tools: boundedEntries(tools, MAX_TOOLS) },
+        state: { session: sessionId, lastUser, lastAssistant, metaSeen, headless, tools: boundedEntries(tools, MAX_TOOLS) },
       };
     },
   };

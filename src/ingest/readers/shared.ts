@@ -58,3 +58,12 @@ export function entriesOf<V>(value: unknown): Array<[string, V]> {
 export function stateObject(state: unknown): JsonObject {
   return isObject(state) ? state : {};
 }
+
+/**
+ * Whether a line was written by a headless run: Claude Code 2.1+ records how it was started in
+ * `entrypoint` — `cli` (the terminal UI), `claude-vscode`, … interactive; `sdk-cli` (`claude -p`),
+ * `sdk-ts` / `sdk-py` (the Agent SDK), `claude-code-github-action`, `mcp` headless.
+ */
+export function isHeadlessEntrypoint(value: unknown): boolean {
+  return typeof value === 'string' && (value.startsWith('sdk-') || value === 'claude-code-github-action' || value === 'mcp');
+}
