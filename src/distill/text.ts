@@ -12,11 +12,35 @@ export function oneLine(text: string, max: number): string {
   return `${flat.slice(0, cut > max * 0.6 ? cut : max - 1).replace(/[\s,;:.-]+$/, '')}…`;
 }
 
-/** Markdown emphasis, headings, bullets and quote marks off; inline code kept. */
+/** A Markdown link to a file in the workspace (no URL scheme): `[resolver.rs](src/resolver.rs#L214)`. */
+const LOCAL_LINK = /\[([^\]\n]+)\]\(<?(?![a-z][\w+.-]*:)([^)\s>]+)>?\)/gi;
+
+/**
+ * A file link as the `path:line` it points at, so the location survives (the link text alone is
+ * usually just the file name): `[resolver.rs](src/resolver.rs#L214)` → `src/resolver.rs:214`;
+ * `[the lock](src/ws.rs#L9-L12)` → `the lock (src/ws.rs:9-12)`.
+ */
+function fileLink(label: string, target: string): string {
+  const m = /^(.*?)(?:#L(\d+)(?:C\d+)?(?:-L?(\d+)(?:C\d+)?)?)?$/.exec(target);
+  const path = m?.[1] ?? target;
+  if (path.length === 0) return label;
+  const ref = m?.[2] ? `${path}:${m[2]}${m[3] ? `-${m[3]}` : ''}` : path;
+  const plain = label.replace(/`/g, '').trim();
+  const name = path.slice(path.lastIndexOf('/') + 1);
+  const sameFile = plain === path || plain === ref || plain === name || path.endsWith(`/${plain}`) || ref.endsWith(`/${plain}`) || (plain.startsWith(`${name}:`) && m?.[2] !== undefined);
+  return sameFile ? ref : `${label} (${ref})`;
+}
+
+/**
+ * Markdown emphasis, headings, bullets and quote marks off; inline code kept; links to files
+ * become their `path:line`, other links their text. Everything else stays exactly as written
+ * (no case changes: `package.json` at a sentence start is still `package.json`).
+ */
 export function stripMarkdown(text: string): string {
   return text
     .replace(/\*\*|__/g, '')
     .replace(/^\s{0,3}(?:#{1,6}\s+|>\s?|[-*+•]\s+|\d+[.)]\s+)/gm, '')
+    .replace(LOCAL_LINK, (_, label: string, target: string) => fileLink(label, target))
     .replace(/\[([^\]]+)\]\((?:https?:)?[^)]*\)/g, '$1')
     .trim();
 }

@@ -46,7 +46,7 @@ describe('cairn ingest / distill / maintain / review', () => {
     expect(distilled.byKind).toMatchObject({ correction: 1, procedure: 2, decision: 1 });
 
     const recall = await runCli(['recall', 'mock the HTTP client', '--json'], { home, cwd });
-    expect(recall.stdout).toContain("Don't mock the HTTP client");
+    expect(recall.stdout).toContain("don't mock the HTTP client");
 
     const again = await runCli(['distill', '--json'], { home, cwd });
     expect(again.json<DistillSummary>()).toMatchObject({ sessions: 0, added: 0 });

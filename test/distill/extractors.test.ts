@@ -22,7 +22,7 @@ describe('corrections → rules with their context', () => {
     const [c, ...rest] = extractCorrections(t.view());
     expect(rest).toEqual([]);
     expect(c?.kind).toBe('correction');
-    expect(c?.text).toMatch(/^Don't mock the database — use the sqlite fixture from tests\/conftest\.py instead\./);
+    expect(c?.text).toMatch(/^don't mock the database — use the sqlite fixture from tests\/conftest\.py instead\./);
     expect(c?.text).toContain('which had said: “I will mock the database in test_watcher.py');
     expect(c?.provenance).toEqual({ transcript: t.session.sourcePath, line: 3, uuid: 'u2', sessionId: 'sess-1', turnId: 'sess-1:u2' });
     expect(c?.tags).toEqual(['correction', 'pushback', 'en']);
@@ -35,7 +35,7 @@ describe('corrections → rules with their context', () => {
       .user('[Request interrupted by user for tool use]', ['interrupt'])
       .user('never delete dist, run `npm run build -- --clean` instead');
     const [c] = extractCorrections(t.view());
-    expect(c?.text).toMatch(/^Never delete dist, run `npm run build -- --clean` instead/);
+    expect(c?.text).toMatch(/^never delete dist, run `npm run build -- --clean` instead/);
     expect(c?.text).toContain('interrupted the agent, which had run `rm -rf dist && npm run build`');
     expect(c?.provenance.turnId).toBe('sess-1:u4');
     expect(c?.subject).toBeNull();
@@ -49,7 +49,7 @@ describe('corrections → rules with their context', () => {
   it('reads corrections in other languages and skips subagent sessions', () => {
     const ru = new Turns().user('Почини тесты').assistant('Я удалю файл config.yaml.').user('нет, не удаляй config.yaml, поправь ключ timeout');
     const [c] = extractCorrections(ru.view());
-    expect(c?.text).toMatch(/^Не удаляй config\.yaml/);
+    expect(c?.text).toMatch(/^не удаляй config\.yaml/);
     expect(c?.tags).toContain('ru');
     const sub = new Turns(sessionRecord('sess-1/agent-1', { parentId: 'sess-1' })).user('Search').assistant('Found x.').user("no, that's wrong");
     expect(extractCorrections(sub.view())).toEqual([]);
@@ -63,8 +63,10 @@ describe('corrections → rules with their context', () => {
   });
 
   it('strips the pushback cue only when a rule remains', () => {
-    expect(phraseRule('no, use the staging bucket')).toBe('Use the staging bucket');
-    expect(phraseRule('no!')).toBe('No!');
+    expect(phraseRule('no, use the staging bucket')).toBe('use the staging bucket');
+    expect(phraseRule('no!')).toBe('no!');
+    // As written: a file name at the start keeps its case.
+    expect(phraseRule('no, package.json stays as it is')).toBe('package.json stays as it is');
   });
 });
 
@@ -79,7 +81,7 @@ describe('decisions and preferences', () => {
       ['preference', 'I prefer terse commit messages.'],
       ['preference', 'Always run `pnpm lint` before committing.'],
       ['decision', 'Decided to use `zod` for the config schema since the MCP SDK already depends on it.'],
-      ['decision', "Let's go with SQLite for the cache rather than Redis"],
+      ['decision', "let's go with SQLite for the cache rather than Redis"],
     ]);
     expect(found[3]?.subject).toEqual({ key: 'pref:database', value: 'sqlite', onConflict: 'review' });
   });

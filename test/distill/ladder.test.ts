@@ -78,7 +78,7 @@ describe('distillation write path', () => {
     expect(merged.provenance?.also?.map((p) => p.sessionId)).toEqual(['s2']);
     expect(merged.meta.seen).toBe(2);
     // The correction seen twice has become a standing rule.
-    const rules = (await active(t)).filter((m) => m.text.startsWith("Don't mock the database"));
+    const rules = (await active(t)).filter((m) => m.text.toLowerCase().startsWith("don't mock the database"));
     expect(rules.map((m) => m.kind)).toEqual(['procedure']);
     expect(rules[0]?.tags).toContain('repeated-correction');
     const events = await t.cairn.deps.store.listEvents({ memoryId: rules[0]!.id, types: ['merge'] });

@@ -66,7 +66,7 @@ describe.skipIf(!present)('distillation of real transcripts (../shared/data)', (
     });
     expect(missing.map((c) => c.text)).toEqual([]);
     // Phrased as the user's rule, with what the agent had done.
-    const rule = memories.find((m) => m.text.startsWith("Don't produce code, design solution first"));
+    const rule = memories.find((m) => m.text.startsWith("don't produce code, design solution first"));
     expect(rule?.text).toMatch(/\n\(Correction of the agent, which had said: “.+”\)$/);
   });
 

@@ -22,7 +22,7 @@ const FOLLOW_UP_WINDOW = 8;
 const LEADING_CUE =
   /^(?:no+|nope|nah|wrong|incorrect|not quite|wait|hold on|stop|actually|hmm+|нет|не так|неправильно|стоп|подожди|вообще-то|ні|стоп|зачекай|nein|falsch|moment|non|attends|en fait|no|espera|não|espere|不对|不是|错了|等等|違う|いいえ|待って)\s*[,.!:;—–-]+\s*/iu;
 
-/** The user's words as a rule: the pushback cue off, the first letter up, bounded at a sentence. */
+/** The user's words as a rule: the pushback cue off, bounded at a sentence, otherwise as written. */
 export function phraseRule(text: string): string {
   let rule = text.trim().replace(/\s+/g, ' ');
   const cue = LEADING_CUE.exec(rule);
@@ -32,7 +32,6 @@ export function phraseRule(text: string): string {
     const end = Math.max(cut.lastIndexOf('. '), cut.lastIndexOf('? '), cut.lastIndexOf('! '));
     rule = end > MAX_RULE * 0.4 ? cut.slice(0, end + 1) : oneLine(rule, MAX_RULE);
   }
-  rule = rule.charAt(0).toUpperCase() + rule.slice(1);
   return rule;
 }
 

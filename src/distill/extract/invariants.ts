@@ -37,7 +37,7 @@ export function extractInvariants(view: SessionView): Candidate[] {
       const text = oneLine(sentence, 320);
       out.push(
         candidate(view, turn, {
-          text: text.charAt(0).toUpperCase() + text.slice(1),
+          text,
           kind: 'fact',
           extractor: 'invariant',
           importance: 0.7,

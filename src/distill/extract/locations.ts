@@ -45,7 +45,7 @@ export function extractLocations(view: SessionView): Candidate[] {
       kept++;
       out.push(
         candidate(view, turn, {
-          text: text.charAt(0).toUpperCase() + text.slice(1),
+          text,
           kind: 'fact',
           extractor: 'location',
           importance: 0.6,

@@ -95,8 +95,7 @@ export function preferenceSubject(text: string): Omit<Subject, 'onConflict'> | n
 const MAX_PER_TURN = 3;
 
 function statementText(sentence: string): string {
-  const clean = oneLine(stripMarkdown(sentence), 300);
-  return clean.charAt(0).toUpperCase() + clean.slice(1);
+  return oneLine(stripMarkdown(sentence), 300);
 }
 
 export function extractStatements(view: SessionView): Candidate[] {
