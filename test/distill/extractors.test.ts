@@ -96,6 +96,15 @@ describe('decisions and preferences', () => {
     expect(extractStatements(t.view()).map((c) => c.kind)).toEqual(['preference', 'preference', 'preference', 'preference', 'preference']);
   });
 
+  it('keeps the rule of a lower-case message, not the whole message, and no task request as a preference', () => {
+    const t = new Turns()
+      .user('plan the session tracking')
+      .assistant('Here is the design.')
+      .user('great, prepare a step by step plan with action items. important not to commit changes until the final step. start from the abstractions')
+      .user('use the Spinner instead of the inlined spinner');
+    expect(extractStatements(t.view()).map((c) => [c.kind, c.text])).toEqual([['preference', 'important not to commit changes until the final step.']]);
+  });
+
   it('skips questions, agent intentions and turns already kept as corrections', () => {
     const t = new Turns()
       .user('Should we always use pnpm?')

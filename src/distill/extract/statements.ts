@@ -109,6 +109,14 @@ export function extractStatements(view: SessionView): Candidate[] {
   return out;
 }
 
+/**
+ * Sentences of a user message: typed messages are often all lower case, so a sentence also ends
+ * at `. ` / `! ` before a lower-case word ("great, plan it. important not to commit …").
+ */
+function userSentences(text: string): string[] {
+  return sentences(text).flatMap((sentence) => sentence.split(/(?<=[a-z)][.!])\s+(?=[a-z])/u));
+}
+
 function fromUser(view: SessionView, turn: TurnRecord): Candidate[] {
   const out: Candidate[] = [];
   // A preference is a rule: only from a message that constrains the agent (not a task request
@@ -116,7 +124,7 @@ function fromUser(view: SessionView, turn: TurnRecord): Candidate[] {
   const verdict = classifyUserMessage(turn.text, view.messageContext(turn));
   if (verdict.reason === 'not-user-words' || verdict.reason === 'pasted' || verdict.reason === 'question') return out;
   const constrains = verdict.label !== 'other';
-  for (const sentence of sentences(turn.text)) {
+  for (const sentence of userSentences(turn.text)) {
     if (out.length >= MAX_PER_TURN) break;
     if (sentence.length < 12 || sentence.length > 280 || isQuestion(sentence)) continue;
     const decision = hasDecisionCue(sentence);
