@@ -15,7 +15,7 @@ export function packageRoot(): string {
     const candidate = join(dir, 'package.json');
     if (existsSync(candidate)) {
       try {
-        if ((JSON.parse(readFileSync(candidate, 'utf8')) as { name?: string }).name === 'cairn') return (cached = dir);
+        if ((JSON.parse(readFileSync(candidate, 'utf8')) as { name?: string }).name === 'cairn-memory') return (cached = dir);
       } catch {
         // not ours; keep walking
       }

@@ -1,6 +1,6 @@
-import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { changesFor, type Agent, type InstallContext } from './targets.js';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { changesFor, type Agent, type FileChange, type InstallContext } from './targets.js';
 
 export interface PlannedChange {
   path: string;
@@ -38,27 +38,75 @@ export function lineDiff(before: string, after: string): string[] {
 }
 
 function stamp(now: Date): string {
-  return now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  return now.toISOString().replace(/[-:]/g, '').replace('T', '-').replace('.', '').slice(0, 18);
+}
+
+/** A backup path not taken yet (two runs in the same millisecond get -1, -2 …). */
+function freshBackupPath(path: string, now: Date): string {
+  const base = `${path}${BACKUP_MARK}${stamp(now)}`;
+  let candidate = base;
+  for (let n = 1; existsSync(candidate); n++) candidate = `${base}-${n}`;
+  return candidate;
+}
+
+const BACKUP_MARK = '.cairn-backup-';
+
+/** cairn's backups of a file, oldest first. */
+function backupsOf(path: string): string[] {
+  const dir = dirname(path);
+  const prefix = `${basename(path)}${BACKUP_MARK}`;
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((name) => name.startsWith(prefix))
+    .sort()
+    .map((name) => join(dir, name));
+}
+
+/**
+ * On uninstall, the file exactly as it was before cairn touched it, when the user has not edited
+ * it since: the oldest backup that cairn's install turns into the current text (later backups of
+ * a re-install hold cairn's earlier entries). `null` when there is none (the library's removal is
+ * used then, which keeps the user's later edits).
+ */
+function pristineBackup(current: string, install: FileChange): string | null {
+  for (const backup of backupsOf(install.path)) {
+    try {
+      const text = readFileSync(backup, 'utf8');
+      if (install.apply(text) === current) return text;
+    } catch {
+      // A backup that no longer parses is not the one we are looking for.
+    }
+  }
+  return null;
 }
 
 /**
  * Plan and (unless `dryRun`) apply the changes for an agent: idempotent merges that keep the
- * user's other settings, a timestamped backup of every file changed, atomic writes.
+ * user's other settings, a timestamped backup of every file changed, atomic writes. `--uninstall`
+ * restores a file byte for byte when it is unchanged since cairn's install, and removes a file
+ * that cairn created and that holds nothing else.
  */
 export function install(agent: Agent, ctx: InstallContext, options: { dryRun: boolean; now?: Date }): PlannedChange[] {
   const planned: PlannedChange[] = [];
-  for (const change of changesFor(agent, ctx)) {
+  const changes = changesFor(agent, ctx);
+  const installs = ctx.uninstall ? changesFor(agent, { ...ctx, uninstall: false }) : changes;
+  changes.forEach((change, index) => {
     const before = existsSync(change.path) ? readFileSync(change.path, 'utf8') : null;
-    const after = change.apply(before);
-    planned.push({ path: change.path, before, after, changed: after !== null && after !== before, backup: null });
-  }
+    let after = change.apply(before);
+    if (ctx.uninstall && before !== null && after !== before) after = pristineBackup(before, installs[index]!) ?? after;
+    planned.push({ path: change.path, before, after, changed: after !== before, backup: null });
+  });
   if (options.dryRun) return planned;
   for (const plan of planned) {
-    if (!plan.changed || plan.after === null) continue;
+    if (!plan.changed) continue;
     mkdirSync(dirname(plan.path), { recursive: true });
     if (plan.before !== null) {
-      plan.backup = `${plan.path}.cairn-backup-${stamp(options.now ?? new Date())}`;
+      plan.backup = freshBackupPath(plan.path, options.now ?? new Date());
       copyFileSync(plan.path, plan.backup);
+    }
+    if (plan.after === null) {
+      rmSync(plan.path, { force: true });
+      continue;
     }
     const tmp = `${plan.path}.cairn-tmp-${process.pid}`;
     writeFileSync(tmp, plan.after);

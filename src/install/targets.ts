@@ -1,5 +1,8 @@
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { CairnError, invalid } from '../errors.js';
+import { editJsonc, isEmptyObject, parseJsoncObject, type JsonEdit } from './jsonc.js';
+import { parseTomlFile, setTomlTable } from './toml.js';
 
 /** How to start cairn: the running node and this package's bin, so no global install is needed. */
 export interface Launcher {
@@ -16,7 +19,7 @@ export const INSTALL_AGENTS: readonly Agent[] = ['claude', 'codex', 'cursor', 'v
 /** One file the installer changes: its path and a function from old content to new content. */
 export interface FileChange {
   path: string;
-  /** `null` old content means the file does not exist; return `null` to delete nothing/leave absent. */
+  /** `null` old content means the file does not exist; `null` returned means the file should not exist. */
   apply(old: string | null): string | null;
 }
 
@@ -55,92 +58,98 @@ export function isCairnHookCommand(command: unknown): boolean {
   return typeof command === 'string' && /cairn(\.js)?['"]? hook [a-z-]+$/.test(command.trim());
 }
 
-type Json = Record<string, unknown>;
-
-function parseJsonFile(path: string, text: string | null): Json {
-  if (text === null || text.trim().length === 0) return {};
-  try {
-    const value: unknown = JSON.parse(text);
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error('not a JSON object');
-    return value as Json;
-  } catch (error) {
-    throw new CairnError('INVALID_INPUT', `${path} is not valid JSON (${(error as Error).message}); fix it or move it aside, nothing was changed`, { cause: error });
-  }
-}
-
-const asJson = (value: Json): string => `${JSON.stringify(value, null, 2)}\n`;
+/** The Codex hook events cairn registers (`~/.codex/hooks.json`, same shape as Claude Code's). */
+export const CODEX_HOOKS: ReadonlyArray<{ event: string; cairn: string; timeout: number }> = [
+  { event: 'SessionStart', cairn: 'session-start', timeout: 30 },
+  { event: 'UserPromptSubmit', cairn: 'prompt', timeout: 10 },
+  { event: 'Stop', cairn: 'stop', timeout: 10 },
+];
 
 interface HookGroup {
   matcher?: string;
   hooks?: Array<{ type?: string; command?: string; timeout?: number }>;
 }
 
-/** Merge (or remove) cairn's hooks in a Claude Code settings.json, keeping every other hook. */
-export function mergeClaudeSettings(path: string, old: string | null, ctx: InstallContext): string | null {
-  const settings = parseJsonFile(path, old);
-  const hooks = (settings.hooks && typeof settings.hooks === 'object' ? settings.hooks : {}) as Record<string, HookGroup[]>;
-  for (const { event, cairn, timeout } of CLAUDE_HOOKS) {
-    const groups = Array.isArray(hooks[event]) ? hooks[event] : [];
+/**
+ * Merge (or remove) cairn's hooks in a hooks file of Claude Code's shape (`settings.json`, Codex's
+ * `hooks.json`), keeping every other hook, the user's comments and formatting.
+ */
+export function mergeHooksFile(
+  path: string,
+  old: string | null,
+  ctx: InstallContext,
+  events: ReadonlyArray<{ event: string; cairn: string; timeout: number }>,
+): string | null {
+  const settings = parseJsoncObject(path, old);
+  const hooks = (settings.hooks && typeof settings.hooks === 'object' && !Array.isArray(settings.hooks) ? settings.hooks : {}) as Record<string, unknown>;
+  const edits: JsonEdit[] = [];
+  const remaining = new Set(Object.keys(hooks));
+  for (const { event, cairn, timeout } of events) {
+    const groups = Array.isArray(hooks[event]) ? (hooks[event] as HookGroup[]) : [];
     // Drop our previous entries (any path), keep everything else.
     const kept = groups
       .map((group) => ({ ...group, hooks: (group.hooks ?? []).filter((h) => !isCairnHookCommand(h.command)) }))
-      .filter((group) => (group.hooks ?? []).length > 0);
+      .filter((group) => group.hooks.length > 0);
     if (!ctx.uninstall) kept.push({ hooks: [{ type: 'command', command: hookCommand(ctx.launcher, cairn), timeout }] });
-    if (kept.length > 0) hooks[event] = kept;
-    else delete hooks[event];
+    const unchanged = kept.length === groups.length && groups.every((g, i) => isDeepStrictEqual(g, kept[i]));
+    if (!unchanged) edits.push({ path: ['hooks', event], value: kept.length > 0 ? kept : undefined });
+    if (kept.length === 0) remaining.delete(event);
   }
-  if (Object.keys(hooks).length > 0) settings.hooks = hooks;
-  else delete settings.hooks;
-  if (old === null && Object.keys(settings).length === 0) return null;
-  return asJson(settings);
+  if (remaining.size === 0 && settings.hooks !== undefined && ctx.uninstall) edits.push({ path: ['hooks'], value: undefined });
+  return finishJson(old, editJsonc(old, edits));
+}
+
+/** Merge (or remove) cairn's hooks in a Claude Code settings.json. */
+export function mergeClaudeSettings(path: string, old: string | null, ctx: InstallContext): string | null {
+  return mergeHooksFile(path, old, ctx, CLAUDE_HOOKS);
+}
+
+/** A file cairn emptied again goes (it held nothing of the user's); any other file stays. */
+function finishJson(old: string | null, next: string | null): string | null {
+  if (next === null) return old;
+  if (isEmptyObject(next)) return null;
+  return next;
 }
 
 /** Add (or remove) the cairn MCP server under `key` (`mcpServers` or VS Code's `servers`). */
 export function mergeMcpJson(path: string, old: string | null, ctx: InstallContext, key: 'mcpServers' | 'servers', withType: boolean): string | null {
-  const config = parseJsonFile(path, old);
-  const servers = (config[key] && typeof config[key] === 'object' ? config[key] : {}) as Json;
-  if (ctx.uninstall) delete servers.cairn;
-  else {
-    servers.cairn = {
-      ...(withType ? { type: 'stdio' } : {}),
-      command: ctx.launcher.node,
-      args: [ctx.launcher.bin, 'mcp'],
-      ...(Object.keys(ctx.launcher.env).length > 0 ? { env: ctx.launcher.env } : {}),
-    };
+  const config = parseJsoncObject(path, old);
+  const servers = config[key];
+  if (servers !== undefined && (servers === null || typeof servers !== 'object' || Array.isArray(servers))) {
+    throw new CairnError('INVALID_INPUT', `${path}: "${key}" is not an object; fix it or move it aside, nothing was changed`);
   }
-  if (Object.keys(servers).length > 0) config[key] = servers;
-  else delete config[key];
-  if (old === null && Object.keys(config).length === 0) return null;
-  return asJson(config);
+  const others = Object.keys((servers ?? {}) as Record<string, unknown>).filter((k) => k !== 'cairn');
+  const value = ctx.uninstall
+    ? undefined
+    : {
+        ...(withType ? { type: 'stdio' } : {}),
+        command: ctx.launcher.node,
+        args: [ctx.launcher.bin, 'mcp'],
+        ...(Object.keys(ctx.launcher.env).length > 0 ? { env: ctx.launcher.env } : {}),
+      };
+  const edits: JsonEdit[] = [value === undefined && others.length === 0 && servers !== undefined ? { path: [key], value: undefined } : { path: [key, 'cairn'], value }];
+  return finishJson(old, editJsonc(old, edits));
 }
 
-const tomlString = (s: string): string => JSON.stringify(s);
-
-/** Replace (or remove) the `[mcp_servers.cairn]` table of a Codex config.toml, keeping the rest verbatim. */
-export function mergeCodexToml(old: string | null, ctx: InstallContext): string | null {
-  const lines = (old ?? '').split('\n');
-  const out: string[] = [];
-  let skipping = false;
-  for (const line of lines) {
-    const header = /^\s*\[([^\]]+)\]\s*$/.exec(line);
-    if (header) skipping = header[1]?.trim() === 'mcp_servers.cairn' || (header[1]?.trim().startsWith('mcp_servers.cairn.') ?? false);
-    if (!skipping) out.push(line);
-  }
-  while (out.length > 0 && out[out.length - 1]?.trim() === '') out.pop();
+/**
+ * Set (or remove) `[mcp_servers.cairn]` in a Codex config.toml through a TOML library that keeps
+ * comments, other tables and arrays of tables. Keys the user added to cairn's table (a timeout,
+ * more `env`) are kept; `command`, `args` and cairn's own `env` entries are set.
+ */
+export function mergeCodexToml(path: string, old: string | null, ctx: InstallContext): string | null {
+  const doc = parseTomlFile(path, old);
+  const servers = doc.mcp_servers as Record<string, unknown> | undefined;
+  const existing = (servers?.cairn && typeof servers.cairn === 'object' ? servers.cairn : {}) as Record<string, unknown>;
+  let value: Record<string, unknown> | undefined;
   if (!ctx.uninstall) {
-    const block = [
-      '[mcp_servers.cairn]',
-      `command = ${tomlString(ctx.launcher.node)}`,
-      `args = [${[ctx.launcher.bin, 'mcp'].map(tomlString).join(', ')}]`,
-    ];
-    if (Object.keys(ctx.launcher.env).length > 0) {
-      block.push(`env = { ${Object.entries(ctx.launcher.env).map(([k, v]) => `${k} = ${tomlString(v)}`).join(', ')} }`);
-    }
-    if (out.length > 0) out.push('');
-    out.push(...block);
+    const env = { ...((existing.env && typeof existing.env === 'object' ? existing.env : {}) as Record<string, unknown>), ...ctx.launcher.env };
+    value = { ...existing, command: ctx.launcher.node, args: [ctx.launcher.bin, 'mcp'] };
+    if (Object.keys(env).length > 0) value.env = env;
+    else delete value.env;
   }
-  if (old === null && out.length === 0) return null;
-  return `${out.join('\n')}\n`;
+  const next = setTomlTable(path, old, ['mcp_servers', 'cairn'], value);
+  if (next !== null && next.trim().length === 0) return null;
+  return next;
 }
 
 /** The files `cairn install <agent>` changes for a scope. */
@@ -157,9 +166,15 @@ export function changesFor(agent: Agent, ctx: InstallContext): FileChange[] {
       ];
     }
     case 'codex': {
-      const path = join(ctx.env.CODEX_HOME ?? join(ctx.home, '.codex'), 'config.toml');
       if (ctx.scope === 'project') throw invalid('Codex reads MCP servers from ~/.codex/config.toml only: use --scope user', 'scope');
-      return [{ path, apply: (old) => mergeCodexToml(old, ctx) }];
+      const codexHome = ctx.env.CODEX_HOME ?? join(ctx.home, '.codex');
+      const config = join(codexHome, 'config.toml');
+      const hooks = join(codexHome, 'hooks.json');
+      return [
+        { path: config, apply: (old) => mergeCodexToml(config, old, ctx) },
+        // Codex runs SessionStart / UserPromptSubmit / Stop hooks with Claude Code's input and output shape.
+        { path: hooks, apply: (old) => mergeHooksFile(hooks, old, ctx, CODEX_HOOKS) },
+      ];
     }
     case 'cursor': {
       const path = ctx.scope === 'user' ? join(ctx.home, '.cursor', 'mcp.json') : join(ctx.projectRoot, '.cursor', 'mcp.json');

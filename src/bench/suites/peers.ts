@@ -195,7 +195,7 @@ function minisearchPeer(): Peer {
 function cairnPeer(): Peer {
   return {
     name: 'cairn',
-    version: installedVersion('cairn'),
+    version: installedVersion('cairn-memory'),
     how: 'in-process remember / recall, BM25 only (no embedder); synthetic recall on the real path (touch), LoCoMo with touch off',
     async open(dir) {
       const store = await openSqliteStore(join(dir, 'cairn.db'));

@@ -18,8 +18,11 @@ export function registerInstallCommand(program: Command, run: Run): void {
       .description(
         'claude: merges the hooks (SessionStart, UserPromptSubmit, PreCompact, Stop, SessionEnd, SubagentStop) into Claude Code\n' +
           '        settings and adds the MCP server; keeps your other hooks; backs up every file it changes.\n' +
-          'codex:  adds [mcp_servers.cairn] to ~/.codex/config.toml.   cursor: .cursor/mcp.json.   vscode: .vscode/mcp.json.\n' +
-          'Running it again changes nothing; --uninstall removes only what cairn added.',
+          'codex:  adds [mcp_servers.cairn] to ~/.codex/config.toml and SessionStart, UserPromptSubmit and Stop hooks to\n' +
+          '        ~/.codex/hooks.json (trust them once in Codex with /hooks).   cursor: .cursor/mcp.json.   vscode: .vscode/mcp.json.\n' +
+          'Files are edited in place with TOML and JSONC parsers: comments and everything else stay as they were.\n' +
+          'Running it again changes nothing; --uninstall removes only what cairn added (a file unchanged since comes back\n' +
+          'byte for byte from its backup).',
       )
       .argument('<agent>', INSTALL_AGENTS.join(' | '))
       .option('--scope <scope>', 'user (all projects) or project (this repository)', undefined)
@@ -54,12 +57,16 @@ export function registerInstallCommand(program: Command, run: Run): void {
           ctx.out(`--- ${plan.path}${plan.before === null ? ' (new file)' : ''}`);
           for (const line of lineDiff(plan.before ?? '', plan.after ?? '')) if (!line.startsWith('  ')) ctx.out(line);
         } else {
-          ctx.out(`${opts.uninstall ? 'updated' : 'wrote'} ${plan.path}${plan.backup ? ` (backup: ${plan.backup})` : ''}`);
+          const verb = plan.after === null ? 'removed' : opts.uninstall ? 'updated' : 'wrote';
+          ctx.out(`${verb} ${plan.path}${plan.backup ? ` (backup: ${plan.backup})` : ''}`);
         }
       }
       if (!opts.dryRun && !opts.uninstall && agent === 'claude') {
         ctx.out('done: restart Claude Code; memories now come back after /compact and in new sessions.');
         ctx.out('seed memory from your past sessions: cairn ingest');
+      }
+      if (!opts.dryRun && !opts.uninstall && agent === 'codex') {
+        ctx.out('done: Codex asks you once to trust new hooks: start codex and open /hooks to trust cairn’s (until then the MCP tools work, the session-start context does not).');
       }
     },
   );
