@@ -1,17 +1,30 @@
 #!/usr/bin/env node
-// Hooks run on every prompt and session start: load one bundled module, not the whole CLI.
-// A hook must never break the agent, so even a failure to load exits 0.
-if (process.argv[2] === 'hook') {
+// The one entry for the CLI, the hooks and the MCP server. Hooks run on every prompt and session
+// start: they load one bundled module, not the whole CLI. A checkout that was never built (a
+// plugin installed from git) goes through setup.js, which runs an installed cairn or builds this
+// one on first run, and says so instead of failing silently.
+import { existsSync } from 'node:fs';
+
+const [command, event] = process.argv.slice(2);
+
+if (!existsSync(new URL('../dist/cli/main.js', import.meta.url))) {
+  const setup = await import('./setup.js');
+  const root = setup.packageRootOf(import.meta.url);
+  const installed = setup.findInstalledCairn(process.env, root);
+  if (installed) await setup.delegate(installed);
+  else process.exitCode = setup.report(command, event, setup.unavailableMessage(root, setup.startSetup(root, process.env)));
+} else if (command === 'hook') {
   try {
-    const { existsSync } = await import('node:fs');
     const bundle = new URL('../dist/hooks-bundle/run.js', import.meta.url);
     const { hookMain } = await import(existsSync(bundle) ? bundle.href : '../dist/hooks/run.js');
     process.exitCode = await hookMain(process.argv.slice(3));
   } catch (error) {
-    process.stderr.write(`cairn hook: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exitCode = 0;
+    // A hook must never break the agent, but it must not fail silently either.
+    const { report } = await import('./setup.js');
+    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    process.exitCode = report(command, event, `cairn's hook could not load (${reason}); reinstall cairn or run npm install in its folder.`);
   }
-} else if (process.argv[2] === 'mcp' && process.argv.length === 3) {
+} else if (command === 'mcp' && process.argv.length === 3) {
   // The MCP server lives as long as the agent session: load only what it serves with.
   const { mcpMain } = await import('../dist/mcp/stdio.js');
   process.exitCode = await mcpMain();
