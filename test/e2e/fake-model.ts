@@ -18,7 +18,7 @@ export interface RecordedRequest {
 }
 
 /** What the model answers: text, or a call to one tool with these arguments. */
-export type ScriptedTurn = { text: string } | { tool: string; input: Record<string, unknown> };
+export type ScriptedTurn = { text: string } | { tool: string; input: Record<string, unknown>; namespace?: string };
 
 /** Decides the answer from the request (after the request is recorded). */
 export type Script = (request: RecordedRequest, all: RecordedRequest[]) => ScriptedTurn;
@@ -73,7 +73,7 @@ function openaiStream(res: ServerResponse, body: { model?: string }, turn: Scrip
     sse(res, 'response.output_item.added', { type: 'response.output_item.added', output_index: 0, item: { ...item, status: 'in_progress', content: [] } });
     sse(res, 'response.output_text.delta', { type: 'response.output_text.delta', item_id: item.id, output_index: 0, content_index: 0, delta: turn.text });
   } else {
-    item = { type: 'function_call', id: nextId('fc'), call_id: nextId('call'), name: turn.tool, arguments: JSON.stringify(turn.input), status: 'completed' };
+    item = { type: 'function_call', id: nextId('fc'), call_id: nextId('call'), name: turn.tool, ...(turn.namespace ? { namespace: turn.namespace } : {}), arguments: JSON.stringify(turn.input), status: 'completed' };
     sse(res, 'response.output_item.added', { type: 'response.output_item.added', output_index: 0, item: { ...item, arguments: '', status: 'in_progress' } });
   }
   sse(res, 'response.output_item.done', { type: 'response.output_item.done', output_index: 0, item });

@@ -1,0 +1,215 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeModel, type FakeModel, type RecordedRequest, type Script } from './fake-model.js';
+import { baseEnv, cairn, CLAUDE, linkCairnBin, occurrences, ROOT, run, sandbox, SCORING_INTERNALS, skipReason, type Sandbox } from './harness.js';
+
+// The real Claude Code (from the npm registry, installed by .ci/run) runs non-interactively
+// against the fake model server, with cairn wired in by `cairn install claude`, as a plugin from
+// this repository, and as a plugin installed from a marketplace added from a git clone. The fake
+// model records exactly what the model would read.
+
+const reason = skipReason('Claude Code', CLAUDE);
+if (reason) console.warn(`[e2e] Claude Code tests skipped: ${reason}`);
+
+/** A memory stored before the session: it must come back at session start, once. */
+const M1 = 'The release checklist lives in docs/RELEASING.md: run make verify before tagging (ALPHA-7731).';
+/** A memory stored during the session (by another agent): only a recall can bring it. */
+const M2 = 'Deploy with scripts/ship.sh --prod from the repository root (BRAVO-5512).';
+
+interface AnthropicBody {
+  system?: unknown;
+  tools?: Array<{ name: string; description?: string }>;
+  messages?: Array<{ role: string; content: string | Array<{ type: string; text?: string; content?: unknown; tool_use_id?: string }> }>;
+}
+const bodyOf = (r: RecordedRequest): AnthropicBody => (r.body ?? {}) as AnthropicBody;
+const toolNames = (r: RecordedRequest): string[] => (bodyOf(r).tools ?? []).map((t) => t.name);
+const recallTool = (r: RecordedRequest): string | undefined => toolNames(r).find((n) => /cairn.*__recall$/.test(n));
+
+/** The text of every tool_result the client sent back to the model. */
+function toolResults(r: RecordedRequest): string[] {
+  const out: string[] = [];
+  for (const message of bodyOf(r).messages ?? []) {
+    if (typeof message.content === 'string') continue;
+    for (const block of message.content) {
+      if (block.type !== 'tool_result') continue;
+      const content = block.content;
+      if (typeof content === 'string') out.push(content);
+      else if (Array.isArray(content)) out.push(content.map((c: { text?: string }) => c.text ?? '').join('\n'));
+    }
+  }
+  return out;
+}
+/** What the model reads: system prompt and messages (not the tool schemas). */
+const readable = (r: RecordedRequest): string => JSON.stringify({ system: bodyOf(r).system, messages: bodyOf(r).messages });
+
+/** Call recall once — after storing M2 mid-session — then finish. */
+function recallOnce(box: Sandbox): Script {
+  let stored = false;
+  return (request) => {
+    const tool = recallTool(request);
+    if (!tool || toolResults(request).length > 0) return { text: 'done' };
+    if (!stored) {
+      cairn(box, ['remember', M2]);
+      stored = true;
+    }
+    return { tool, input: { query: 'deploy ship script prod' } };
+  };
+}
+
+function claudeEnv(box: Sandbox, fake: FakeModel, extra: Record<string, string> = {}): Record<string, string> {
+  return baseEnv(box, {
+    ANTHROPIC_BASE_URL: fake.url,
+    ANTHROPIC_API_KEY: 'sk-ant-fake-e2e',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_AUTOUPDATER: '1',
+    // -p sends its first request without waiting for MCP servers unless told to wait.
+    MCP_CONNECTION_NONBLOCKING: '0',
+    ...extra,
+  });
+}
+
+function claude(box: Sandbox, fake: FakeModel, args: string[], extra: Record<string, string> = {}) {
+  // -p cannot ask for permission: cairn's tools (as installed, or as the plugin's) are allowed up front.
+  return run(CLAUDE!, ['-p', '--allowedTools=mcp__cairn,mcp__plugin_cairn_cairn', ...args], { cwd: box.project, env: claudeEnv(box, fake, extra), timeoutMs: 90_000 });
+}
+
+/** What a working setup shows, whatever wired cairn in (issue #16 items 1 and 7). */
+function expectMemoryWorks(requests: RecordedRequest[], label: string): void {
+  const main = requests.filter((r) => (bodyOf(r).tools ?? []).length > 0);
+  expect(main.length, `${label}: requests with tools`).toBeGreaterThanOrEqual(2);
+  const first = main[0]!;
+  expect(readable(first), `${label}: session-start context reaches the model`).toContain('ALPHA-7731');
+  expect(toolNames(first).filter((n) => n.includes('cairn')), `${label}: cairn's tools`).toEqual(
+    expect.arrayContaining([expect.stringMatching(/__recall$/), expect.stringMatching(/__remember$/), expect.stringMatching(/__context$/)]),
+  );
+  expect(toolResults(main[main.length - 1]!).join('\n'), `${label}: recall returns the memory's text`).toContain(M2);
+}
+
+/** What the model reads from cairn carries no scoring internals (issue #16 item 2). */
+function expectNoScoringInternals(requests: RecordedRequest[], label: string): void {
+  const results = requests.flatMap(toolResults).join('\n');
+  expect(results.length, `${label}: tool results were sent`).toBeGreaterThan(0);
+  for (const key of SCORING_INTERNALS) expect(results, `${label}: no scoring internals (${key}) in tool results`).not.toContain(key);
+}
+
+/** Never the same memory twice in one request, across hooks and tools (issue #16 item 2). */
+function expectNoRepeats(requests: RecordedRequest[], label: string): void {
+  expect(requests.length).toBeGreaterThan(0);
+  for (const request of requests) {
+    for (const marker of ['ALPHA-7731', 'BRAVO-5512']) {
+      expect(occurrences(readable(request), marker), `${label}: ${marker} at most once in one request`).toBeLessThanOrEqual(1);
+    }
+  }
+}
+
+describe.skipIf(reason !== null)('Claude Code (real client) with cairn', () => {
+  let fake: FakeModel;
+  const boxes: Sandbox[] = [];
+  /** Every request of each run, by run. */
+  const sessions: Record<string, RecordedRequest[]> = {};
+  beforeAll(async () => {
+    fake = await startFakeModel();
+  });
+  afterAll(async () => {
+    await fake.close();
+    boxes.forEach((b) => b.cleanup());
+  });
+  const fresh = (prefix: string): Sandbox => {
+    const box = sandbox(prefix);
+    boxes.push(box);
+    fake.requests.length = 0;
+    cairn(box, ['remember', M1]);
+    return box;
+  };
+  const record = (name: string): RecordedRequest[] => (sessions[name] = fake.modelRequests());
+  const PROMPT = 'What does the release checklist in docs/RELEASING.md say? Then find how to deploy.';
+
+  it('cairn install claude: context at session start, cairn’s tools, recall’s text back', { timeout: 120_000 }, async () => {
+    const box = fresh('cairn-e2e-claude-');
+    cairn(box, ['install', 'claude']);
+    fake.setScript(recallOnce(box));
+    const result = await claude(box, fake, [PROMPT]);
+    expect(result.code, result.stderr).toBe(0);
+    expectMemoryWorks(record('install'), 'install claude');
+  });
+
+  it('PreCompact guidance reaches the compaction request; the post-compact context arrives after it', { timeout: 180_000 }, async () => {
+    const box = fresh('cairn-e2e-compact-');
+    cairn(box, ['install', 'claude']);
+    fake.setScript(() => ({ text: 'Noted.' }));
+    const session = '4d9e2f55-1b7a-4c1e-9a53-6f0c7e2b8a10';
+    expect((await claude(box, fake, ['--session-id', session, 'Remember we are preparing the release.'])).code).toBe(0);
+    // Claude Code compacts only a conversation with a few turns in it.
+    for (const prompt of ['Which branch do we tag from?', 'And who signs the release?']) expect((await claude(box, fake, ['--resume', session, prompt])).code).toBe(0);
+    const before = fake.requests.length;
+    const compact = await claude(box, fake, ['--resume', session, '/compact']);
+    expect(compact.code, compact.stderr).toBe(0);
+    const compaction = fake.requests.slice(before).find((r) => /provide your summary/i.test(JSON.stringify(bodyOf(r).messages ?? [])));
+    expect(compaction, 'a compaction request was sent').toBeDefined();
+    expect(readable(compaction!)).toContain('Keep these exact details verbatim');
+    expect(readable(compaction!)).toContain('ALPHA-7731');
+    const afterCompact = fake.requests.length;
+    expect((await claude(box, fake, ['--resume', session, 'Carry on with the release.'])).code).toBe(0);
+    const next = fake.requests.slice(afterCompact).find((r) => r.api === 'anthropic' && (bodyOf(r).tools ?? []).length > 0);
+    expect(next, 'a request after /compact').toBeDefined();
+    expect(readable(next!)).toContain('the conversation was just compacted');
+    expect(readable(next!)).toContain('ALPHA-7731');
+    sessions.compact = [next!];
+  });
+
+  it('loads as a plugin from this repository (--plugin-dir) without errors, hooks and MCP working', { timeout: 120_000 }, async () => {
+    const box = fresh('cairn-e2e-plugin-');
+    fake.setScript(recallOnce(box));
+    const debug = join(box.dir, 'debug.log');
+    const result = await claude(box, fake, ['--plugin-dir', ROOT, '--debug-file', debug, PROMPT]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(readFileSync(debug, 'utf8')).not.toMatch(/Duplicate hooks file|hook-load-failed|Plugin loading errors/);
+    const requests = record('plugin');
+    expect(toolNames(requests[0]!)).toContain('mcp__plugin_cairn_cairn__recall');
+    expectMemoryWorks(requests, 'plugin dir');
+  });
+
+  it('installs from a marketplace added from a git clone and works; unbuilt, it says so instead of failing silently', { timeout: 240_000 }, async () => {
+    const box = fresh('cairn-e2e-market-');
+    const clone = join(box.dir, 'clone');
+    execFileSync('git', ['clone', '-q', ROOT, clone]);
+    // Claude Code runs `npm ci --ignore-scripts` in a plugin with a lock file: point it at a
+    // registry that refuses at once, so the test downloads nothing.
+    const offline = { npm_config_registry: 'http://127.0.0.1:9/', npm_config_fetch_retries: '0', npm_config_fetch_timeout: '2000' };
+    const env = claudeEnv(box, fake, offline);
+    const add = await run(CLAUDE!, ['plugin', 'marketplace', 'add', clone], { cwd: box.project, env });
+    expect(add.code, add.stderr + add.stdout).toBe(0);
+    const install = await run(CLAUDE!, ['plugin', 'install', 'cairn@cairn'], { cwd: box.project, env, timeoutMs: 120_000 });
+    expect(install.code, install.stderr + install.stdout).toBe(0);
+
+    // After the README's install (`npm install -g cairn-memory` puts a built `cairn` on PATH) it works.
+    linkCairnBin(box);
+    fake.setScript(recallOnce(box));
+    const result = await claude(box, fake, [PROMPT], offline);
+    expect(result.code, result.stderr).toBe(0);
+    expectMemoryWorks(record('marketplace'), 'marketplace plugin');
+
+    // A git clone has no dist/: with no installed cairn (and the first-run build turned off, it
+    // would download) the hooks say so, to the user and the model, instead of failing silently.
+    rmSync(join(box.bin, 'cairn'));
+    fake.requests.length = 0;
+    fake.setScript(() => ({ text: 'done' }));
+    const debug = join(box.dir, 'unbuilt.log');
+    const unbuilt = await claude(box, fake, ['--debug-file', debug, 'hello'], { ...offline, CAIRN_PLUGIN_SETUP: '0' });
+    expect(unbuilt.code, unbuilt.stderr).toBe(0);
+    expect(readable(fake.modelRequests()[0]!)).toContain('cairn memory is unavailable in this session');
+    expect(readFileSync(debug, 'utf8')).toMatch(/"systemMessage":"cairn is not built in [^"]*: run cd/);
+  });
+
+  // Issue #16 item 2 (mcp-surface's part): known defects of main at the time these tests were
+  // written. `it.fails` keeps them visible and turns red the moment the fix lands — then make them `it`.
+  it.fails('tool results carry no scoring internals (issue #16 item 2, open)', () => {
+    for (const name of ['install', 'plugin', 'marketplace']) expectNoScoringInternals(sessions[name] ?? [], name);
+  });
+
+  it.fails('no memory is repeated within a request, at session start, per prompt or after /compact (issue #16 item 2, open)', () => {
+    for (const name of ['install', 'plugin', 'marketplace', 'compact']) expectNoRepeats(sessions[name] ?? [], name);
+  });
+});
