@@ -5,6 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse as parseToml } from '@decimalturn/toml-patch';
 
 export interface AgentWiring {
   /** The `cairn install` name. */
@@ -31,8 +32,17 @@ function read(path: string): string | null {
 const HOOK = /cairn(\.js)?['"]? hook [a-z-]+/;
 /** A `"cairn": {` server entry in an MCP JSON (or JSONC) file. */
 const MCP_JSON = /"cairn"\s*:\s*\{/;
-/** A `[mcp_servers.cairn]` table in Codex's TOML. */
-const MCP_TOML = /^\s*\[mcp_servers\.cairn\]\s*$/m;
+/** An `mcp_servers.cairn` table in Codex's TOML, however it is written (section, dotted key, inline). */
+function codexMcp(path: string): boolean {
+  const text = read(path);
+  if (text === null || !text.includes('cairn')) return false;
+  try {
+    const servers = (parseToml(text) as { mcp_servers?: Record<string, unknown> }).mcp_servers;
+    return servers?.cairn !== undefined;
+  } catch {
+    return false;
+  }
+}
 
 function named(paths: string[], pattern: RegExp): string[] {
   return paths.filter((path) => pattern.test(read(path) ?? ''));
@@ -44,12 +54,13 @@ export function agentWiring(env: NodeJS.ProcessEnv, home: string, projectRoot: s
   const claudeHooks = named([join(claudeDir, 'settings.json'), join(projectRoot, '.claude', 'settings.json'), join(projectRoot, '.claude', 'settings.local.json')], HOOK);
   const claudeMcp = named([env.CLAUDE_CONFIG_DIR ? join(env.CLAUDE_CONFIG_DIR, '.claude.json') : join(home, '.claude.json'), join(projectRoot, '.mcp.json')], MCP_JSON);
   const codexDir = env.CODEX_HOME ?? join(home, '.codex');
-  const codex = named([join(codexDir, 'config.toml')], MCP_TOML);
+  const codex = [join(codexDir, 'config.toml')].filter(codexMcp);
+  const codexHooks = named([join(codexDir, 'hooks.json')], HOOK);
   const cursor = named([join(home, '.cursor', 'mcp.json'), join(projectRoot, '.cursor', 'mcp.json')], MCP_JSON);
   const vscode = named([join(projectRoot, '.vscode', 'mcp.json')], MCP_JSON);
   return [
     { agent: 'claude', label: 'Claude Code', hooks: claudeHooks.length > 0, mcp: claudeMcp.length > 0, files: [...claudeHooks, ...claudeMcp], present: existsSync(claudeDir) },
-    { agent: 'codex', label: 'Codex', hooks: false, mcp: codex.length > 0, files: codex, present: existsSync(codexDir) },
+    { agent: 'codex', label: 'Codex', hooks: codexHooks.length > 0, mcp: codex.length > 0, files: [...codexHooks, ...codex], present: existsSync(codexDir) },
     { agent: 'cursor', label: 'Cursor', hooks: false, mcp: cursor.length > 0, files: cursor, present: existsSync(join(home, '.cursor')) },
     { agent: 'vscode', label: 'VS Code', hooks: false, mcp: vscode.length > 0, files: vscode, present: existsSync(join(projectRoot, '.vscode')) },
   ];
