@@ -3,17 +3,30 @@
 // start: they load one bundled module, not the whole CLI. A checkout that was never built (a
 // plugin installed from git) goes through setup.js, which runs an installed cairn or builds this
 // one on first run, and says so instead of failing silently.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+
+// `cairn … | head`: the reader left; stop quietly instead of an EPIPE stack trace.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error) => {
+    if (error && error.code === 'EPIPE') process.exit(0);
+    throw error;
+  });
+}
 
 const [command, event] = process.argv.slice(2);
+const wantsHelp = process.argv.includes('--help') || process.argv.includes('-h');
 
-if (!existsSync(new URL('../dist/cli/main.js', import.meta.url))) {
+if (process.argv.length === 3 && (command === '--version' || command === '-V')) {
+  // Answered without loading the CLI: a version check costs a bare node start.
+  process.stdout.write(`${JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version}
+`);
+} else if (!existsSync(new URL('../dist/cli/main.js', import.meta.url))) {
   const setup = await import('./setup.js');
   const root = setup.packageRootOf(import.meta.url);
   const installed = setup.findInstalledCairn(process.env, root);
   if (installed) await setup.delegate(installed);
   else process.exitCode = setup.report(command, event, setup.unavailableMessage(root, setup.startSetup(root, process.env)));
-} else if (command === 'hook') {
+} else if (command === 'hook' && !wantsHelp) {
   try {
     const bundle = new URL('../dist/hooks-bundle/run.js', import.meta.url);
     const { hookMain } = await import(existsSync(bundle) ? bundle.href : '../dist/hooks/run.js');

@@ -1,6 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { createCairn, type Cairn } from './cairn.js';
 import { CairnError } from './errors.js';
 import { streamLogger } from './runtime.js';
@@ -27,6 +28,8 @@ export interface Config {
   /** Embedder spec (`hash`, `static:/dir`, `ollama:model@url`, …) or null for BM25 only. */
   embedder: string | null;
   logDir: string;
+  /** True when nothing named the store: it is `~/.cairn/cairn.db` (or `$HOME`'s equivalent). */
+  storeIsDefault?: boolean;
 }
 
 interface FileConfig {
@@ -35,33 +38,103 @@ interface FileConfig {
   store?: string;
 }
 
+// zod costs tens of milliseconds to load; hooks read config on every prompt, so it is loaded only
+// when a config.json exists (and then synchronously, as loadConfig is).
+const requireModule = createRequire(import.meta.url);
+
+/** The schema of `<home>/config.json`. Unknown keys are allowed (newer versions may add some). */
+function fileConfigSchema() {
+  const { z } = requireModule('zod') as typeof import('zod');
+  return z.looseObject({
+    embedder: z.string().min(1).nullable().optional(),
+    db: z.string().min(1).optional(),
+    store: z.string().min(1).optional(),
+  });
+}
+
+/** What a value is, for "expected X, got Y". */
+function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return `"${value.length > 40 ? `${value.slice(0, 40)}…` : value}"`;
+  if (typeof value === 'object') return 'an object';
+  return `${typeof value} ${String(value)}`;
+}
+
+const EXPECTED: Record<string, string> = {
+  embedder: 'an embedder spec string (e.g. "builtin", "hash", "ollama:nomic-embed-text") or null',
+  db: 'a path to a SQLite file (a string)',
+  store: 'a SQLite path or a postgres:// URL (a string)',
+};
+
+/**
+ * Read and validate `<home>/config.json`; a bad file is one line naming the file, the field and
+ * what it should hold.
+ */
+export function readFileConfig(file: string): FileConfig {
+  if (!existsSync(file)) return {};
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new CairnError('CONFIG_INVALID', `${file} is not valid JSON: ${(error as Error).message}`, { cause: error });
+  }
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw new CairnError('CONFIG_INVALID', `${file}: expected a JSON object like {"embedder": "builtin"}, got ${describeValue(raw)}`);
+  }
+  const parsed = fileConfigSchema().safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = String(issue?.path[0] ?? 'value');
+    const got = (raw as Record<string, unknown>)[field];
+    throw new CairnError('CONFIG_INVALID', `${file}: field "${field}" must be ${EXPECTED[field] ?? issue?.message ?? 'valid'}, got ${describeValue(got)}`, { field });
+  }
+  return parsed.data as FileConfig;
+}
+
 export interface ConfigSources {
   home?: string | undefined;
   /** `--store`: a SQLite path or a `postgres://` URL. */
   store?: string | undefined;
   env?: NodeJS.ProcessEnv;
+  /** Skip `<home>/config.json` (doctor, when the file itself is what is broken). */
+  ignoreFile?: boolean;
 }
 
 export function loadConfig(sources: ConfigSources = {}): Config {
   const env = sources.env ?? process.env;
   const home = resolve(sources.home ?? env.CAIRN_HOME ?? join(homedir(), '.cairn'));
   const file = join(home, 'config.json');
-  let fileConfig: FileConfig = {};
-  if (existsSync(file)) {
-    try {
-      fileConfig = JSON.parse(readFileSync(file, 'utf8')) as FileConfig;
-    } catch (error) {
-      throw new CairnError('INVALID_INPUT', `${file} is not valid JSON: ${(error as Error).message}`, { cause: error });
-    }
-  }
+  const fileConfig = sources.ignoreFile ? {} : readFileConfig(file);
   const dbPath = env.CAIRN_DB ?? fileConfig.db ?? join(home, 'cairn.db');
+  const store = sources.store ?? env.CAIRN_STORE ?? fileConfig.store ?? dbPath;
   return {
     home,
     dbPath,
-    store: sources.store ?? env.CAIRN_STORE ?? fileConfig.store ?? dbPath,
+    store,
     embedder: env.CAIRN_EMBEDDER ?? fileConfig.embedder ?? null,
     logDir: join(home, 'logs'),
+    storeIsDefault: sources.home === undefined && env.CAIRN_HOME === undefined && store === join(home, 'cairn.db'),
   };
+}
+
+/**
+ * Before a command opens the store: the SQLite file's folder must exist. The default home
+ * (`~/.cairn`) is created with a note; a folder named explicitly (`--home`, `$CAIRN_HOME`,
+ * `--store`, `$CAIRN_DB`, config `db`/`store`) that does not exist is an error, so a typo does not
+ * quietly start an empty store somewhere else.
+ */
+export function prepareStoreLocation(config: Config, note: (line: string) => void): void {
+  if (isPostgresStore(config.store)) return;
+  const path = config.store.startsWith('sqlite:') ? config.store.slice('sqlite:'.length) : config.store;
+  if (path === ':memory:') return;
+  const dir = dirname(resolve(path));
+  if (existsSync(dir)) return;
+  if (!config.storeIsDefault) {
+    throw new CairnError('INVALID_INPUT', `the store folder ${dir} does not exist; create it first (mkdir -p ${dir}) or check --home / --store / $CAIRN_HOME`, { field: 'store' });
+  }
+  mkdirSync(dir, { recursive: true });
+  note(`cairn: created ${dir} for your memories`);
 }
 
 export interface OpenOptions {

@@ -12,6 +12,10 @@ export type CairnErrorCode =
   | 'EMBEDDER_MISMATCH'
   | 'EMBEDDER_FAILED'
   | 'STORE_FAILED'
+  | 'STORE_CORRUPT'
+  | 'STORE_UNAVAILABLE'
+  | 'CONFIG_INVALID'
+  | 'TOO_LARGE'
   | 'UNAUTHORIZED'
   | 'FORBIDDEN'
   | 'MISSING_DEPENDENCY'
@@ -28,6 +32,11 @@ const USER_ERRORS: ReadonlySet<CairnErrorCode> = new Set([
   'UNAUTHORIZED',
   'FORBIDDEN',
   'MISSING_DEPENDENCY',
+  // Not bugs: the user repairs the file (`cairn doctor` says how) or sends less.
+  'STORE_CORRUPT',
+  'STORE_UNAVAILABLE',
+  'CONFIG_INVALID',
+  'TOO_LARGE',
 ]);
 
 export class CairnError extends Error {

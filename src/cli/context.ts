@@ -1,6 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Cairn } from '../cairn.js';
-import { loadConfig, openCairn, type Config } from '../config.js';
+import { loadConfig, openCairn, prepareStoreLocation, type Config } from '../config.js';
 import { createEmbedderFromSpec } from './embedder.js';
 
 /** The process around a CLI run, injected so tests drive the CLI in-process. */
@@ -41,6 +41,7 @@ export class CommandContext {
 
   async cairn(actor = 'cli'): Promise<Cairn> {
     if (!this.opened) {
+      prepareStoreLocation(this.config, (line) => this.note(line));
       const { cairn } = await openCairn(this.config, {
         cwd: this.io.cwd,
         actor,

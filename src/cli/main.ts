@@ -2,27 +2,63 @@ import { packageVersion } from '../paths.js';
 import { Command, CommanderError } from 'commander';
 import { isCairnError } from '../errors.js';
 import { CommandContext, type CliIo, type GlobalOptions } from './context.js';
-import { registerMemoryCommands, type Run } from './commands/memory.js';
-import { registerSnapshotCommands } from './commands/snapshots.js';
-import { registerStatusCommand } from './commands/status.js';
-import { registerTransferCommands } from './commands/transfer.js';
-import { registerMcpCommand } from './commands/mcp.js';
-import { registerBenchCommand } from './commands/bench.js';
-import { registerContextCommands } from './commands/context.js';
-import { registerIngestCommands } from './commands/ingest.js';
-import { registerDistillCommands } from './commands/distill.js';
-import { registerHookCommand } from './commands/hook.js';
-import { registerInstallCommand } from './commands/install.js';
-import { registerDoctorCommand } from './commands/doctor.js';
-import { registerUiCommand } from './commands/ui.js';
-import { registerServeCommand } from './commands/serve.js';
-import { registerTokenCommands } from './commands/token.js';
-import { registerMigrateCommand } from './commands/migrate.js';
-import { registerCopyCommand } from './commands/copy.js';
-import { registerReindexCommand } from './commands/reindex.js';
-import { registerEmbedCommands } from './commands/embed.js';
-import { registerHomeAction } from './commands/home.js';
+import type { Run } from './commands/memory.js';
+import { paint } from './colour.js';
 
+type Register = (program: Command, run: Run) => void;
+
+/**
+ * Command modules, loaded on demand: a run loads only the module of the command it names (a
+ * command module pulls in the store, zod, the embedders …), `--help` and unknown names load all.
+ * The names are a hint; a command not found after loading its module falls back to loading all.
+ */
+const COMMAND_MODULES: Array<[names: readonly string[], load: () => Promise<Register>]> = [
+  [['remember', 'recall', 'forget', 'restore', 'revise', 'show', 'list', 'pin', 'unpin'], async () => (await import('./commands/memory.js')).registerMemoryCommands],
+  [['snapshot', 'snapshots', 'diff'], async () => (await import('./commands/snapshots.js')).registerSnapshotCommands],
+  [['import', 'export'], async () => (await import('./commands/transfer.js')).registerTransferCommands],
+  [['ingest', 'sessions', 'history'], async () => (await import('./commands/ingest.js')).registerIngestCommands],
+  [['distill', 'maintain', 'review'], async () => (await import('./commands/distill.js')).registerDistillCommands],
+  [['hook'], async () => (await import('./commands/hook.js')).registerHookCommand],
+  [['install'], async () => (await import('./commands/install.js')).registerInstallCommand],
+  [['doctor'], async () => (await import('./commands/doctor.js')).registerDoctorCommand],
+  [['context', 'core'], async () => (await import('./commands/context.js')).registerContextCommands],
+  [['status'], async () => (await import('./commands/status.js')).registerStatusCommand],
+  [['mcp'], async () => (await import('./commands/mcp.js')).registerMcpCommand],
+  [['bench'], async () => (await import('./commands/bench.js')).registerBenchCommand],
+  [['ui'], async () => (await import('./commands/ui.js')).registerUiCommand],
+  [['serve'], async () => (await import('./commands/serve.js')).registerServeCommand],
+  [['token'], async () => (await import('./commands/token.js')).registerTokenCommands],
+  [['migrate'], async () => (await import('./commands/migrate.js')).registerMigrateCommand],
+  [['copy'], async () => (await import('./commands/copy.js')).registerCopyCommand],
+  [['reindex'], async () => (await import('./commands/reindex.js')).registerReindexCommand],
+  [['embed'], async () => (await import('./commands/embed.js')).registerEmbedCommands],
+];
+
+/** Global options that take a value (their value is not the command name). */
+const GLOBAL_WITH_VALUE = new Set(['--home', '--store']);
+
+/** The command `argv` names, or null (no command, `--help`, `--version`). */
+export function commandName(argv: readonly string[]): string | null {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (GLOBAL_WITH_VALUE.has(arg)) i++;
+    else if (!arg.startsWith('-')) return arg;
+    else if (arg === '-h' || arg === '--help' || arg === '-V' || arg === '--version') return null;
+  }
+  return null;
+}
+
+async function registerCommands(program: Command, run: Run, argv: readonly string[]): Promise<void> {
+  const name = commandName(argv);
+  const wanted = name === null ? -1 : COMMAND_MODULES.findIndex(([names]) => names.includes(name));
+  if (wanted >= 0) {
+    (await (COMMAND_MODULES[wanted] as (typeof COMMAND_MODULES)[number])[1]())(program, run);
+    if (program.commands.some((c) => c.name() === name || c.aliases().includes(name as string))) return;
+  }
+  for (const [i, [, load]] of COMMAND_MODULES.entries()) if (i !== wanted) (await load())(program, run);
+  // `cairn` alone: a short status and the next commands (last: it needs every command registered).
+  (await import('./commands/home.js')).registerHomeAction(program, run);
+}
 
 const defaultIo = (): CliIo => ({
   stdout: process.stdout,
@@ -48,13 +84,18 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
     .version(packageVersion(), '-V, --version')
     .option('--home <dir>', 'data home (default: $CAIRN_HOME, else ~/.cairn)')
     .option('--json', 'print machine-readable JSON')
+    .option('--debug', 'print stack traces of internal errors (also $CAIRN_DEBUG=1)')
     .option('--store <spec>', 'a SQLite file or postgres://user:pass@host/db (default: $CAIRN_STORE, config "store", else <home>/cairn.db)')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
-      outputError: (s, write) => write(s),
+      // One error prefix everywhere: `cairn: …` (commander says `error: …`).
+      outputError: (s, write) => write(paint(io.stderr, io.env).red(s.replace(/^error: /, 'cairn: '))),
+      // Wrap help to the terminal; piped or redirected, leave lines whole (no breaks mid-sentence).
+      getOutHelpWidth: () => (io.stdout.isTTY ? (io.stdout.columns ?? 80) : 10_000),
+      getErrHelpWidth: () => (io.stderr.isTTY ? (io.stderr.columns ?? 80) : 10_000),
     })
     .addHelpText(
       'after',
@@ -79,32 +120,11 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
     });
   };
 
-  registerMemoryCommands(program, run);
-  registerSnapshotCommands(program, run);
-  registerTransferCommands(program, run);
-  registerIngestCommands(program, run);
-  registerDistillCommands(program, run);
-  registerHookCommand(program, run);
-  registerInstallCommand(program, run);
-  registerDoctorCommand(program, run);
-  registerContextCommands(program, run);
-  registerStatusCommand(program, run);
-  registerMcpCommand(program, run);
-  registerBenchCommand(program, run);
-  registerUiCommand(program, run);
-  registerServeCommand(program, run);
-  registerTokenCommands(program, run);
-  registerMigrateCommand(program, run);
-  registerCopyCommand(program, run);
-  registerReindexCommand(program, run);
-  registerEmbedCommands(program, run);
-  // `cairn` alone: a short status and the next commands (last: it needs every command registered).
-  registerHomeAction(program, run);
-
   try {
+    await registerCommands(program, run, argv);
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {
-    exitCode = reportError(error, io, argv.includes('--json'));
+    exitCode = reportError(error, io, { json: argv.includes('--json'), debug: argv.includes('--debug') || Boolean(io.env.CAIRN_DEBUG) });
   } finally {
     for (const ctx of contexts) await ctx.close().catch(() => {});
   }
@@ -112,21 +132,33 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
   return exitCode;
 }
 
-function reportError(error: unknown, io: CliIo, json: boolean): number {
+/** SQLite's words for a damaged file (an error thrown after the store opened fine). */
+const CORRUPT_CODES = new Set(['SQLITE_CORRUPT', 'SQLITE_NOTADB']);
+
+function reportError(error: unknown, io: CliIo, options: { json: boolean; debug: boolean }): number {
+  const red = paint(io.stderr, io.env).red;
   if (error instanceof CommanderError) {
     // help and version "errors" are normal exits; commander already printed its message.
     if (error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return EXIT.ok;
     return EXIT.user;
   }
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && CORRUPT_CODES.has(code)) {
+    const message = `the database is damaged (${(error as Error).message}); run \`cairn doctor\``;
+    if (options.json) io.stdout.write(`${JSON.stringify({ error: { code: 'STORE_CORRUPT', message, field: null } })}\n`);
+    io.stderr.write(red(`cairn: ${message}\n`));
+    return EXIT.user;
+  }
   if (isCairnError(error) && error.isUserError) {
-    if (json) io.stdout.write(`${JSON.stringify({ error: { code: error.code, message: error.message, field: error.field ?? null } })}\n`);
-    io.stderr.write(`cairn: ${error.message}\n`);
+    if (options.json) io.stdout.write(`${JSON.stringify({ error: { code: error.code, message: error.message, field: error.field ?? null } })}\n`);
+    io.stderr.write(red(`cairn: ${error.message}\n`));
+    if (options.debug && error.stack) io.stderr.write(`${error.stack}\n`);
     return EXIT.user;
   }
   const message = error instanceof Error ? error.message : String(error);
-  if (json) io.stdout.write(`${JSON.stringify({ error: { code: 'INTERNAL', message } })}\n`);
-  io.stderr.write(`cairn: internal error: ${message}\n`);
-  if (io.env.CAIRN_DEBUG && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
-  else io.stderr.write('(set CAIRN_DEBUG=1 for a stack trace; please report it)\n');
+  if (options.json) io.stdout.write(`${JSON.stringify({ error: { code: 'INTERNAL', message } })}\n`);
+  io.stderr.write(red(`cairn: internal error: ${message}\n`));
+  if (options.debug && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
+  else io.stderr.write('(run with --debug for a stack trace; please report it)\n');
   return EXIT.internal;
 }

@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
+import { invalid } from '../../errors.js';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { parseSince } from '../../history/history.js';
@@ -25,6 +27,8 @@ export function registerIngestCommands(program: Command, run: Run): void {
     async (ctx, paths: string[], opts: { headless?: boolean }) => {
       const home = ctx.io.env.HOME ?? homedir();
       const roots = paths.length > 0 ? paths.map((p) => resolve(ctx.io.cwd, p)) : defaultTranscriptRoots(ctx.io.env, home);
+      const missing = paths.length > 0 ? roots.filter((root) => !existsSync(root)) : [];
+      if (missing.length > 0) throw invalid(`${missing.join(', ')}: no such file or folder`, 'paths');
       if (roots.length === 0) {
         if (ctx.json) return ctx.printJson({ files: 0, roots: [], note: 'no transcript folders found' });
         ctx.out('no transcript folders found (looked for ~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp); pass paths to ingest');

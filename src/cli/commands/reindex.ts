@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { openStoreSpec } from '../../config.js';
+import { openStoreSpec, prepareStoreLocation } from '../../config.js';
 import { invalid } from '../../errors.js';
 import type { Embedder, Store } from '../../types.js';
 import { createEmbedderFromSpec } from '../embedder.js';
@@ -32,6 +32,7 @@ export function registerReindexCommand(program: Command, run: Run): void {
       let embedder: Embedder | null = null;
       try {
         embedder = await createEmbedderFromSpec(spec, ctx.config);
+        prepareStoreLocation(ctx.config, (line) => ctx.note(line));
         store = await openStoreSpec(ctx.config.store);
         const bar = new ProgressBar(ctx.io.stderr, `reindex ${embedder.model}`, 1);
         const summary = await reindex(store, embedder, {

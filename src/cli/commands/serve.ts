@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { TokenStore } from '../../auth/tokens.js';
-import { openStoreSpec } from '../../config.js';
+import { openStoreSpec, prepareStoreLocation } from '../../config.js';
 import { streamLogger, systemClock, ulidSource } from '../../runtime.js';
 import { DEFAULT_HOST, DEFAULT_PORT, startServe } from '../../serve/server.js';
 import type { Embedder } from '../../types.js';
@@ -30,6 +30,7 @@ export function registerServeCommand(program: Command, run: Run): void {
       .option('--port <n>', `TCP port (0 picks a free one; default ${DEFAULT_PORT})`, port)
       .option('--host <host>', `address to bind (default ${DEFAULT_HOST})`),
     async (ctx, opts: { port?: number; host?: string }) => {
+      prepareStoreLocation(ctx.config, (line) => ctx.note(line));
       const store = await openStoreSpec(ctx.config.store);
       let embedder: Embedder | null = null;
       try {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { ROLES, TokenStore, type Role, type TokenInfo } from '../../auth/tokens.js';
-import { openStoreSpec } from '../../config.js';
+import { openStoreSpec, prepareStoreLocation } from '../../config.js';
 import { invalid } from '../../errors.js';
 import { systemClock, ulidSource } from '../../runtime.js';
 import { resolveProject } from '../../workspace/project.js';
@@ -9,6 +9,7 @@ import { when } from '../format.js';
 import { list, type Run } from './memory.js';
 
 async function withTokens<T>(ctx: CommandContext, work: (tokens: TokenStore) => Promise<T>): Promise<T> {
+  prepareStoreLocation(ctx.config, (line) => ctx.note(line));
   const store = await openStoreSpec(ctx.config.store);
   try {
     return await work(new TokenStore(store, { clock: systemClock, ids: ulidSource() }));

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { CairnError } from '../../errors.js';
@@ -36,8 +36,22 @@ export interface OpenOptions {
  * processes can write, and forward migrations applied in one transaction each.
  */
 export function openDatabase(path: string, options: OpenOptions = {}): Database.Database {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const db = new Database(path, { timeout: options.busyTimeoutMs ?? 10_000, readonly: options.readonly ?? false });
+  if (path !== ':memory:') {
+    mkdirSync(dirname(path), { recursive: true });
+    // SQLite takes an empty file for a new database; a 0-byte cairn.db is a lost one, not a fresh start.
+    if (existsSync(path) && statSync(path).isFile() && statSync(path).size === 0 && !existsSync(`${path}-wal`)) {
+      throw new CairnError(
+        'STORE_CORRUPT',
+        `database ${path} is an empty file (0 bytes): cairn will not start a new database over it; move it away (or delete it) to start over, or restore a backup`,
+      );
+    }
+  }
+  let db: Database.Database;
+  try {
+    db = new Database(path, { timeout: options.busyTimeoutMs ?? 10_000, readonly: options.readonly ?? false });
+  } catch (error) {
+    throw storeError(path, error);
+  }
   try {
     if (!options.readonly) db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
@@ -47,9 +61,21 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database.
     migrate(db, options.migrations ?? loadMigrations());
   } catch (error) {
     db.close();
-    throw error;
+    throw storeError(path, error);
   }
   return db;
+}
+
+/** SQLite's corruption codes as one clear CairnError; anything else as it was. */
+export function storeError(path: string, error: unknown): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
+    return new CairnError('STORE_CORRUPT', `database ${path} is damaged or not a cairn database (${(error as Error).message}); run \`cairn doctor\``, { cause: error });
+  }
+  if (code === 'SQLITE_CANTOPEN' || code === 'SQLITE_READONLY' || code === 'SQLITE_PERM') {
+    return new CairnError('STORE_UNAVAILABLE', `cannot open database ${path}: ${(error as Error).message} (check the file's permissions)`, { cause: error });
+  }
+  return error;
 }
 
 export function schemaVersion(db: Database.Database): number {
