@@ -103,7 +103,7 @@ export interface ConfigSources {
 
 export function loadConfig(sources: ConfigSources = {}): Config {
   const env = sources.env ?? process.env;
-  const home = resolve(sources.home ?? env.CAIRN_HOME ?? join(homedir(), '.cairn'));
+  const home = resolve(sources.home ?? env.CAIRN_HOME ?? join(env.HOME ?? homedir(), '.cairn'));
   const file = join(home, 'config.json');
   const fileConfig = sources.ignoreFile ? {} : readFileConfig(file);
   const dbPath = env.CAIRN_DB ?? fileConfig.db ?? join(home, 'cairn.db');

@@ -12,6 +12,7 @@ describe('cairn doctor', () => {
     const userHome = tempDir('cairn-doctor-');
     dirs.push(userHome);
     const home = join(userHome, '.cairn');
+    mkdirSync(home);
     const cli = (args: string[]) => runCli(args, { home, cwd: userHome, env: { HOME: userHome } });
     await cli(['remember', 'the build uses make -j4']);
     mkdirSync(join(home, 'logs'), { recursive: true });
