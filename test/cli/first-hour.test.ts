@@ -129,6 +129,6 @@ describe.skipIf(!present)(present ? 'the first hour in the CLI, on real transcri
   it('an unknown command is still an unknown command', async () => {
     const run = await cli(['recal', 'x']);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain("error: unknown command 'recal'");
+    expect(run.stderr).toContain("cairn: unknown command 'recal'");
   });
 });
