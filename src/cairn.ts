@@ -30,6 +30,7 @@ import {
 import { remember, type RememberInput, type RememberResult } from './memory/remember.js';
 import { toExportLine, toMarkdown } from './memory/export.js';
 import type { ImportResult } from './memory/transfer.js';
+import { createLedger, type Ledger } from './ledger/ledger.js';
 import { redactingStore } from './privacy/guard.js';
 import { recall, type RecallInput, type RecallResult } from './recall/recall.js';
 import { silentLogger, systemClock, ulidSource } from './runtime.js';
@@ -72,6 +73,8 @@ export interface CairnStatus {
 /** The typed operations every surface (CLI, MCP, hooks, browser) is a thin layer over. */
 export interface Cairn {
   readonly deps: Deps;
+  /** The injection ledger (what hooks and tools gave the agent, per session and window); undefined when the store has none. */
+  readonly ledger?: Ledger;
   remember(input: RememberInput): Promise<RememberResult>;
   recall(input: RecallInput): Promise<RecallResult>;
   forget(ids: string[], reason?: string): Promise<ForgetResult>;
@@ -135,8 +138,10 @@ export function createCairn(options: CairnOptions): Cairn {
   };
   const scoped = ({ allProjects, ...list }: ListOptions & { allProjects?: boolean } = {}): ListOptions =>
     !allProjects && list.project === undefined && deps.project !== null ? { ...list, project: deps.project } : list;
+  const ledger = deps.store.ledger ? createLedger(deps.store.ledger, deps.clock, deps.project) : undefined;
   return {
     deps,
+    ...(ledger ? { ledger } : {}),
     remember: (input) => remember(deps, input),
     recall: (input) => recall(deps, input),
     forget: (ids, reason) => forget(deps, ids, reason),

@@ -232,6 +232,96 @@ export interface EmbeddingCacheStore {
   put(entries: Array<[string, Float32Array]>): Promise<void>;
 }
 
+/** Which surface gave the agent an injection: a hook, an MCP tool, or the CLI. */
+export type InjectionVia = 'hook' | 'mcp' | 'cli';
+/**
+ * Where an injection went: `context` (the model's context window: hook context, tool results) or
+ * `summary` (the compaction request's instructions, PreCompact: it shapes the summary and does not
+ * count as being in the next window).
+ */
+export type InjectionTarget = 'context' | 'summary';
+
+/** One injection to record: what one hook run or tool call gave the agent. */
+export interface InjectionInput {
+  session: string;
+  project: string | null;
+  via: InjectionVia;
+  /** The event or tool: `session-start`, `prompt`, `pre-compact`, `recall`, `context`, `get` … */
+  name: string;
+  target: InjectionTarget;
+  /** Memory ids given, in the order given. */
+  memories: string[];
+  /** Session fact ids given (`f…`). */
+  facts: string[];
+  /** Blocks without an id (e.g. `core:project`, `core:user`, `working-set`). */
+  blocks?: string[];
+  /** Tokens of the text injected (chars / 4). */
+  tokens: number;
+  at: number;
+}
+
+/** A recorded injection. */
+export interface LedgerInjection {
+  id: number;
+  session: string;
+  project: string | null;
+  /** The context window it went into (0 = the session's first; each compaction or /clear opens the next). */
+  window: number;
+  at: number;
+  via: InjectionVia;
+  name: string;
+  target: InjectionTarget;
+  memories: string[];
+  facts: string[];
+  blocks: string[];
+  tokens: number;
+  /** Which of the items the agent used afterwards, once learn-from-use has looked (absent: not measured). */
+  used?: string[];
+}
+
+/** A context window of a session: 0 at the first injection or session start, +1 per compaction or /clear. */
+export interface LedgerWindow {
+  window: number;
+  at: number;
+  /** What opened it: `startup`, `compact`, `clear`, `resume` (no earlier window known), `first-injection` … */
+  reason: string;
+}
+
+/** Per-item totals across the ledger, for the learn-from-use value model. */
+export interface LedgerItemStats {
+  injected: number;
+  /** Injections of it that learn-from-use has looked at, and how many of those it was used in. */
+  measured: number;
+  used: number;
+  lastInjectedAt: number;
+}
+
+/**
+ * The injection ledger's storage (SQLite migration 008, PostgreSQL 007): what each hook and tool
+ * gave the agent, per session and context window. Ids only — no text — so nothing here needs
+ * redaction. Use it through `cairn.ledger` (src/ledger/ledger.ts), which adds the clock.
+ */
+export interface LedgerStore {
+  /**
+   * Open the session's next context window (0 when it has none) and return it; with
+   * `onlyIfNone`, return the current window instead when the session already has one (resume).
+   */
+  openWindow(session: string, reason: string, at: number, options?: { project?: string | null; onlyIfNone?: boolean }): Promise<LedgerWindow>;
+  /** The session's current (highest) window, or null when none was opened. */
+  currentWindow(session: string): Promise<LedgerWindow | null>;
+  /** Record one injection into the session's current window (window 0 is opened when none exists). */
+  record(input: InjectionInput): Promise<LedgerInjection>;
+  /** Injections of a session, oldest first; only window `window` when given. */
+  injections(session: string, options?: { window?: number; target?: InjectionTarget }): Promise<LedgerInjection[]>;
+  windows(session: string): Promise<LedgerWindow[]>;
+  /** Sessions with injections, most recent first. */
+  sessions(options?: { limit?: number; project?: string | null }): Promise<Array<{ session: string; project: string | null; lastAt: number }>>;
+  /** Record which items of an injection the agent used afterwards (learn-from-use); the others count as not used. */
+  markUsed(injectionId: number, used: string[], at: number): Promise<void>;
+  /** Totals per item id (all items when `ids` is omitted), within a project when given. */
+  itemStats(options?: { ids?: string[]; project?: string | null }): Promise<Map<string, LedgerItemStats>>;
+}
+
 /**
  * The storage contract. Every backend (SQLite, PostgreSQL, …) implements it and passes the
  * conformance suite in test/store/conformance.ts. Each method is atomic on its own.
@@ -246,6 +336,8 @@ export interface Store {
   readonly substrate?: SubstrateStore;
   /** Persistent embeddings by (model, content hash), the layer under the in-process LRU (`withCache`). */
   readonly embeddingCache?: EmbeddingCacheStore;
+  /** The injection ledger (what hooks and tools gave the agent, per session and context window). */
+  readonly ledger?: LedgerStore;
 
   /** Create or migrate the schema; refuse a schema newer than this code knows. */
   open(): Promise<void>;

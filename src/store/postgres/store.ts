@@ -1,6 +1,7 @@
 import { CairnError, notFound } from '../../errors.js';
 import type {
   EmbeddingCacheStore,
+  LedgerStore,
   EmbedderIdentity,
   EventType,
   ListOptions,
@@ -26,6 +27,7 @@ import { MEMORY_COLUMNS, Params, filterSql, pgJson, pgText, rowToMemory, rowToRe
 import { PostgresSubstrate } from './substrate.js';
 import { versionChain } from '../versions.js';
 import { postgresEmbeddingCache } from './embed-cache.js';
+import { postgresLedger } from './ledger.js';
 import { TermStats } from './term-stats.js';
 import { PgVectors } from './vectors.js';
 
@@ -121,6 +123,8 @@ export class PostgresStore implements Store {
 
   /** Embeddings by (model, content hash) in table `embed_cache`. */
   readonly embeddingCache: EmbeddingCacheStore = postgresEmbeddingCache(() => this.db);
+  /** The injection ledger (migration 007). */
+  readonly ledger: LedgerStore = postgresLedger(() => this.db);
 
   get substrate(): PostgresSubstrate {
     this.substrateStore ??= new PostgresSubstrate(this.db, this.terms);

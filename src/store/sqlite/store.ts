@@ -3,6 +3,7 @@ import type Database from 'better-sqlite3';
 import { CairnError, notFound } from '../../errors.js';
 import type {
   EmbeddingCacheStore,
+  LedgerStore,
   EmbedderIdentity,
   EventType,
   ListOptions,
@@ -27,6 +28,7 @@ import { openDatabase, schemaVersion, type OpenOptions } from './database.js';
 import { versionChain } from '../versions.js';
 import { createSqliteSubstrate, type SqliteSubstrate } from './substrate.js';
 import { sqliteEmbeddingCache } from './embed-cache.js';
+import { sqliteLedger } from './ledger.js';
 import { TermFrequencies } from './term-frequency.js';
 import { SqliteVectors, type SqliteVectorIndexOptions } from './vectors.js';
 import {
@@ -109,6 +111,8 @@ export class SqliteStore implements Store {
 
   /** Embeddings by (model, content hash) in table `embed_cache`. */
   readonly embeddingCache: EmbeddingCacheStore = sqliteEmbeddingCache(() => this.db);
+  /** The injection ledger (migration 008). */
+  readonly ledger: LedgerStore = sqliteLedger(() => this.db);
 
   /** Sessions, turns, compactions, corrections and ingest cursors in the same file. */
   get substrate(): SqliteSubstrate {

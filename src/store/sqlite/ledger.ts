@@ -1,0 +1,112 @@
+/**
+ * The injection ledger in the SQLite file (migration 008): windows, injections and their items.
+ * Windows are numbered inside an IMMEDIATE transaction, so two hooks of one session starting at
+ * once cannot both open window N.
+ */
+import type Database from 'better-sqlite3';
+import type { InjectionInput, LedgerInjection, LedgerStore, LedgerWindow } from '../../types.js';
+import { itemsOf, toInjections, toStats, toWindow, type InjectionRow, type ItemRow, type StatsRow, type WindowRow } from '../ledger-rows.js';
+
+const CHUNK = 400;
+
+export function sqliteLedger(db: () => Database.Database): LedgerStore {
+  const current = (session: string): LedgerWindow | null => {
+    const row = db().prepare('SELECT win, at, reason FROM ledger_windows WHERE session_id = ? ORDER BY win DESC LIMIT 1').get(session) as WindowRow | undefined;
+    return row ? toWindow(row) : null;
+  };
+  const open = (session: string, reason: string, at: number, project: string | null, onlyIfNone: boolean): LedgerWindow => {
+    const existing = current(session);
+    if (existing && onlyIfNone) return existing;
+    const win = existing ? existing.window + 1 : 0;
+    db().prepare('INSERT INTO ledger_windows (session_id, win, at, reason, project) VALUES (?, ?, ?, ?, ?)').run(session, win, at, reason, project);
+    return { window: win, at, reason };
+  };
+  const itemsFor = (ids: number[]): ItemRow[] => {
+    const out: ItemRow[] = [];
+    for (let i = 0; i < ids.length; i += CHUNK) {
+      const chunk = ids.slice(i, i + CHUNK);
+      out.push(
+        ...(db()
+          .prepare(`SELECT injection_id, item_id, kind, used FROM ledger_items WHERE injection_id IN (${chunk.map(() => '?').join(',')}) ORDER BY injection_id, ord`)
+          .all(...chunk) as ItemRow[]),
+      );
+    }
+    return out;
+  };
+  return {
+    async openWindow(session, reason, at, options = {}) {
+      return db().transaction(() => open(session, reason, at, options.project ?? null, options.onlyIfNone ?? false)).immediate();
+    },
+    async currentWindow(session) {
+      return current(session);
+    },
+    async record(input: InjectionInput): Promise<LedgerInjection> {
+      const connection = db();
+      const id = connection
+        .transaction(() => {
+          const win = current(input.session) ?? open(input.session, 'first-injection', input.at, input.project, true);
+          const result = connection
+            .prepare('INSERT INTO ledger_injections (session_id, win, at, via, name, target, tokens, project) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+            .run(input.session, win.window, input.at, input.via, input.name, input.target, Math.max(0, Math.round(input.tokens)), input.project);
+          const injectionId = Number(result.lastInsertRowid);
+          const insert = connection.prepare('INSERT INTO ledger_items (injection_id, item_id, kind, ord) VALUES (?, ?, ?, ?)');
+          for (const item of itemsOf(input)) insert.run(injectionId, item.id, item.kind, item.ord);
+          return injectionId;
+        })
+        .immediate();
+      const row = connection.prepare('SELECT * FROM ledger_injections WHERE id = ?').get(id) as InjectionRow;
+      return toInjections([row], itemsFor([id]))[0]!;
+    },
+    async injections(session, options = {}) {
+      const where = ['session_id = ?'];
+      const params: unknown[] = [session];
+      if (options.window !== undefined) (where.push('win = ?'), params.push(options.window));
+      if (options.target !== undefined) (where.push('target = ?'), params.push(options.target));
+      const rows = db().prepare(`SELECT * FROM ledger_injections WHERE ${where.join(' AND ')} ORDER BY id`).all(...params) as InjectionRow[];
+      return toInjections(rows, itemsFor(rows.map((r) => Number(r.id))));
+    },
+    async windows(session) {
+      return (db().prepare('SELECT win, at, reason FROM ledger_windows WHERE session_id = ? ORDER BY win').all(session) as WindowRow[]).map(toWindow);
+    },
+    async sessions(options = {}) {
+      const filter = options.project === undefined ? '' : options.project === null ? 'WHERE project IS NULL' : 'WHERE project = ?';
+      const params: unknown[] = options.project ? [options.project] : [];
+      const rows = db()
+        .prepare(`SELECT session_id, MAX(project) AS project, MAX(at) AS last_at FROM ledger_injections ${filter} GROUP BY session_id ORDER BY last_at DESC LIMIT ?`)
+        .all(...params, options.limit ?? 20) as Array<{ session_id: string; project: string | null; last_at: number }>;
+      return rows.map((r) => ({ session: r.session_id, project: r.project, lastAt: Number(r.last_at) }));
+    },
+    async markUsed(injectionId, used, at) {
+      const connection = db();
+      connection
+        .transaction(() => {
+          connection.prepare('UPDATE ledger_injections SET measured_at = ? WHERE id = ?').run(at, injectionId);
+          connection.prepare('UPDATE ledger_items SET used = 0 WHERE injection_id = ?').run(injectionId);
+          const mark = connection.prepare('UPDATE ledger_items SET used = 1 WHERE injection_id = ? AND item_id = ?');
+          for (const id of used) mark.run(injectionId, id);
+        })
+        .immediate();
+    },
+    async itemStats(options = {}) {
+      const where: string[] = [];
+      const params: unknown[] = [];
+      if (options.project !== undefined) {
+        if (options.project === null) where.push('j.project IS NULL');
+        else (where.push('j.project = ?'), params.push(options.project));
+      }
+      if (options.ids) {
+        if (options.ids.length === 0) return new Map();
+        where.push('i.item_id IN (SELECT value FROM json_each(?))');
+        params.push(JSON.stringify(options.ids));
+      }
+      const rows = db()
+        .prepare(
+          `SELECT i.item_id, COUNT(*) AS injected, COUNT(i.used) AS measured, COALESCE(SUM(i.used), 0) AS used, MAX(j.at) AS last_at
+             FROM ledger_items i JOIN ledger_injections j ON j.id = i.injection_id
+            ${where.length ? `WHERE ${where.join(' AND ')}` : ''} GROUP BY i.item_id`,
+        )
+        .all(...params) as StatsRow[];
+      return toStats(rows);
+    },
+  };
+}
