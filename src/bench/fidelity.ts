@@ -3,6 +3,7 @@
  * after the compaction that were already known before it, the share that a given text carries.
  * Pure functions over Claude Code JSONL lines; the suite in suites/fidelity.ts drives cairn.
  */
+import { createHash } from 'node:crypto';
 import { extractFileRefs } from '../workspace/files.js';
 
 export interface CompactSplit {
@@ -14,6 +15,8 @@ export interface CompactSplit {
   after: string[];
   summary: string;
   trigger: string | null;
+  /** True for a real compaction (boundary + Claude Code's summary); false for a cut point the bench chose. */
+  real: boolean;
 }
 
 type Json = Record<string, unknown>;
@@ -74,6 +77,7 @@ export function splitAtCompactions(lines: string[]): CompactSplit[] {
       after: lines.slice(summaryIndex + 1, next),
       summary: contentText(message.content, false),
       trigger: typeof meta.trigger === 'string' ? meta.trigger : null,
+      real: true,
     });
   });
   return splits;
@@ -152,4 +156,66 @@ export function coverage(needed: string[], text: string): { share: number; found
 export function recencyBaseline(split: CompactSplit, tokens: number): string {
   const text = transcriptText(split.before, true);
   return text.slice(Math.max(0, text.length - tokens * 4));
+}
+
+/** Lines that are conversation (user or assistant, not meta, not a compact summary). */
+function isConversation(line: string): boolean {
+  const value = parse(line);
+  return value !== null && (value.type === 'user' || value.type === 'assistant') && value.isMeta !== true && value.isCompactSummary !== true;
+}
+
+/** Where the bench cuts a session that has no compaction there: these shares of its conversation lines. */
+export const CUT_FRACTIONS: Readonly<Record<'long' | 'short', readonly number[]>> = { long: [0.3, 0.5, 0.7], short: [0.5] };
+/** A session with at least this many conversation lines gets the `long` cuts; below `MIN_CUT_LINES`, none. */
+export const LONG_SESSION_LINES = 150;
+export const MIN_CUT_LINES = 40;
+/** A chosen cut keeps this many lines away from a real compaction boundary (that one is measured as is). */
+const CUT_CLEARANCE = 50;
+
+/**
+ * Cut points for sessions (or parts of sessions) without a compaction there: the transcript is cut
+ * as if /compact had run at a fixed share of its conversation lines, with no summary (`summary`
+ * is empty, `real` false). They widen the sample beyond the few real compactions for what needs no
+ * summary (cairn against recency and random, the budget curve, fitting the value model); the
+ * comparison with Claude Code's summary uses real compactions only. Each cut is placed just before
+ * a user line, the way a compaction interrupts the conversation.
+ */
+export function cutPoints(lines: string[]): CompactSplit[] {
+  const conversation: number[] = [];
+  const boundaries: number[] = [];
+  lines.forEach((line, i) => {
+    if (line.includes('"compact_boundary"') && parse(line)?.subtype === 'compact_boundary') boundaries.push(i);
+    else if (isConversation(line)) conversation.push(i);
+  });
+  if (conversation.length < MIN_CUT_LINES) return [];
+  const fractions = conversation.length >= LONG_SESSION_LINES ? CUT_FRACTIONS.long : CUT_FRACTIONS.short;
+  const out: CompactSplit[] = [];
+  const taken = new Set<number>();
+  for (const fraction of fractions) {
+    let k = Math.floor(conversation.length * fraction);
+    while (k < conversation.length && parse(lines[conversation[k] as number] as string)?.type !== 'user') k++;
+    const at = conversation[k];
+    if (at === undefined || taken.has(at)) continue;
+    if (boundaries.some((b) => Math.abs(b - at) < CUT_CLEARANCE)) continue;
+    taken.add(at);
+    const next = boundaries.find((b) => b > at) ?? lines.length;
+    out.push({ before: lines.slice(0, at), boundary: [], after: lines.slice(at, next), summary: '', trigger: null, real: false });
+  }
+  return out;
+}
+
+/**
+ * The tuning and report halves, decided before any figure is seen: sessions are ordered by
+ * sha256 of their id within two strata (sessions with a real compaction, and the rest) and
+ * alternate between the halves, so each half gets real compactions and the split never depends
+ * on results. Files of one session (its subagents) fall in the same half.
+ */
+export function assignHalves(sessions: ReadonlyArray<{ id: string; real: boolean }>): Map<string, 'tuning' | 'report'> {
+  const out = new Map<string, 'tuning' | 'report'>();
+  for (const real of [true, false]) {
+    const ids = [...new Set(sessions.filter((s) => s.real === real && !out.has(s.id)).map((s) => s.id))];
+    const keyed = ids.map((id) => ({ id, key: createHash('sha256').update(id).digest('hex') })).sort((a, b) => a.key.localeCompare(b.key));
+    keyed.forEach(({ id }, i) => out.set(id, i % 2 === 0 ? 'tuning' : 'report'));
+  }
+  return out;
 }

@@ -61,9 +61,9 @@ export const SPEC_SUITES: readonly SuiteSpec[] = [
   {
     name: 'fidelity',
     measures:
-      "on real transcripts with a /compact: share of the exact details used after the compaction (and known before it) present in cairn's post-compact context vs in Claude Code's own summary at the same token count",
+      "on real transcripts, at each compaction (real ones with Claude Code's summary, and cut points chosen at fixed shares of other sessions): share of the exact details used after it (and known before it) carried by the summary, a recency cut, cairn at its default budget, cairn at the summary's token count, summary + cairn, and cairn at 1K/2K/4K/8K per ranker — tuning half and report half",
     anchor: "Claude Code's own summary, measured",
-    target: "≥ 2× the summary's share; ≥ 0.8 with summary + cairn",
+    target: "≥ 2× the summary's share; ≥ 0.90 with summary + cairn (report half)",
   },
   {
     name: 'peers',

@@ -1,149 +1,166 @@
 /**
- * `fidelity`: the mission's own measure. On real Claude Code sessions that contain a /compact,
- * cut each at its boundary, let cairn ingest only the part before it through the real hook path
- * (pre-compact, then session-start with source "compact"), and compare the share of needed
- * details — exact strings used after the compaction that already appeared before it — carried by
- * (a) Claude Code's own summary, (b) cairn's context at the summary's token count (per ranker),
- * (c) summary + cairn, (d) a recency cut of the conversation at the same count.
+ * `fidelity`: the mission's own measure (issue #15). For each compaction in the shared Claude Code
+ * transcripts — the real ones, with Claude Code's summary, and cut points chosen at fixed shares of
+ * sessions without one — the exact details used after it that were known before it, and the share
+ * carried by: Claude Code's summary; a recency cut of the conversation; cairn's session-start
+ * context at its default budget (the real hook path); cairn at the summary's token count; summary +
+ * cairn; and cairn at 1K/2K/4K/8K per ranker (composite, recency, random), so the ranker decides.
+ * Sessions are split into a tuning half and a report half before any figure is seen (see
+ * `assignHalves`); both halves are reported, and only the tuning half may inform heuristics.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { createHash } from 'node:crypto';
-import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
-import { loadConfig, openCairn } from '../../config.js';
-import { RANKER_NAMES } from '../../context/rankers.js';
-import { estimateTokens } from '../../context/tokens.js';
-import { runHook } from '../../hooks/run.js';
-import { coverage, neededDetails, recencyBaseline, splitAtCompactions } from '../fidelity.js';
+import { DEFAULT_HOOK_SETTINGS } from '../../hooks/events.js';
+import { assignHalves, cutPoints, neededDetails, splitAtCompactions, type CompactSplit } from '../fidelity.js';
+import { FIDELITY_BUDGETS, FIDELITY_RANKERS, measureCut, type CutFigures } from '../fidelity-run.js';
 import { atLeast, metric } from '../metrics.js';
 import { round } from '../stats.js';
 import type { BenchContext, Dataset, Metric, Suite, SuiteOutcome } from '../types.js';
 
-function transcriptsWithCompactions(root: string): string[] {
+/** A cut needs at least this many needed details to say anything. */
+const MIN_NEEDED = 5;
+
+/** Transcript files of real sessions: not Claude Code's own compaction subagent, not test expectations. */
+function transcriptFiles(root: string): string[] {
   const out: string[] = [];
   const walk = (dir: string): void => {
     for (const name of readdirSync(dir)) {
       const path = join(dir, name);
-      const stat = statSync(path);
-      if (stat.isDirectory()) walk(path);
-      else if (name.endsWith('.jsonl') && readFileSync(path, 'utf8').includes('"compact_boundary"')) out.push(path);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (name.endsWith('.jsonl') && !name.startsWith('agent-acompact') && !name.startsWith('expected-')) out.push(path);
     }
   };
   walk(root);
   return out.sort();
 }
 
-async function hook(event: string, input: Record<string, unknown>, home: string): Promise<string> {
-  const stdout = new PassThrough();
-  let out = '';
-  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  await runHook(event, { stdin: Readable.from([JSON.stringify(input)]), stdout, env: { CAIRN_HOOK_INLINE: '1' }, cwd: home, home });
-  return out;
+interface Unit {
+  file: string;
+  lines: string[];
+  sessionId: string;
+  /** Subagent files carry their parent's session id; the agent id tells them apart. */
+  key: string;
 }
 
-interface SessionFigures {
-  session: string;
-  trigger: string | null;
-  needed: number;
-  summaryTokens: number;
-  summary: number;
-  cairn: Record<string, number>;
-  summaryPlusCairn: number;
-  recency: number;
-  hookContext: number;
-  hookContextTokens: number;
-  missedBySummaryFoundByCairn: string[];
+function unitOf(file: string, text: string): Unit | null {
+  const lines = text.split('\n').filter((l) => l.length > 0);
+  for (const line of lines) {
+    if (!line.includes('"sessionId"')) continue;
+    try {
+      const value = JSON.parse(line) as { sessionId?: unknown; agentId?: unknown };
+      if (typeof value.sessionId !== 'string') continue;
+      return { file, lines, sessionId: value.sessionId, key: `${value.sessionId}/${typeof value.agentId === 'string' ? value.agentId : 'main'}` };
+    } catch {
+      continue;
+    }
+  }
+  return null;
+}
+
+/** Pooled share over cuts, each weighted by its needed details (the share of all needed details). */
+function pooled(cuts: CutFigures[], pick: (c: CutFigures) => number | null | undefined): number | null {
+  let sum = 0;
+  let total = 0;
+  for (const c of cuts) {
+    const value = pick(c);
+    if (value === null || value === undefined) continue;
+    sum += value * c.needed;
+    total += c.needed;
+  }
+  return total === 0 ? null : round(sum / total);
+}
+
+const label = (budget: number): string => `${budget / 1000}K`;
+
+function halfMetrics(half: 'tuning' | 'report', cuts: CutFigures[]): Metric[] {
+  const real = cuts.filter((c) => c.real);
+  const judged = half === 'report';
+  const needed = (list: CutFigures[]): number => list.reduce((n, c) => n + c.needed, 0);
+  const realNote = `${real.length} real compactions, ${needed(real)} needed details`;
+  const allNote = `${cuts.length} cuts (${real.length} real), ${needed(cuts)} needed details`;
+  const out: Metric[] = [];
+  const summary = pooled(real, (c) => c.summary);
+  if (real.length > 0 && summary !== null) {
+    const atSummary = pooled(real, (c) => c.atSummary?.cairn.composite);
+    out.push(
+      metric(`${half}: Claude Code summary`, summary, 'share', { anchor: 'Claude Code’s own summary, measured', note: realNote }),
+      metric(`${half}: cairn at the summary's token count`, atSummary, 'share', {
+        ...(judged ? { target: atLeast(round(2 * summary)) } : {}),
+        anchor: '≥ 2× the summary’s share',
+      }),
+      metric(`${half}: cairn at its default budget (session-start hook)`, pooled(real, (c) => c.hookContext), 'share', {
+        note: `~${Math.round(real.reduce((a, c) => a + c.hookContextTokens, 0) / real.length)} tokens`,
+      }),
+      metric(`${half}: summary + cairn (hook, default budget)`, pooled(real, (c) => c.summaryPlusHook), 'share', judged ? { target: atLeast(0.9) } : {}),
+      metric(`${half}: summary + cairn at the summary's token count`, pooled(real, (c) => c.atSummary?.summaryPlusCairn), 'share'),
+      metric(`${half}: recency cut at the summary's token count`, pooled(real, (c) => c.atSummary?.recency), 'share', { anchor: 'baseline' }),
+      ...FIDELITY_RANKERS.filter((r) => r !== 'composite').map((r) => metric(`${half}: cairn at the summary's token count, ranker ${r}`, pooled(real, (c) => c.atSummary?.cairn[r]), 'share')),
+    );
+  }
+  for (const budget of FIDELITY_BUDGETS) {
+    const key = String(budget);
+    out.push(
+      metric(`${half}: cairn @${label(budget)} (all cuts)`, pooled(cuts, (c) => c.byBudget[key]?.cairn.composite), 'share', budget === FIDELITY_BUDGETS[0] ? { note: allNote } : {}),
+      metric(`${half}: recency cut @${label(budget)} (all cuts)`, pooled(cuts, (c) => c.byBudget[key]?.recency), 'share'),
+      ...FIDELITY_RANKERS.filter((r) => r !== 'composite').map((r) => metric(`${half}: cairn @${label(budget)}, ranker ${r}`, pooled(cuts, (c) => c.byBudget[key]?.cairn[r]), 'share')),
+    );
+  }
+  return out;
 }
 
 export const fidelitySuite: Suite = {
   name: 'fidelity',
-  description: 'share of post-/compact exact details restored: Claude Code summary vs cairn context vs both vs a recency cut',
+  description: 'share of post-/compact exact details restored: Claude Code summary vs cairn (per budget and ranker) vs both vs a recency cut; tuning and report halves',
   async run(ctx: BenchContext): Promise<SuiteOutcome> {
     const root = join(ctx.dataDir, 'transcripts', 'claude-code');
     if (!existsSync(root)) return { status: 'skipped', reason: `no transcripts at ${root} (the shared data folder)` };
-    const files = transcriptsWithCompactions(root);
-    if (files.length === 0) return { status: 'skipped', reason: `no transcript with a compact boundary under ${root}` };
     const hash = createHash('sha256');
-    const perSession: SessionFigures[] = [];
-    for (const file of files) {
+    // One unit per session and agent: the longest file (some fixtures hold a session's prefix too).
+    const units = new Map<string, Unit>();
+    for (const file of transcriptFiles(root)) {
       const text = readFileSync(file, 'utf8');
-      hash.update(text);
-      const lines = text.split('\n').filter((l) => l.length > 0);
-      for (const [index, split] of splitAtCompactions(lines).entries()) {
+      const unit = unitOf(file, text);
+      if (!unit) continue;
+      const known = units.get(unit.key);
+      if (!known || known.lines.length < unit.lines.length) units.set(unit.key, unit);
+    }
+    const plan: Array<{ unit: Unit; cut: string; split: CompactSplit; needed: string[] }> = [];
+    for (const unit of [...units.values()].sort((a, b) => a.file.localeCompare(b.file))) {
+      hash.update(unit.lines.join('\n'));
+      const name = basename(unit.file, '.jsonl');
+      const cuts = cutPoints(unit.lines);
+      const splits = [...splitAtCompactions(unit.lines).map((s, i) => ({ split: s, cut: `${name}#${i + 1}` })), ...cuts.map((s) => ({ split: s, cut: `${name}@${s.before.length}` }))];
+      for (const { split, cut } of splits) {
         const needed = neededDetails(split);
-        if (needed.length === 0) continue;
-        const session = `${basename(file, '.jsonl')}#${index + 1}`;
-        ctx.log(`fidelity: ${session}: ${needed.length} needed details`);
-        const work = mkdtempSync(join(tmpdir(), 'cairn-fidelity-'));
-        try {
-          const home = join(work, 'home');
-          mkdirSync(home);
-          const transcript = join(work, basename(file));
-          const first = JSON.parse(split.before.find((l) => l.includes('"sessionId"')) ?? '{}') as { sessionId?: string; cwd?: string };
-          const sessionId = first.sessionId ?? basename(file, '.jsonl');
-          const base = { session_id: sessionId, transcript_path: transcript, cwd: first.cwd ?? work };
-          writeFileSync(transcript, `${split.before.join('\n')}\n`);
-          await hook('pre-compact', { ...base, hook_event_name: 'PreCompact', trigger: split.trigger ?? 'auto' }, home);
-          writeFileSync(transcript, `${[...split.before, ...split.boundary].join('\n')}\n`);
-          const started = await hook('session-start', { ...base, hook_event_name: 'SessionStart', source: 'compact' }, home);
-          let hookContext = '';
-          try {
-            hookContext = (JSON.parse(started) as { hookSpecificOutput?: { additionalContext?: string } }).hookSpecificOutput?.additionalContext ?? '';
-          } catch {
-            hookContext = '';
-          }
-          const summaryTokens = estimateTokens(split.summary);
-          const { cairn } = await openCairn(loadConfig({ home, env: {} }), { cwd: base.cwd, actor: 'bench', session: sessionId });
-          const byRanker: Record<string, number> = {};
-          let composite = '';
-          try {
-            for (const ranker of RANKER_NAMES) {
-              const context = await cairn.context({ budget: Math.max(50, summaryTokens), favorSession: sessionId, ranker, seed: ctx.seed });
-              byRanker[ranker] = round(coverage(needed, context.markdown).share);
-              if (ranker === 'composite') composite = context.markdown;
-            }
-          } finally {
-            await cairn.close();
-          }
-          const summaryCov = coverage(needed, split.summary);
-          const cairnCov = coverage(needed, composite);
-          perSession.push({
-            session,
-            trigger: split.trigger,
-            needed: needed.length,
-            summaryTokens,
-            summary: round(summaryCov.share),
-            cairn: byRanker,
-            summaryPlusCairn: round(coverage(needed, `${split.summary}\n${composite}`).share),
-            recency: round(coverage(needed, recencyBaseline(split, summaryTokens)).share),
-            hookContext: round(coverage(needed, hookContext).share),
-            hookContextTokens: estimateTokens(hookContext),
-            missedBySummaryFoundByCairn: cairnCov.found.filter((d) => !summaryCov.found.includes(d)).slice(0, 20),
-          });
-        } finally {
-          rmSync(work, { recursive: true, force: true });
-        }
+        if (needed.length >= MIN_NEEDED) plan.push({ unit, cut, split, needed });
       }
     }
-    if (perSession.length === 0) return { status: 'skipped', reason: 'no compaction with needed details found' };
-    // Pool over sessions, weighting each by its needed details (the share of all needed details).
-    const total = perSession.reduce((sum, s) => sum + s.needed, 0);
-    const pooled = (pick: (s: SessionFigures) => number): number => round(perSession.reduce((sum, s) => sum + pick(s) * s.needed, 0) / total);
-    const summary = pooled((s) => s.summary);
-    const cairn = pooled((s) => s.cairn.composite ?? 0);
-    const both = pooled((s) => s.summaryPlusCairn);
-    const metrics: Metric[] = [
-      metric('summary share (Claude Code)', summary, 'share', { anchor: 'Claude Code’s own summary, measured' }),
-      metric('cairn share at summary tokens', cairn, 'share', { target: atLeast(round(2 * summary)), anchor: '≥ 2× the summary’s share' }),
-      metric('summary + cairn share', both, 'share', { target: atLeast(0.8) }),
-      metric('recency cut at summary tokens', pooled((s) => s.recency), 'share', { anchor: 'baseline' }),
-      metric('cairn session-start hook context', pooled((s) => s.hookContext), 'share', {
-        note: `~${Math.round(perSession.reduce((a, s) => a + s.hookContextTokens, 0) / perSession.length)} tokens`,
-      }),
-      ...RANKER_NAMES.filter((r) => r !== 'composite').map((ranker) => metric(`cairn share, ranker ${ranker}`, pooled((s) => s.cairn[ranker] ?? 0), 'share')),
-    ];
-    const dataset: Dataset = { name: `claude-code transcripts with compactions (${files.length} files)`, sha256: hash.digest('hex'), generator: null, buildMs: null, cachedBuildMs: null };
-    return { status: 'ok', datasets: [dataset], metrics, details: { sessions: perSession, neededTotal: total } };
+    if (plan.length === 0) return { status: 'skipped', reason: `no compaction or cut point with ≥ ${MIN_NEEDED} needed details under ${root}` };
+    const halves = assignHalves(plan.map((p) => ({ id: p.unit.sessionId, real: plan.some((q) => q.unit.sessionId === p.unit.sessionId && q.split.real) })));
+    const cuts: CutFigures[] = [];
+    for (const item of plan) {
+      const half = halves.get(item.unit.sessionId) ?? 'report';
+      ctx.log(`fidelity: ${item.cut} (${half}${item.split.real ? ', real compaction' : ''}): ${item.needed.length} needed details`);
+      cuts.push(await measureCut({ file: item.unit.file, cut: item.cut, split: item.split, needed: item.needed, half, seed: ctx.seed }));
+    }
+    const metrics: Metric[] = [...halfMetrics('report', cuts.filter((c) => c.half === 'report')), ...halfMetrics('tuning', cuts.filter((c) => c.half === 'tuning'))];
+    const dataset: Dataset = {
+      name: `claude-code transcripts: ${units.size} sessions/agents, ${cuts.filter((c) => c.real).length} real compactions, ${cuts.filter((c) => !c.real).length} cut points`,
+      sha256: hash.digest('hex'),
+      generator: null,
+      buildMs: null,
+      cachedBuildMs: null,
+    };
+    // `sessions`: the real compactions in the shape the fidelity chart reads.
+    const sessions = cuts
+      .filter((c) => c.real && c.atSummary)
+      .map((c) => ({ session: `${c.cut} (${c.half})`, needed: c.needed, summary: c.summary ?? 0, cairn: c.atSummary?.cairn ?? {}, summaryPlusCairn: c.atSummary?.summaryPlusCairn ?? 0, recency: c.atSummary?.recency ?? 0 }));
+    return {
+      status: 'ok',
+      datasets: [dataset],
+      metrics,
+      details: { sessions, cuts, defaultBudget: DEFAULT_HOOK_SETTINGS.sessionStartBudget, halves: Object.fromEntries(halves), neededTotal: cuts.reduce((n, c) => n + c.needed, 0) },
+    };
   },
 };

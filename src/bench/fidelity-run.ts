@@ -1,0 +1,140 @@
+/**
+ * One fidelity measurement: a transcript cut at a compaction (real or chosen), cairn fed only the
+ * part before it through the real hook path (pre-compact, then session-start with source
+ * "compact"), and the share of needed details carried by each text at each budget.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
+import { loadConfig, openCairn } from '../config.js';
+import { DEFAULT_HOOK_SETTINGS } from '../hooks/events.js';
+import { runHook } from '../hooks/run.js';
+import { estimateTokens } from '../context/tokens.js';
+import { coverage, recencyBaseline, type CompactSplit } from './fidelity.js';
+import { round } from './stats.js';
+
+/** Budgets of the curve (tokens), and the rankers compared at each. */
+export const FIDELITY_BUDGETS = [1000, 2000, 4000, 8000] as const;
+export const FIDELITY_RANKERS = ['composite', 'recency', 'random'] as const;
+
+export interface CutFigures {
+  /** `<file>#<n>` for a real compaction, `<file>@<share>` for a chosen cut. */
+  cut: string;
+  sessionId: string;
+  half: 'tuning' | 'report';
+  real: boolean;
+  trigger: string | null;
+  needed: number;
+  /** Claude Code's summary: its tokens and share (real compactions only). */
+  summaryTokens: number | null;
+  summary: number | null;
+  /** What the session-start hook injected (default budget), and its tokens. */
+  hookContext: number;
+  hookContextTokens: number;
+  /** Summary + the hook's context (real compactions only). */
+  summaryPlusHook: number | null;
+  /** At the summary's token count (real compactions only): cairn per ranker, recency, summary + cairn. */
+  atSummary: { cairn: Record<string, number>; recency: number; summaryPlusCairn: number } | null;
+  /** Per budget: cairn per ranker, and a recency cut of the conversation. */
+  byBudget: Record<string, { cairn: Record<string, number>; recency: number }>;
+  /** Needed details no text carried (for reading, capped). */
+  missedByCairn: string[];
+}
+
+async function hook(event: string, input: Record<string, unknown>, home: string): Promise<string> {
+  const stdout = new PassThrough();
+  let out = '';
+  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  await runHook(event, { stdin: Readable.from([JSON.stringify(input)]), stdout, env: { CAIRN_HOOK_INLINE: '1' }, cwd: home, home });
+  return out;
+}
+
+function additionalContext(stdout: string): string {
+  try {
+    return (JSON.parse(stdout) as { hookSpecificOutput?: { additionalContext?: string } }).hookSpecificOutput?.additionalContext ?? '';
+  } catch {
+    return '';
+  }
+}
+
+export interface MeasureInput {
+  file: string;
+  cut: string;
+  split: CompactSplit;
+  needed: string[];
+  half: 'tuning' | 'report';
+  seed: number;
+}
+
+/** Measure one cut in a throw-away home. */
+export async function measureCut(input: MeasureInput): Promise<CutFigures> {
+  const { split, needed } = input;
+  const work = mkdtempSync(join(tmpdir(), 'cairn-fidelity-'));
+  try {
+    const home = join(work, 'home');
+    mkdirSync(home);
+    const transcript = join(work, basename(input.file));
+    const first = JSON.parse(split.before.find((l) => l.includes('"sessionId"')) ?? '{}') as { sessionId?: string; cwd?: string };
+    const sessionId = first.sessionId ?? basename(input.file, '.jsonl');
+    const base = { session_id: sessionId, transcript_path: transcript, cwd: first.cwd ?? work };
+    writeFileSync(transcript, `${split.before.join('\n')}\n`);
+    await hook('pre-compact', { ...base, hook_event_name: 'PreCompact', trigger: split.trigger ?? 'auto' }, home);
+    writeFileSync(transcript, `${[...split.before, ...split.boundary].join('\n')}\n`);
+    const hookText = additionalContext(await hook('session-start', { ...base, hook_event_name: 'SessionStart', source: 'compact' }, home));
+
+    const summaryTokens = split.real ? estimateTokens(split.summary) : null;
+    const { cairn } = await openCairn(loadConfig({ home, env: {} }), { cwd: base.cwd, actor: 'bench', session: sessionId });
+    const byBudget: CutFigures['byBudget'] = {};
+    let atSummary: CutFigures['atSummary'] = null;
+    let defaultText = '';
+    try {
+      const build = async (budget: number, ranker: string): Promise<string> =>
+        (await cairn.context({ budget: Math.max(50, budget), favorSession: sessionId, ranker, seed: input.seed })).markdown;
+      for (const budget of FIDELITY_BUDGETS) {
+        const byRanker: Record<string, number> = {};
+        for (const ranker of FIDELITY_RANKERS) {
+          const text = await build(budget, ranker);
+          byRanker[ranker] = round(coverage(needed, text).share);
+          if (ranker === 'composite' && budget === DEFAULT_HOOK_SETTINGS.sessionStartBudget) defaultText = text;
+        }
+        byBudget[String(budget)] = { cairn: byRanker, recency: round(coverage(needed, recencyBaseline(split, budget)).share) };
+      }
+      if (summaryTokens !== null) {
+        const byRanker: Record<string, number> = {};
+        let composite = '';
+        for (const ranker of FIDELITY_RANKERS) {
+          const text = await build(summaryTokens, ranker);
+          byRanker[ranker] = round(coverage(needed, text).share);
+          if (ranker === 'composite') composite = text;
+        }
+        atSummary = {
+          cairn: byRanker,
+          recency: round(coverage(needed, recencyBaseline(split, summaryTokens)).share),
+          summaryPlusCairn: round(coverage(needed, `${split.summary}\n${composite}`).share),
+        };
+      }
+    } finally {
+      await cairn.close();
+    }
+    const carried = `${split.summary}\n${hookText}\n${defaultText}`;
+    return {
+      cut: input.cut,
+      sessionId,
+      half: input.half,
+      real: split.real,
+      trigger: split.trigger,
+      needed: needed.length,
+      summaryTokens,
+      summary: split.real ? round(coverage(needed, split.summary).share) : null,
+      hookContext: round(coverage(needed, hookText).share),
+      hookContextTokens: estimateTokens(hookText),
+      summaryPlusHook: split.real ? round(coverage(needed, `${split.summary}\n${hookText}`).share) : null,
+      atSummary,
+      byBudget,
+      missedByCairn: needed.filter((d) => !carried.includes(d)).slice(0, 40),
+    };
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
