@@ -26,6 +26,10 @@ export interface ContextInput {
   candidates?: number;
   /** Count included memories as accessed. @default false */
   touch?: boolean;
+  /** Memory ids the agent already has in this context window (the injection ledger): left out. */
+  exclude?: ReadonlySet<string>;
+  /** Include the favoured session's working set. @default true */
+  workingSet?: boolean;
 }
 
 export interface ContextSection {
@@ -111,6 +115,7 @@ async function gatherCandidates(deps: Deps, input: ContextInput, filter: MemoryF
     input.query ? Promise.resolve([]) : deps.store.listMemories({ ...filter, order: 'importance-desc', limit: Math.ceil(limit / 2) }),
   ]);
   for (const list of extra) for (const memory of list) if (!byId.has(memory.id)) byId.set(memory.id, blank(memory));
+  if (input.exclude) for (const id of input.exclude) byId.delete(id);
   return { candidates: [...byId.values()], maxRrf, bm25Max, cosineMax };
 }
 
@@ -134,7 +139,7 @@ export async function buildContext(deps: Deps, input: ContextInput = {}): Promis
   const filter: MemoryFilter = deps.project === null ? { project: null } : { project: deps.project };
 
   const header = `# cairn memory${deps.project ? ` — ${deps.project}` : ''}\n` +
-    '<!-- Exact findings kept across /compact and sessions. Expand one with the recall tool or `cairn show ID`. -->\n';
+    '<!-- Exact findings kept across /compact and sessions. Expand an id with the get tool or `cairn get ID`. -->\n';
   let used = estimateTokens(header);
   const parts: string[] = [header];
   const sections: ContextSection[] = [];
@@ -155,7 +160,7 @@ export async function buildContext(deps: Deps, input: ContextInput = {}): Promis
   let workingBlock: string | null = null;
   let workingTokens = 0;
   const workingSet =
-    input.favorSession && deps.store.capabilities.substrate && deps.store.substrate
+    input.favorSession && input.workingSet !== false && deps.store.capabilities.substrate && deps.store.substrate
       ? workingSetOf(await deps.store.substrate.getTurns(input.favorSession, { limit: 50_000 }))
       : null;
   const setWorkingBlock = (tokens: number): void => {

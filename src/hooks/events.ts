@@ -74,34 +74,61 @@ export function relevantToPrompt(hit: RecallHit, settings: HookSettings): boolea
   return hit.why.coverage >= settings.promptMinCoverage || (hit.why.cosine ?? 0) >= settings.promptMinCosine;
 }
 
-/** session-start: the context for this session; after /compact it favours the compacted session. */
-export async function sessionStart(cairn: Cairn, input: HookInput, settings: HookSettings): Promise<HookOutput> {
-  const compacted = input.source === 'compact';
-  const result = await cairn.context({
-    budget: settings.sessionStartBudget,
-    ...(input.session_id ? { favorSession: input.session_id } : {}),
-    touch: true,
-  });
-  if (result.markdown.length === 0) return { kind: 'none' };
-  const lead = compacted
-    ? 'cairn: the conversation was just compacted. These exact details were established before it (ids in brackets; `recall` expands them):\n\n'
-    : '';
+/** Ids of a context result: memories, and blocks without an id (core memory, the working set). */
+function contextItems(sections: Array<{ name: string; ids: string[] }>): { memories: string[]; blocks: string[] } {
   return {
-    kind: 'json',
-    value: { hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: `${lead}${result.markdown}` } },
+    memories: sections.flatMap((s) => s.ids),
+    blocks: sections.filter((s) => s.name.startsWith('core:') || s.name === 'working-set').map((s) => s.name),
   };
 }
 
-/** prompt: the few memories relevant to the prompt, above a threshold, within a small budget. */
+/**
+ * session-start: the context for this session; after /compact it favours the compacted session.
+ * With the injection ledger, `startup`, `clear` and `compact` start a new context window and
+ * `resume` continues one: what the window already holds (memories, core memory, the working set)
+ * is left out, so nothing is given twice.
+ */
+export async function sessionStart(cairn: Cairn, input: HookInput, settings: HookSettings): Promise<HookOutput> {
+  const compacted = input.source === 'compact';
+  const session = typeof input.session_id === 'string' && input.session_id.length > 0 ? input.session_id : null;
+  const ledger = session ? cairn.ledger : undefined;
+  if (ledger && session) await ledger.startWindow(session, typeof input.source === 'string' ? input.source : undefined);
+  const seen = ledger && session ? await ledger.seen(session) : null;
+  const result = await cairn.context({
+    budget: settings.sessionStartBudget,
+    ...(session ? { favorSession: session } : {}),
+    touch: true,
+    ...(seen ? { exclude: seen.memories, core: ![...seen.blocks].some((b) => b.startsWith('core:')), workingSet: !seen.blocks.has('working-set') } : {}),
+  });
+  if (result.markdown.length === 0) return { kind: 'none' };
+  const lead = compacted
+    ? 'cairn: the conversation was just compacted. These exact details were established before it (ids in brackets; the `get` tool or `cairn get ID` expands them):\n\n'
+    : '';
+  const text = `${lead}${result.markdown}`;
+  if (ledger && session) await ledger.record({ session, via: 'hook', name: 'session-start', ...contextItems(result.sections), tokens: estimateTokens(text) });
+  return {
+    kind: 'json',
+    value: { hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: text } },
+  };
+}
+
+/**
+ * prompt: the few memories relevant to the prompt, above a threshold, within a small budget —
+ * leaving out what the session's context window already holds (the injection ledger).
+ */
 export async function promptSubmit(cairn: Cairn, input: HookInput, settings: HookSettings): Promise<HookOutput> {
   const prompt = typeof input.prompt === 'string' ? input.prompt.trim() : '';
   if (prompt.length < 3 || prompt.startsWith('/')) return { kind: 'none' };
+  const session = typeof input.session_id === 'string' && input.session_id.length > 0 ? input.session_id : null;
+  const ledger = session ? cairn.ledger : undefined;
+  const seen = ledger && session ? await ledger.seen(session) : null;
   const { hits } = await cairn.recall({ query: prompt.slice(0, 2000), k: 8, touch: false, checkFiles: false });
   const chosen: string[] = [];
   const ids: string[] = [];
   let used = estimateTokens('cairn memories relevant to this prompt:\n');
   for (const hit of hits) {
     if (!relevantToPrompt(hit, settings)) continue;
+    if (seen?.memories.has(hit.memory.id)) continue;
     const line = `- ${hit.memory.text.replace(/\s*\n\s*/g, ' ⏎ ')} [${hit.memory.id}]`;
     const cost = estimateTokens(`${line}\n`);
     if (used + cost > settings.promptBudget) continue;
@@ -111,6 +138,7 @@ export async function promptSubmit(cairn: Cairn, input: HookInput, settings: Hoo
   }
   if (chosen.length === 0) return { kind: 'none' };
   await cairn.deps.store.touch(ids, cairn.deps.clock.now(), true);
+  if (ledger && session) await ledger.record({ session, via: 'hook', name: 'prompt', memories: ids, tokens: used });
   return {
     kind: 'json',
     value: {
@@ -134,8 +162,11 @@ export async function preCompact(cairn: Cairn, input: HookInput, settings: HookS
     .filter((line) => line.startsWith('- '))
     .map((line) => line.replace(/ \[[0-9A-Z]{26}\]$/, ''));
   if (items.length === 0) return { kind: 'none' };
-  return {
-    kind: 'text',
-    value: `Keep these exact details verbatim in the summary (signatures, file:line locations, commands, the user's corrections):\n${items.join('\n')}\n`,
-  };
+  const value = `Keep these exact details verbatim in the summary (signatures, file:line locations, commands, the user's corrections):\n${items.join('\n')}\n`;
+  // Guidance for the compaction request, not part of the next context window.
+  const session = typeof input.session_id === 'string' && input.session_id.length > 0 ? input.session_id : null;
+  if (cairn.ledger && session) {
+    await cairn.ledger.record({ session, via: 'hook', name: 'pre-compact', target: 'summary', ...contextItems(result.sections), tokens: estimateTokens(value) });
+  }
+  return { kind: 'text', value };
 }

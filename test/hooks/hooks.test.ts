@@ -5,6 +5,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { estimateTokens } from '../../src/context/tokens.js';
 import { runHook } from '../../src/hooks/run.js';
+import { openSqliteStore } from '../../src/store/sqlite/store.js';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { TranscriptWriter } from './transcript.js';
 
@@ -76,9 +77,13 @@ describe('Claude Code hooks, end to end', () => {
     expect(context).toMatch(/don't mock the database/i);
     expect(estimateTokens(context)).toBeLessThanOrEqual(2100);
 
-    // A later prompt about the function brings the relevant memory, within the small budget.
+    // A later prompt about the function: the memory is already in this context window (the
+    // post-compact context gave it), so the prompt hook does not give it again…
     const later = await hook('prompt', { ...base, prompt: 'remind me of the process_workspace_changes signature' }, home, repo);
-    const injected = (JSON.parse(later.out) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
+    expect(later.out).not.toContain(SIGNATURE);
+    // …while another session gets it, within the small budget.
+    const other = await hook('prompt', { ...base, session_id: 'sess-2', prompt: 'remind me of the process_workspace_changes signature' }, home, repo);
+    const injected = (JSON.parse(other.out) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
     expect(injected).toContain('process_workspace_changes');
     expect(estimateTokens(injected)).toBeLessThanOrEqual(300);
 
@@ -107,6 +112,37 @@ describe('Claude Code hooks, end to end', () => {
     const log = readFileSync(join(home, 'logs', 'hooks.log'), 'utf8');
     expect(log).toContain('hook failed');
     expect(log).toContain('unknown hook event');
+  });
+
+  it('never gives the same memory twice in one context window: session start, prompts, resume; again after /compact', async () => {
+    const home = dir('cairn-hook-ledger-');
+    const cwd = dir('cairn-hook-ledger-cwd-');
+    await runCli(['remember', 'the deploy script is scripts/deploy.sh and needs AWS_PROFILE=prod (DEPLOY-42)', '--kind', 'procedure'], { home, cwd });
+    const base = { session_id: 'led-1', cwd };
+    const count = (out: string): number => out.split('DEPLOY-42').length - 1;
+    const start = await hook('session-start', { ...base, source: 'startup' }, home, cwd);
+    expect(count(start.out)).toBe(1);
+    // The prompt hook would match it, but the window has it.
+    expect((await hook('prompt', { ...base, prompt: 'how do I run the deploy script?' }, home, cwd)).out).toBe('');
+    // Resuming continues the window: nothing again (core memory and all).
+    expect((await hook('session-start', { ...base, source: 'resume' }, home, cwd)).out).toBe('');
+    // PreCompact still lists it for the summary (guidance for the compaction, not the window)…
+    expect(count((await hook('pre-compact', { ...base, trigger: 'manual' }, home, cwd)).out)).toBe(1);
+    // …and the compaction opens a new window, which gets it once.
+    expect(count((await hook('session-start', { ...base, source: 'compact' }, home, cwd)).out)).toBe(1);
+    expect((await hook('prompt', { ...base, prompt: 'how do I run the deploy script?' }, home, cwd)).out).toBe('');
+    // A hook without a session id has no window to consult: it answers as before.
+    expect(count((await hook('prompt', { cwd, prompt: 'how do I run the deploy script?' }, home, cwd)).out)).toBe(1);
+
+    // The ledger holds what each hook gave, by window; PreCompact's went to the summary.
+    const store = await openSqliteStore(join(home, 'cairn.db'));
+    try {
+      const injections = await store.ledger.injections('led-1');
+      expect(injections.map((i) => `${i.window}:${i.name}:${i.target}:${i.memories.length}`)).toEqual(['0:session-start:context:1', '0:pre-compact:summary:1', '1:session-start:context:1']);
+      expect((await store.ledger.windows('led-1')).map((w) => w.reason)).toEqual(['startup', 'compact']);
+    } finally {
+      await store.close();
+    }
   });
 
   it('runs as its own short process through bin/cairn.js', () => {
