@@ -36,9 +36,17 @@ export interface ProjectGrowth {
   unit: 'day' | 'week' | 'month';
   /** Bucket starts, epoch ms (UTC). */
   starts: number[];
-  /** `project` null: the memories without a project (user-wide and unknown); `other`: every smaller project. */
-  series: Array<{ project: string | null; other?: true; total: number; counts: number[] }>;
+  /**
+   * One series per group, labelled by what it is: a named `project`, the `user-wide` memories
+   * (user scope, recalled in every project), the memories with `no-project` (their session's
+   * folder was unknown), or `other` (every smaller project summed). `project` is null unless
+   * `group` is `project`.
+   */
+  series: Array<{ group: GrowthGroup; project: string | null; total: number; counts: number[] }>;
 }
+
+/** What a series of {@link ProjectGrowth} counts. */
+export type GrowthGroup = 'project' | 'user-wide' | 'no-project' | 'other';
 
 export interface CatalogProgress {
   ready: boolean;
@@ -254,22 +262,28 @@ export function bucketStarts(first: number, last: number): { unit: ProjectGrowth
   return { unit, starts };
 }
 
-/** Memories written per bucket for each of the biggest projects (every version, forgotten ones too). */
+/** The series a memory counts in: its project, or user-wide, or no project. */
+function groupKey(e: Entry): string {
+  return e.project !== null ? `p:${e.project}` : e.scope === 'user' ? 'user-wide' : 'no-project';
+}
+
+/** Memories written per bucket for each of the biggest groups (every version, forgotten ones too). */
 function projectGrowth(entries: Iterable<Entry>): ProjectGrowth {
   const all = [...entries];
   if (all.length === 0) return { unit: 'day', starts: [], series: [] };
   let first = Number.POSITIVE_INFINITY;
   let last = Number.NEGATIVE_INFINITY;
-  const totals = new Map<string | null, number>();
+  const totals = new Map<string, number>();
   for (const e of all) {
     first = Math.min(first, e.createdAt);
     last = Math.max(last, e.createdAt);
-    totals.set(e.project, (totals.get(e.project) ?? 0) + 1);
+    const key = groupKey(e);
+    totals.set(key, (totals.get(key) ?? 0) + 1);
   }
   const { unit, starts } = bucketStarts(first, last);
-  const ranked = [...totals.entries()].sort((a, b) => b[1] - a[1]);
-  const shown = new Set(ranked.slice(0, ranked.length > GROWTH_SERIES ? GROWTH_SERIES - 1 : GROWTH_SERIES).map(([p]) => p));
-  const counts = new Map<string | null, number[]>([...shown].map((p) => [p, starts.map(() => 0)]));
+  const ranked = [...totals.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  const shown = ranked.slice(0, ranked.length > GROWTH_SERIES ? GROWTH_SERIES - 1 : GROWTH_SERIES).map(([key]) => key);
+  const counts = new Map<string, number[]>(shown.map((key) => [key, starts.map(() => 0)]));
   const other = starts.map(() => 0);
   for (const e of all) {
     // The last bucket whose start is at or before the memory (binary search).
@@ -280,11 +294,16 @@ function projectGrowth(entries: Iterable<Entry>): ProjectGrowth {
       if ((starts[mid] as number) <= e.createdAt) lo = mid;
       else hi = mid - 1;
     }
-    const row = counts.get(e.project) ?? other;
+    const row = counts.get(groupKey(e)) ?? other;
     row[lo] = (row[lo] as number) + 1;
   }
-  const series: ProjectGrowth['series'] = [...shown].map((project) => ({ project, total: totals.get(project) ?? 0, counts: counts.get(project) as number[] }));
+  const series: ProjectGrowth['series'] = shown.map((key) => ({
+    group: key.startsWith('p:') ? 'project' : (key as GrowthGroup),
+    project: key.startsWith('p:') ? key.slice(2) : null,
+    total: totals.get(key) ?? 0,
+    counts: counts.get(key) as number[],
+  }));
   const otherTotal = other.reduce((a, b) => a + b, 0);
-  if (otherTotal > 0) series.push({ project: null, other: true, total: otherTotal, counts: other });
+  if (otherTotal > 0) series.push({ group: 'other', project: null, total: otherTotal, counts: other });
   return { unit, starts, series };
 }

@@ -371,7 +371,9 @@ describe('review queue and overview', () => {
     // Memories without a project are told apart: user-wide ones (recalled everywhere) and unknown ones.
     expect(o.catalog.userWide).toBeGreaterThan(0);
     expect(o.catalog.noProject).toBe(0);
-    expect(o.catalog.projectGrowth.series.map((s: any) => s.project)).toEqual(expect.arrayContaining([PROJECT, null]));
+    const series = o.catalog.projectGrowth.series.map((s: any) => [s.group, s.project]);
+    expect(series).toEqual(expect.arrayContaining([['project', PROJECT], ['user-wide', null]]));
+    expect(series.map(([group]: [string]) => group)).not.toContain('no-project');
     expect(o.substrate).toMatchObject({ sessions: 2, corrections: 1 });
   });
 });

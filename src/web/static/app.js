@@ -187,6 +187,11 @@ document.getElementById('help-btn').addEventListener('click', () => help.showMod
 const GO = { m: 'memories', s: 'sessions', c: 'snapshots', r: 'review', o: 'overview' };
 let pendingG = 0;
 
+/** A control that Enter and the arrow keys already act on (a button, a link, a tab): leave them to it. */
+function control(target) {
+  return target instanceof HTMLElement && !target.classList.contains('row') && (['A', 'BUTTON', 'SUMMARY'].includes(target.tagName) || ['tab', 'link', 'button'].includes(target.getAttribute('role') ?? ''));
+}
+
 function typing(target) {
   return target instanceof HTMLElement && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));
 }
@@ -223,14 +228,16 @@ document.addEventListener('keydown', (e) => {
         search.focus();
         search.select();
       });
-    case 'j':
     case 'ArrowDown':
+    case 'ArrowUp':
+      if (control(e.target) || !select.list) return;
+      return act(() => (e.key === 'ArrowDown' ? select.next() : select.prev()));
+    case 'j':
       return act(() => select.next());
     case 'k':
-    case 'ArrowUp':
       return act(() => select.prev());
     case 'Enter':
-      if (select.current()) act(() => select.open());
+      if (!control(e.target) && select.current()) act(() => select.open());
       return;
     case 'e':
       if (app.actions?.edit) act(() => app.actions.edit());

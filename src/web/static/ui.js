@@ -176,9 +176,13 @@ export function toast(message, { action, onAction, kind = 'info', timeout = acti
 
 /* ------------------------------------------------------------------------- j/k lists */
 
+/** Lists already listening for a row taking focus (from Tab or a click). */
+const watched = new WeakSet();
+
 /**
- * Keyboard selection over a list's rows: j/k move, Enter opens. One list is active at a time;
- * views hand theirs to `select.use()` after rendering.
+ * Keyboard selection over a list's rows: j/k or the arrow keys move, Enter opens. One list is
+ * active at a time; views hand theirs to `select.use()` after rendering. The list is one stop in
+ * the tab order (a roving tabindex): Tab lands on its selected row, or its first.
  */
 export const select = {
   list: null,
@@ -188,6 +192,16 @@ export const select = {
     this.list = list;
     this.onOpen = onOpen;
     this.index = -1;
+    const rows = this.rows();
+    rows.forEach((row, i) => (row.tabIndex = i === 0 ? 0 : -1));
+    if (list && !watched.has(list)) {
+      watched.add(list);
+      list.addEventListener('focusin', (e) => {
+        if (this.list !== list) return;
+        const i = this.rows().indexOf(e.target);
+        if (i >= 0 && i !== this.index) this.move(i, false);
+      });
+    }
     if (index >= 0) this.move(index, false);
   },
   rows() {
@@ -197,10 +211,14 @@ export const select = {
     const rows = this.rows();
     if (rows.length === 0) return;
     const i = Math.max(0, Math.min(rows.length - 1, to));
-    rows[this.index]?.classList.remove('selected');
+    const before = rows[this.index];
+    before?.classList.remove('selected');
+    if (before) before.tabIndex = -1;
+    for (const row of rows) if (row !== rows[i] && row.tabIndex === 0) row.tabIndex = -1;
     this.index = i;
     const row = rows[i];
     row.classList.add('selected');
+    row.tabIndex = 0;
     row.scrollIntoView({ block: 'nearest' });
     if (focus) row.focus({ preventScroll: true });
   },

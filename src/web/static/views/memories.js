@@ -185,7 +185,7 @@ export async function render(root, route, app) {
   const list = h('ul', { class: 'list', role: 'listbox', 'aria-label': 'Memories' });
   const more = h('div', { class: 'more' });
   const results = h('section', { class: 'results' }, head, list, more);
-  const pane = h('section', { class: 'detail-pane', 'aria-live': 'polite' });
+  const pane = h('section', { class: 'detail-pane', 'aria-live': 'polite', 'aria-label': 'Memory', tabindex: '-1' });
   mount(root, h('div', { class: 'memories' }, filters, results, pane));
 
   const openMemory = (id) => setParams({ open: id }, { replace: false });
@@ -321,14 +321,20 @@ export async function render(root, route, app) {
     root.classList.toggle('has-detail', Boolean(id));
     for (const row of list.children) row.classList.toggle('open', row.dataset.id === id);
     if (!id) {
+      // Closed (Esc, ×, back): the keyboard goes back to the row it was on.
+      const focusLost = detail !== null && (pane.contains(document.activeElement) || document.activeElement === document.body);
       editWhenOpen = false;
       detail = null;
       app.actions = selectedRowActions;
       mount(pane, h('div', { class: 'pane-hint' }, h('p', {}, 'Select a memory to see why it ranked, its files, where it came from and its history.'), h('p', { class: 'muted' }, h('kbd', {}, 'j'), ' ', h('kbd', {}, 'k'), ' to move, ', h('kbd', {}, 'Enter'), ' to open, ', h('kbd', {}, '?'), ' for all keys')));
+      if (focusLost) (select.current() ?? list.querySelector(':scope > .row'))?.focus({ preventScroll: true });
       return;
     }
+    const fromRow = list.contains(document.activeElement);
     detail = await showDetail(pane, id, app, { why: whyById.get(id) ?? null, weights, onClose: () => setParams({ open: undefined }, { replace: false }) });
     if (params.get('open') !== id) return;
+    // Opened from the list with the keyboard: Tab goes on into the memory (Esc comes back).
+    if (fromRow && detail) pane.focus({ preventScroll: true });
     app.actions = detail ?? selectedRowActions;
     if (editWhenOpen) {
       editWhenOpen = false;

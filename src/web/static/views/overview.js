@@ -8,33 +8,37 @@ function tile(label, value, sub, href) {
   return h(href ? 'a' : 'div', { class: 'tile', href }, h('div', { class: 'tile-n' }, value), h('div', { class: 'tile-l' }, label), sub ? h('div', { class: 'tile-s muted' }, sub) : null);
 }
 
-/** Series labelled by what they are: a project (short; full on hover), the rest, or no project. */
+/** What each group of memories is called, and what it holds (on hover). */
+const GROUP_LABEL = {
+  'user-wide': { label: 'user-wide', title: 'user scope: recalled in every project' },
+  'no-project': { label: 'no project', title: "memories whose session's folder was unknown: no project recalls them" },
+  other: { label: 'other projects', title: 'every smaller project, summed' },
+};
+
+/** Series labelled by what they are: a project (short; full on hover), user-wide, no project, the rest. */
 function named(growth) {
   return {
     ...growth,
-    series: growth.series.map((sr) =>
-      sr.other
-        ? { ...sr, label: 'other projects', title: 'every smaller project' }
-        : sr.project === null
-          ? { ...sr, label: 'no project', title: 'without a project: user-wide memories and those whose folder was unknown' }
-          : { ...sr, label: projectName(sr.project), title: sr.project },
-    ),
+    series: growth.series.map((sr) => (sr.group === 'project' ? { ...sr, label: projectName(sr.project), title: sr.project } : { ...sr, ...(GROUP_LABEL[sr.group] ?? { label: sr.group, title: sr.group }) })),
   };
+}
+
+/** Where a series' name leads: the memories of that project, the user-wide ones, or those without a project. */
+function seriesHref(sr) {
+  if (sr.group === 'project') return `#/memories?project=${encodeURIComponent(sr.project)}`;
+  if (sr.group === 'user-wide') return '#/memories?project=~&scopes=user';
+  if (sr.group === 'no-project') return '#/memories?project=~&scopes=project%2Csession';
+  return null;
 }
 
 function legend(series) {
   return h(
     'ul',
     { class: 'legend series-legend' },
-    named({ series }).series.map((sr, k) =>
-      h(
-        'li',
-        { title: sr.title },
-        h('span', { class: `swatch series-sw-${k}` }),
-        sr.other ? h('span', { class: 'lg-label' }, sr.label) : h('a', { class: 'lg-label', href: `#/memories?project=${encodeURIComponent(sr.project ?? '~')}` }, sr.label),
-        h('span', { class: 'lg-n' }, num(sr.total)),
-      ),
-    ),
+    named({ series }).series.map((sr, k) => {
+      const href = seriesHref(sr);
+      return h('li', { title: sr.title }, h('span', { class: `swatch series-sw-${k}` }), href ? h('a', { class: 'lg-label', href }, sr.label) : h('span', { class: 'lg-label' }, sr.label), h('span', { class: 'lg-n' }, num(sr.total)));
+    }),
   );
 }
 
@@ -153,10 +157,19 @@ function qualityCard(quality) {
       h('pre', { class: 'commands' }, quality.commands.join('\n')),
     );
   }
+  const anyTarget = quality.results.some((r) => r.metrics.some((m) => m.target));
   return h(
     'section',
     { class: 'card', id: 'quality' },
     head,
+    h(
+      'p',
+      { class: 'quality-key muted' },
+      h('span', {}, h('span', { class: 'key-swatch' }), 'score from 0 to 1'),
+      anyTarget ? h('span', {}, h('span', { class: 'key-tick' }), 'the target') : null,
+      anyTarget ? h('span', {}, h('span', { class: 'key-swatch pass' }), 'meets it') : null,
+      anyTarget ? h('span', {}, h('span', { class: 'key-swatch miss' }), 'misses it') : null,
+    ),
     quality.results.map((r) =>
       h(
         'div',
