@@ -3,7 +3,7 @@
  * database file (with its WAL) and every export are searched for any piece of any secret.
  * 0 allowed. The entry points are listed in ENTRY_POINTS; the figures go to docs/RELIABILITY.md.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
@@ -13,6 +13,7 @@ import { createCairn, type Cairn } from '../../src/cairn.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { createMemoryTool } from '../../src/memorytool/memory-tool.js';
 import { STORE_METHODS, SUBSTRATE_METHODS } from '../../src/privacy/guard.js';
+import { sanitize } from '../../src/privacy/redact.js';
 import { systemClock, ulidSource } from '../../src/runtime.js';
 import { createServeApp } from '../../src/serve/app.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/store.js';
@@ -21,6 +22,7 @@ import { runCli, tempDir } from '../helpers/cli.js';
 import { PLANTED, secretTag } from './corpus.js';
 
 const PROJECT = 'proj-privacy';
+const sanitizeText = (text: string): string => sanitize(text).text;
 const UI_TOKEN = 'privacy-test-token-0123456789';
 
 /** Entry points that store text; each test below plants every format through one of them. */
@@ -34,9 +36,10 @@ const ENTRY_POINTS = [
   'import (CLI, stdin)',
   'remember (CLI)',
   'ingest: Claude Code transcript (prompt, tool input, tool result, summary title)',
-  'MCP remember tool',
+  'ingest: Codex rollout (function_call arguments as escaped JSON, output)',
+  'MCP tools: remember, revise, forget reason, snapshot label',
   'HTTP cairn serve /api/remember and /api/forget',
-  'browser API (cairn ui) /api/memories',
+  'browser API (cairn ui): remember, revise, tags, supersede, forget reason, snapshot label',
   'memory-tool backend: file text and path',
 ] as const;
 
@@ -58,10 +61,33 @@ function pieces(secret: string): string[] {
   return out;
 }
 
+/** A snapshot label carrying the secret where it fits the 100-character limit (a cut secret is no test). */
+function label(prefix: string, p: (typeof PLANTED)[number]): string {
+  const full = `${prefix} ${p.kind} ${secretTag(p)}`;
+  return full.length <= 100 ? full : `${prefix} ${p.kind}`;
+}
+
+function filesUnder(folder: string): string[] {
+  return readdirSync(folder).flatMap((name) => {
+    const path = join(folder, name);
+    return statSync(path).isDirectory() ? filesUnder(path) : [path];
+  });
+}
+
+/** Every 10-character window of every secret (short ones whole), mapped to its kind. */
+const PIECES = new Map<string, string>();
+
+/** Kinds of which some piece occurs in `haystack`: one pass over it, a set look-up per position. */
 function leaksIn(haystack: string): string[] {
-  const leaked: string[] = [];
-  for (const p of PLANTED) if (pieces(p.secret).some((piece) => haystack.includes(piece))) leaked.push(p.kind);
-  return leaked;
+  if (PIECES.size === 0) for (const p of PLANTED) for (const piece of pieces(p.secret)) PIECES.set(piece, p.kind);
+  const leaked = new Set<string>();
+  const short = PLANTED.filter((p) => p.secret.length < 10);
+  for (const p of short) if (haystack.includes(p.secret)) leaked.add(p.kind);
+  for (let i = 0; i + 10 <= haystack.length; i++) {
+    const kind = PIECES.get(haystack.slice(i, i + 10));
+    if (kind !== undefined) leaked.add(kind);
+  }
+  return PLANTED.map((p) => p.kind).filter((k) => leaked.has(k));
 }
 
 beforeAll(async () => {
@@ -90,6 +116,11 @@ describe('privacy: every format through every entry point', () => {
     for (const name of Object.keys(STORE_METHODS)) expect(typeof (store as unknown as Record<string, unknown>)[name], name).toBe('function');
     for (const name of Object.keys(SUBSTRATE_METHODS)) expect(typeof (store.substrate as unknown as Record<string, unknown>)[name], name).toBe('function');
     expect(methodsOf(store).length).toBeGreaterThan(Object.keys(STORE_METHODS).length - 1);
+  });
+
+  it('the scan finds every planted secret when it is there (the check can fail)', () => {
+    for (const p of PLANTED) expect(leaksIn(`x ${p.text} y`), p.kind).toContain(p.kind);
+    expect(leaksIn(PLANTED.map((p) => sanitizeText(p.text)).join('\n'))).toEqual([]);
   });
 
   it('plants through the library operations', async () => {
@@ -140,6 +171,25 @@ describe('privacy: every format through every entry point', () => {
     planted += PLANTED.length * 3;
   });
 
+  it('plants through ingest of a Codex rollout (arguments are escaped JSON)', async () => {
+    const id = '019a9999-1111-7222-8333-444455556666';
+    const at = (n: number): string => new Date(Date.UTC(2026, 1, 2, 9, 0, n)).toISOString();
+    const rows: unknown[] = [
+      { timestamp: at(0), type: 'session_meta', payload: { id, timestamp: at(0), cwd: '/home/dev/svc', originator: 'codex_cli_rs', cli_version: '0.80.0', source: 'cli', model_provider: 'openai' } },
+    ];
+    PLANTED.forEach((p, i) => {
+      rows.push({ timestamp: at(i * 3 + 1), type: 'response_item', payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: `codex ${p.kind}: ${p.text}` }] } });
+      rows.push({ timestamp: at(i * 3 + 2), type: 'response_item', payload: { type: 'function_call', name: 'shell', arguments: JSON.stringify({ command: ['bash', '-lc', `cat > .env <<EOF\n${p.text}\nEOF`], env: { TOKEN: p.secret } }), call_id: `call_${i}` } });
+      rows.push({ timestamp: at(i * 3 + 3), type: 'response_item', payload: { type: 'function_call_output', call_id: `call_${i}`, output: JSON.stringify({ output: p.text, metadata: { exit_code: 0 } }) } });
+    });
+    const folder = join(dir, 'codex', 'sessions', '2026', '02', '02');
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, `rollout-2026-02-02T09-00-00-${id}.jsonl`), `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`);
+    const summary = await cairn.ingest([join(dir, 'codex')]);
+    expect(summary.turns).toBeGreaterThan(PLANTED.length * 2);
+    planted += PLANTED.length * 3;
+  });
+
   it('plants through the MCP remember tool', async () => {
     const server = createMcpServer(cairn, { version: 'test' });
     const [a, b] = InMemoryTransport.createLinkedPair();
@@ -148,7 +198,20 @@ describe('privacy: every format through every entry point', () => {
     for (const p of PLANTED) {
       const result = await client.callTool({ name: 'remember', arguments: { text: `mcp ${p.kind}: ${p.text}`, tags: shortTag(p) } });
       expect(result.isError ?? false, JSON.stringify(result)).toBe(false);
-      planted++;
+      const id = /\b(01[0-9A-Z]{24})\b/.exec(JSON.stringify(result))?.[1];
+      expect(id, JSON.stringify(result)).toBeDefined();
+      const calls = [
+        { name: 'revise', arguments: { id, text: `mcp revised ${p.kind}: ${p.text}` } },
+        { name: 'snapshot', arguments: { label: label('mcp', p) } },
+      ];
+      for (const call of calls) {
+        const out = await client.callTool(call);
+        expect(out.isError ?? false, JSON.stringify(out)).toBe(false);
+      }
+      const current = (await cairn.list({ limit: 1 }))[0];
+      const forgot = await client.callTool({ name: 'forget', arguments: { ids: [current!.id], reason: p.text.slice(0, 500) } });
+      expect(forgot.isError ?? false, JSON.stringify(forgot)).toBe(false);
+      planted += 4;
     }
     await client.close();
   });
@@ -169,9 +232,25 @@ describe('privacy: every format through every entry point', () => {
         body: JSON.stringify({ text: `ui ${p.kind}: ${p.text}`, tags: shortTag(p) }),
       });
       expect(ui.status, await ui.clone().text()).toBeLessThan(300);
-      planted += 3;
+      const made = ((await ui.json()) as { memory: { id: string } }).memory.id;
+      const send = async (method: string, path: string, json: unknown): Promise<Response> => {
+        const res = await web.request(`http://127.0.0.1:7000/api${path}`, {
+          method,
+          headers: { cookie: `cairn_token=${UI_TOKEN}`, 'X-Cairn-Token': UI_TOKEN, 'content-type': 'application/json' },
+          body: JSON.stringify(json),
+        });
+        expect(res.status, `${method} ${path}: ${await res.clone().text()}`).toBeLessThan(300);
+        return res;
+      };
+      const revised = (await (await send('PUT', `/memories/${made}`, { text: `ui revised ${p.kind}: ${p.text}` })).json()) as { memory: { id: string } };
+      const current = revised.memory.id;
+      await send('PATCH', `/memories/${current}`, { tags: shortTag(p) });
+      const sup = (await (await send('POST', `/memories/${current}/supersede`, { text: `ui superseding ${p.kind}: ${p.text}` })).json()) as { memory: { id: string } };
+      await send('POST', `/memories/${sup.memory.id}/forget`, { reason: p.text.slice(0, 500) });
+      await send('POST', '/snapshots', { label: label('ui', p) });
+      planted += 8;
     }
-  });
+  }, 120_000);
 
   it('plants through the memory-tool backend', async () => {
     const tool = createMemoryTool(cairn);
@@ -189,6 +268,8 @@ describe('privacy: every format through every entry point', () => {
     for await (const line of cairn.exportJsonl({ allProjects: true, includeDeleted: true } as never)) jsonl.push(line);
     const markdown = await cairn.exportMarkdown({ allProjects: true } as never);
     const cliExport = await runCli(['export', '--all-projects'], { home, env: { CAIRN_HOME: home } });
+    const cliMarkdown = await runCli(['export', '--all-projects', '--format', 'markdown'], { home, env: { CAIRN_HOME: home } });
+    expect(leaksIn(cliMarkdown.stdout)).toEqual([]);
     expect(jsonl.length).toBeGreaterThan(PLANTED.length * 4);
     expect(leaksIn(jsonl.join('\n')), jsonl.filter((l) => leaksIn(l).length > 0).slice(0, 3).join('\n')).toEqual([]);
     expect(leaksIn(markdown)).toEqual([]);
@@ -196,8 +277,13 @@ describe('privacy: every format through every entry point', () => {
     const turns = await cairn.history({ query: 'please use', limit: 1000 } as never);
     expect(leaksIn(JSON.stringify(turns))).toEqual([]);
 
+    // The WAL as it is while the store is open (closing checkpoints it into the database file).
+    const wal = existsSync(`${dbPath}-wal`) ? readFileSync(`${dbPath}-wal`).toString('latin1') : '';
+    expect(leaksIn(wal)).toEqual([]);
     await cairn.close();
-    const bytes = [dbPath, `${dbPath}-wal`].filter(existsSync).map((f) => readFileSync(f).toString('latin1')).join('\n');
+    // The database, its WAL, and every other file cairn left in its home (vector files, caches).
+    const files = [dbPath, `${dbPath}-wal`, ...filesUnder(home)].filter((f, i, all) => existsSync(f) && all.indexOf(f) === i);
+    const bytes = files.map((f) => readFileSync(f).toString('latin1')).join('\n');
     const leakedKinds = leaksIn(bytes);
     if (leakedKinds.length > 0) {
       const p = PLANTED.find((x) => x.kind === leakedKinds[0])!;
@@ -207,6 +293,6 @@ describe('privacy: every format through every entry point', () => {
     }
     expect(leakedKinds).toEqual([]);
     // Figures for docs/RELIABILITY.md.
-    console.log(`privacy: ${new Set(PLANTED.map((p) => p.kind)).size} kinds, ${ENTRY_POINTS.length} entry points, ${planted} plantings, ${(bytes.length / 1e6).toFixed(1)} MB searched, 0 leaked`);
-  });
+    console.log(`privacy: ${new Set(PLANTED.map((p) => p.kind)).size} kinds, ${ENTRY_POINTS.length} entry points, ${planted} plantings, ${((bytes.length + wal.length) / 1e6).toFixed(1)} MB searched (WAL open ${(wal.length / 1e6).toFixed(1)} MB, ${files.length} files after close), 0 leaked`);
+  }, 120_000);
 });
