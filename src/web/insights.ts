@@ -139,31 +139,11 @@ export function hookActivity(home: string | null, limit = 8): HookActivity {
   return { source: 'hook-log', path, sessions };
 }
 
-/**
- * The part of the injection ledger (src/ledger/ledger.ts, `cairn.ledger`) this view reads: which
- * memories and session facts each hook or tool gave the model, per session and context window.
- */
-interface LedgerInjection {
-  window: number;
-  at: number;
-  via: string;
-  name: string;
-  memories: string[];
-  facts: string[];
-  tokens: number;
-  target: string;
-  /** Set by the learn-from-use pass when it has seen the session go on: which of these ids the agent used afterwards. */
-  used?: string[];
-}
-interface LedgerReader {
-  sessions(options?: { limit?: number }): Promise<Array<{ session: string; project: string | null; lastAt: number }>>;
-  get(session: string): Promise<{ session: string; project: string | null; window: number; windows: Array<{ window: number; at: number; reason: string }>; injections: LedgerInjection[] } | null>;
-}
-
 export interface InjectedItem {
   id: string;
-  kind: 'memory' | 'fact';
-  /** The memory's text (first 160 characters); null for a fact or a memory no longer stored. */
+  /** A memory, a session fact, or a block (core memory, the working set). */
+  kind: 'memory' | 'fact' | 'block';
+  /** The memory's text (first 160 characters); null for a fact, a block, or a memory no longer stored. */
   text: string | null;
   /** Whether the agent used it afterwards; null when that was not measured. */
   used: boolean | null;
@@ -175,6 +155,7 @@ export interface InjectionView {
   via: string;
   name: string;
   tokens: number;
+  /** `context`: it went into the window; `summary`: guidance for the compaction summary. */
   target: string;
   items: InjectedItem[];
 }
@@ -186,13 +167,15 @@ export interface LedgerSession {
   windows: Array<{ window: number; at: number; reason: string }>;
   /** Newest last, at most {@link SHOWN_INJECTIONS}. */
   injections: InjectionView[];
+  /** Injections in the ledger for this session (more than shown when it is long). */
+  injectionCount: number;
   tokens: number;
   /** Whether any injection of this session says which items were used afterwards. */
   usageKnown: boolean;
 }
 
 export interface Injections {
-  /** `ledger`: what each hook and tool gave the model; `hook-log`: only that the hooks ran (no ledger in this store). */
+  /** `ledger`: what each hook and tool gave the model (the store has a ledger); `hook-log`: only that the hooks ran. */
   source: 'ledger' | 'hook-log';
   ledger: LedgerSession[];
   hookLog: HookActivity;
@@ -200,10 +183,14 @@ export interface Injections {
 
 const SHOWN_INJECTIONS = 40;
 
-/** What each hook and tool injected in the last `limit` sessions, from the ledger when this cairn has one. */
+/**
+ * What each hook and tool injected in the last `limit` sessions, from the injection ledger
+ * (`cairn.ledger`, src/ledger/ledger.ts) when the store has one; the hook log comes along for
+ * sessions from before the ledger.
+ */
 export async function injections(cairn: Cairn, home: string | null, limit = 8): Promise<Injections> {
   const hookLog = hookActivity(home, limit);
-  const reader = (cairn as unknown as { ledger?: LedgerReader }).ledger;
+  const reader = cairn.ledger;
   if (!reader) return { source: 'hook-log', ledger: [], hookLog };
   const sessions: LedgerSession[] = [];
   for (const info of await reader.sessions({ limit })) {
@@ -216,6 +203,7 @@ export async function injections(cairn: Cairn, home: string | null, limit = 8): 
       project: full.project ?? info.project,
       lastAt: info.lastAt,
       windows: full.windows,
+      injectionCount: full.injections.length,
       tokens: full.injections.reduce((sum, i) => sum + i.tokens, 0),
       usageKnown: full.injections.some((i) => Array.isArray(i.used)),
       injections: shown.map((i) => {
@@ -226,7 +214,15 @@ export async function injections(cairn: Cairn, home: string | null, limit = 8): 
           text: kind === 'memory' ? (texts.get(id)?.slice(0, 160) ?? null) : null,
           used: used ? used.has(id) : null,
         });
-        return { at: i.at, window: i.window, via: i.via, name: i.name, tokens: i.tokens, target: i.target, items: [...i.memories.map((id) => item(id, 'memory')), ...i.facts.map((id) => item(id, 'fact'))] };
+        return {
+          at: i.at,
+          window: i.window,
+          via: i.via,
+          name: i.name,
+          tokens: i.tokens,
+          target: i.target,
+          items: [...i.memories.map((id) => item(id, 'memory')), ...i.facts.map((id) => item(id, 'fact')), ...i.blocks.map((id) => item(id, 'block'))],
+        };
       }),
     });
   }

@@ -49,6 +49,31 @@ function writeHookLog(home: string, at: number): void {
   writeFileSync(join(home, 'logs', 'hooks.log'), stamped.join(''));
 }
 
+/**
+ * What the hooks and tools gave the agent, recorded in the store's injection ledger as they
+ * record it: sess-7f3a starts, gets a prompt's memories, is compacted (guidance for the summary,
+ * then a new window) and recalls over MCP; learn-from-use has marked the first injection's use.
+ */
+async function recordInjections(fx: Fixture, at: number): Promise<void> {
+  const ledger = fx.cairn.ledger;
+  if (!ledger) throw new Error('the SQLite store has an injection ledger');
+  const minute = 60_000;
+  fx.clock.t = at;
+  await ledger.startWindow('sess-7f3a', 'startup');
+  const start = await ledger.record({ session: 'sess-7f3a', via: 'hook', name: 'session-start', memories: [fx.ids.pnpm, fx.ids.retry, fx.ids.lock], blocks: ['core:persona', 'working-set'], tokens: 820, project: PROJECT, at });
+  await ledger.record({ session: 'sess-7f3a', via: 'hook', name: 'prompt', memories: [fx.ids.parseConfig], tokens: 140, project: PROJECT, at: at + 2 * minute });
+  await ledger.record({ session: 'sess-7f3a', via: 'hook', name: 'pre-compact', target: 'summary', memories: [fx.ids.lock], tokens: 300, project: PROJECT, at: at + 30 * minute });
+  fx.clock.t = at + 31 * minute;
+  await ledger.startWindow('sess-7f3a', 'compact');
+  await ledger.record({ session: 'sess-7f3a', via: 'hook', name: 'session-start', memories: [fx.ids.pnpm], tokens: 610, project: PROJECT, at: at + 31 * minute });
+  await ledger.record({ session: 'sess-7f3a', via: 'mcp', name: 'recall', memories: [fx.ids.corrected, fx.ids.stale], tokens: 260, project: PROJECT, at: at + 40 * minute });
+  await ledger.markUsed(start.id, [fx.ids.pnpm, fx.ids.lock]);
+  fx.clock.t = at + 50 * minute;
+  await ledger.startWindow('sess-infra-1', 'startup');
+  await ledger.record({ session: 'sess-infra-1', via: 'hook', name: 'session-start', memories: [fx.ids.infra], tokens: 95, project: OTHER_PROJECT, at: at + 50 * minute });
+  fx.clock.t = at + 24 * 3_600_000;
+}
+
 /** A bench result file as `cairn bench beir` saves it under the home. */
 function writeBenchResult(home: string): void {
   const env = { command: 'cairn bench beir --data ../shared/data', commit: '0123456789abcdef', dirty: false, machine: { cpu: 'test', cores: 2, memoryBytes: 1, platform: 'linux', arch: 'x64', loadAverage: [1.2, 1, 1] }, node: 'v20', date: '2026-03-01T10:00:00.000Z' };
@@ -96,6 +121,9 @@ describe.skipIf(!HAVE_CHROMIUM)(HAVE_CHROMIUM ? "a newcomer's first look at the 
       { id: fx.cairn.deps.ids.next(), kind: 'stale', key: `stale:${fx.ids.stale}:t`, project: stale?.project ?? null, memoryIds: [fx.ids.stale], reason: 'its files changed since it was written (src/config.py:42 file-changed): revise or forget it', data: {}, createdAt: fx.clock.now(), resolvedAt: null, resolution: null },
     ]);
     writeHookLog(home, fx.clock.now() - 3_600_000);
+    const now = fx.clock.now();
+    await recordInjections(fx, now - 3_600_000);
+    fx.clock.t = now;
     writeBenchResult(home);
     ui = await startUi(fx.cairn, { home });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
@@ -213,12 +241,31 @@ describe.skipIf(!HAVE_CHROMIUM)(HAVE_CHROMIUM ? "a newcomer's first look at the 
         // User-wide memories and those without a project are two lines, named as in the list.
         const names = await page.locator('#by-project .series-legend .lg-label').allInnerTexts();
         expect(names).toEqual(expect.arrayContaining(['acme/app', 'acme/infra', 'user-wide', 'no project']));
+        // What the hooks and tools gave the agent, from the ledger: newest session first, a bar
+        // per injection, a line where /compact opened a new window, items used or not.
         const sessions = page.locator('#hooks .hook-session');
         expect(await sessions.count()).toBe(2);
-        expect(await sessions.first().innerText()).toMatch(/sess-infra-1\s+1 run · 0 injected context/);
-        expect(await sessions.nth(1).innerText()).toMatch(/sess-7f3a\s+5 runs · 4 injected context/);
-        expect(await page.locator('#hooks .hook-run.gave').count()).toBe(4);
-        expect(await page.locator('#hooks').innerText()).toContain('not the tokens, the items or which of them the agent used afterwards');
+        expect(await sessions.first().locator('.hs-head').innerText()).toMatch(/sess-infra-1\s+acme\/infra\s+95 tokens · 1 item · 1 window/);
+        const head = await sessions.nth(1).locator('.hs-head').innerText();
+        expect(head).toMatch(/sess-7f3a\s+acme\/app\s+2,130 tokens · 10 items · 2 used afterwards · 2 windows/);
+        const rows = sessions.nth(1).locator('.injections > li');
+        expect(await rows.allInnerTexts().then((t) => t.map((x) => x.split('\n')[0]))).toEqual(['session start', 'prompt', 'before /compact', 'new context window — after /compact', 'session start', 'recall (MCP)']);
+        const first = sessions.nth(1).locator('.inj').first();
+        expect(await first.locator('.inj-n').innerText()).toBe('820 tok · 5 items · 2 used');
+        expect(await first.locator('.inj-item.used').count()).toBe(2);
+        expect(await first.locator('.inj-item.unused').count()).toBe(3);
+        expect(await sessions.nth(1).locator('.inj.inj-summary').count()).toBe(1);
+        expect(await page.locator('#hooks .quality-key').innerText()).toMatch(/used afterwards\s+not used\s+not measured yet/);
+        // Open an injection from the keyboard: its items, each marked, the memories linked.
+        await first.locator('summary').focus();
+        await page.keyboard.press('Enter');
+        const items = first.locator('.inj-items li');
+        await expect.poll(() => items.count()).toBe(5);
+        expect(await items.nth(0).innerText()).toMatch(/✓\s*Use pnpm, never npm/);
+        expect(await items.nth(1).innerText()).toMatch(/·\s*cargo test -p ws/);
+        expect(await items.nth(3).innerText()).toMatch(/core memory: persona/);
+        expect(await items.nth(4).innerText()).toMatch(/the working set/);
+        expect(await first.locator('.inj-items a').first().getAttribute('href')).toBe(`#/memories?open=${fx.ids.pnpm}`);
         const bars = page.locator('#quality .shares li');
         expect(await bars.count()).toBe(3);
         expect(await bars.first().innerText()).toMatch(/SciFact nDCG@10 \(bm25\)\s*0\.664/);
@@ -232,6 +279,7 @@ describe.skipIf(!HAVE_CHROMIUM)(HAVE_CHROMIUM ? "a newcomer's first look at the 
         await noOverflow(page, 'overview');
         await shot('overview');
         for (const card of ['by-project', 'hooks', 'quality']) await page.locator(`#${card}`).screenshot({ path: join(SHOTS, `${tag}-overview-${card}.png`) });
+        await noOverflow(page, 'overview, an injection open');
 
         // 5. g r: the review opens on the tab that has items.
         await page.locator('body').press('g');

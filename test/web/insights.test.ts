@@ -1,14 +1,16 @@
 /**
  * The overview's readers of the cairn home: the latest bench result per suite (as `cairn bench`
  * saves it) and the hook log (as the hooks write it). A regression test: a half-written results
- * file or a foreign log line must not break the overview.
+ * file or a foreign log line must not break the overview. And the injection ledger as the overview
+ * reads it: sessions, context windows, items and whether the agent used them.
  */
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { benchQuality, hookActivity } from '../../src/web/insights.js';
+import { benchQuality, hookActivity, injections } from '../../src/web/insights.js';
+import { createFixture, PROJECT } from './fixture.js';
 
 let home: string;
 afterEach(() => rmSync(home, { recursive: true, force: true }));
@@ -76,5 +78,47 @@ describe('hook runs from the hook log', () => {
       ['prompt', 'none'],
     ]);
     expect(activity.sessions[1]?.runs[0]).toMatchObject({ event: 'pre-compact', error: 'disk full' });
+  });
+});
+
+describe('what the hooks and tools injected, from the ledger', () => {
+  it('reads sessions, windows, items and their use; falls back to the hook log while the ledger is empty', async () => {
+    home = mkdtempSync(join(tmpdir(), 'cairn-insights-'));
+    const fx = await createFixture();
+    try {
+      mkdirSync(join(home, 'logs'));
+      appendFileSync(join(home, 'logs', 'hooks.log'), `${JSON.stringify({ t: '2026-03-01T10:00:00.000Z', level: 'info', message: 'hook', event: 'session-start', session: 'old', output: 'json', ms: 80 })}\n`);
+      const empty = await injections(fx.cairn, home);
+      expect(empty).toMatchObject({ source: 'ledger', ledger: [] });
+      expect(empty.hookLog.sessions.map((s) => s.session)).toEqual(['old']);
+
+      const ledger = fx.cairn.ledger!;
+      await ledger.startWindow('s1', 'startup');
+      const first = await ledger.record({ session: 's1', via: 'hook', name: 'session-start', memories: [fx.ids.pnpm, 'gone-id'], facts: ['f1'], blocks: ['working-set'], tokens: 500 });
+      fx.clock.advance(60_000);
+      await ledger.startWindow('s1', 'compact');
+      await ledger.record({ session: 's1', via: 'mcp', name: 'recall', memories: [fx.ids.lock], tokens: 120 });
+      await ledger.markUsed(first.id, [fx.ids.pnpm]);
+      const { source, ledger: sessions } = await injections(fx.cairn, home);
+      expect(source).toBe('ledger');
+      expect(sessions).toHaveLength(1);
+      const s1 = sessions[0]!;
+      expect(s1).toMatchObject({ session: 's1', project: PROJECT, tokens: 620, injectionCount: 2, usageKnown: true });
+      expect(s1.windows.map((w) => w.reason)).toEqual(['startup', 'compact']);
+      expect(s1.injections.map((i) => [i.window, i.via, i.name])).toEqual([
+        [0, 'hook', 'session-start'],
+        [1, 'mcp', 'recall'],
+      ]);
+      expect(s1.injections[0]!.items).toEqual([
+        { id: fx.ids.pnpm, kind: 'memory', text: 'Use pnpm, never npm, in this repository', used: true },
+        { id: 'gone-id', kind: 'memory', text: null, used: false },
+        { id: 'f1', kind: 'fact', text: null, used: false },
+        { id: 'working-set', kind: 'block', text: null, used: false },
+      ]);
+      // Not measured yet: neither used nor unused.
+      expect(s1.injections[1]!.items[0]).toMatchObject({ id: fx.ids.lock, used: null });
+    } finally {
+      await fx.close();
+    }
   });
 });

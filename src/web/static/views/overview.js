@@ -43,14 +43,27 @@ function legend(series) {
 }
 
 const EVENT_LABEL = { 'session-start': 'session start', prompt: 'prompt', 'pre-compact': 'before /compact', recall: 'recall (MCP)', context: 'context (MCP)', get: 'get (MCP)' };
+const WINDOW_REASON = { startup: 'session started', compact: 'after /compact', clear: 'after /clear', resume: 'resumed' };
+
+/** What gave it: a hook by its event, a tool by its name (and how it was reached). */
+function injectionLabel(inj) {
+  if (inj.via === 'hook') return EVENT_LABEL[inj.name] ?? inj.name;
+  return `${inj.name} (${inj.via === 'mcp' ? 'MCP' : inj.via})`;
+}
+
+const plural = (n, one, many = `${one}s`) => `${num(n)} ${n === 1 ? one : many}`;
 
 /** What each hook and tool gave the agent in the last sessions: from the ledger, else the hook log. */
 function hookCard(data) {
   const head = h('div', { class: 'card-head' }, h('h2', {}, 'What the hooks gave the agent'), h('span', { class: 'muted small' }, 'last sessions, newest first'));
-  if (data.source === 'ledger' && data.ledger.length > 0) return h('section', { class: 'card', id: 'hooks' }, head, ledgerSessions(data.ledger));
+  if (data.source === 'ledger' && data.ledger.length > 0) return h('section', { class: 'card', id: 'hooks' }, head, ledgerKey(data.ledger), ledgerSessions(data.ledger));
   const hooks = data.hookLog;
+  const why =
+    data.source === 'ledger'
+      ? 'The injection ledger has nothing yet (the hooks and tools record each injection from this version on), so this is the hook log'
+      : 'This store has no injection ledger, so this is the hook log';
   if (hooks.sessions.length === 0) {
-    return h('section', { class: 'card', id: 'hooks' }, head, h('p', { class: 'muted' }, 'No hook has run yet. ', h('code', {}, 'cairn install claude'), ' wires them; then each session start, prompt and /compact shows here.'));
+    return h('section', { class: 'card', id: 'hooks' }, head, h('p', { class: 'muted' }, 'No hook has run yet. ', h('code', {}, 'cairn install claude'), ' wires them; then what each session start, prompt and /compact gives the agent shows here.'));
   }
   return h(
     'section',
@@ -68,7 +81,7 @@ function hookCard(data) {
             'div',
             { class: 'hs-head' },
             sess.session ? h('a', { class: 'full-name', href: `#/session/${encodeURIComponent(sess.session)}`, title: sess.session }, sess.session) : h('span', { class: 'muted' }, 'no session id'),
-            h('span', { class: 'muted small' }, `${num(sess.runs.length)} run${sess.runs.length === 1 ? '' : 's'} · ${num(injected)} injected context · `, time(sess.last)),
+            h('span', { class: 'muted small' }, `${plural(sess.runs.length, 'run')} · ${num(injected)} injected context · `, time(sess.last)),
           ),
           h(
             'ol',
@@ -87,11 +100,76 @@ function hookCard(data) {
         );
       }),
     ),
-    h('p', { class: 'muted small' }, `From the hook log (${hooks.path}): this store has no injection ledger, so it shows each run and whether it injected context, not the tokens, the items or which of them the agent used afterwards.`),
+    h('p', { class: 'muted small' }, `${why} (${hooks.path}): each run and whether it injected context, not the tokens, the items or which of them the agent used afterwards.`),
   );
 }
 
-/** One bar per injection, as long as its tokens, its items marked used or not; a line where the context window was compacted. */
+/** What the bars' colours mean. */
+function ledgerKey(sessions) {
+  const measured = sessions.some((s) => s.usageKnown);
+  return h(
+    'p',
+    { class: 'quality-key muted' },
+    h('span', {}, 'a bar per injection, as long as its tokens; a segment per item:'),
+    measured ? h('span', {}, h('span', { class: 'key-swatch inj-used' }), 'used afterwards') : null,
+    measured ? h('span', {}, h('span', { class: 'key-swatch inj-unused' }), 'not used') : null,
+    h('span', {}, h('span', { class: 'key-swatch inj-unmeasured' }), measured ? 'not measured yet' : 'use afterwards not measured yet'),
+    sessions.some((s) => s.injections.some((i) => i.target === 'summary')) ? h('span', {}, h('span', { class: 'key-swatch inj-for-summary' }), 'guidance for the /compact summary') : null,
+  );
+}
+
+/** One injection: its bar (open it for the items, each marked used or not, memories linked). */
+function injectionRow(inj, maxTokens) {
+  const usedHere = inj.items.filter((it) => it.used).length;
+  const measured = inj.items.some((it) => it.used !== null);
+  const label = injectionLabel(inj);
+  const counts = `${num(inj.tokens)} tok · ${plural(inj.items.length, 'item')}${measured ? ` · ${num(usedHere)} used` : ''}`;
+  const itemText = (it) => (it.kind === 'memory' ? (it.text ?? `memory ${it.id} (no longer stored)`) : it.kind === 'fact' ? `session fact ${it.id}` : it.id.startsWith('core:') ? `core memory: ${it.id.slice(5)}` : it.id === 'working-set' ? 'the working set (files and commands in play)' : `block ${it.id}`);
+  return h(
+    'li',
+    { class: ['inj', `inj-${inj.name}`, inj.target === 'summary' ? 'inj-summary' : ''] },
+    h(
+      'details',
+      {},
+      h(
+        'summary',
+        { title: `${label} · ${when(inj.at)} · ${counts}${inj.target === 'summary' ? ' · guidance for the compaction summary' : ''}` },
+        h('span', { class: 'inj-name' }, label),
+        h(
+          'span',
+          { class: 'inj-track' },
+          h(
+            'span',
+            { class: 'inj-bar', style: { width: `${Math.max(2, (inj.tokens / maxTokens) * 100)}%` } },
+            inj.items.map((it) => h('span', { class: ['inj-item', it.used === true ? 'used' : it.used === false ? 'unused' : ''] })),
+          ),
+        ),
+        h('span', { class: 'inj-n' }, counts),
+      ),
+      h(
+        'div',
+        { class: 'inj-detail' },
+        h('p', { class: 'muted small' }, `${when(inj.at)} · ${inj.target === 'summary' ? 'guidance for the compaction summary (not part of the next window)' : `into context window ${inj.window}`}`),
+        inj.items.length
+          ? h(
+              'ul',
+              { class: 'inj-items' },
+              inj.items.map((it) =>
+                h(
+                  'li',
+                  { class: it.used === true ? 'used' : it.used === false ? 'unused' : '' },
+                  h('span', { class: 'inj-mark', title: it.used === true ? 'used afterwards' : it.used === false ? 'not used afterwards' : 'not measured' }, it.used === true ? '✓' : it.used === false ? '·' : '?'),
+                  it.kind === 'memory' && it.text ? h('a', { href: `#/memories?open=${encodeURIComponent(it.id)}` }, itemText(it)) : h('span', { class: 'muted' }, itemText(it)),
+                ),
+              ),
+            )
+          : h('p', { class: 'muted small' }, 'no items (text only)'),
+      ),
+    ),
+  );
+}
+
+/** One bar per injection, as long as its tokens, its items marked used or not; a line where a new context window began. */
 function ledgerSessions(sessions) {
   const maxTokens = Math.max(1, ...sessions.flatMap((s) => s.injections.map((i) => i.tokens)));
   return h(
@@ -102,33 +180,14 @@ function ledgerSessions(sessions) {
       const used = sess.injections.reduce((n, i) => n + i.items.filter((it) => it.used).length, 0);
       let window = sess.injections[0]?.window ?? 0;
       const rows = [];
+      if (sess.injectionCount > sess.injections.length) rows.push(h('li', { class: 'inj-window' }, `the last ${num(sess.injections.length)} of ${num(sess.injectionCount)} injections`));
       for (const inj of sess.injections) {
         if (inj.window !== window) {
           const w = sess.windows.find((x) => x.window === inj.window);
-          rows.push(h('li', { class: 'inj-window' }, `new context window — ${w ? w.reason : 'compacted'}`));
+          rows.push(h('li', { class: 'inj-window' }, `new context window — ${w ? (WINDOW_REASON[w.reason] ?? w.reason) : 'compacted'}`));
           window = inj.window;
         }
-        const usedHere = inj.items.filter((it) => it.used).length;
-        rows.push(
-          h(
-            'li',
-            {
-              class: ['inj', `inj-${inj.name}`, inj.target === 'summary' ? 'inj-summary' : ''],
-              title: `${EVENT_LABEL[inj.name] ?? inj.name} (${inj.via}) · ${when(inj.at)} · ${num(inj.tokens)} tokens\n${inj.items.map((it) => `${it.used === true ? '✓ ' : it.used === false ? '· ' : ''}${it.text ?? `${it.kind} ${it.id}`}`).join('\n')}`,
-            },
-            h('span', { class: 'inj-name' }, EVENT_LABEL[inj.name] ?? inj.name),
-            h(
-              'span',
-              { class: 'inj-track' },
-              h(
-                'span',
-                { class: 'inj-bar', style: { width: `${Math.max(2, (inj.tokens / maxTokens) * 100)}%` } },
-                inj.items.map((it) => h('span', { class: ['inj-item', it.used === true ? 'used' : it.used === false ? 'unused' : ''] })),
-              ),
-            ),
-            h('span', { class: 'inj-n' }, `${num(inj.tokens)} tok · ${num(inj.items.length)}${inj.items.some((it) => it.used !== null) ? ` · ${num(usedHere)} used` : ''}`),
-          ),
-        );
+        rows.push(injectionRow(inj, maxTokens));
       }
       return h(
         'li',
@@ -136,10 +195,11 @@ function ledgerSessions(sessions) {
         h(
           'div',
           { class: 'hs-head' },
-          h('a', { class: 'full-name', href: `#/session/${encodeURIComponent(sess.session)}`, title: `${sess.session}${sess.project ? ` — ${sess.project}` : ''}` }, sess.session),
-          h('span', { class: 'muted small' }, `${num(sess.tokens)} tokens · ${num(items)} items${sess.usageKnown ? ` · ${num(used)} used afterwards` : ' · use afterwards not measured yet'} · `, time(sess.lastAt)),
+          h('a', { class: 'full-name', href: `#/session/${encodeURIComponent(sess.session)}`, title: sess.session }, sess.session),
+          sess.project ? h('span', { class: 'where', title: sess.project }, projectName(sess.project)) : null,
+          h('span', { class: 'muted small' }, `${num(sess.tokens)} tokens · ${plural(items, 'item')}${sess.usageKnown ? ` · ${num(used)} used afterwards` : ''} · ${plural(sess.windows.length || 1, 'window')} · `, time(sess.lastAt)),
         ),
-        h('ol', { class: 'injections', 'aria-label': 'Injections' }, rows),
+        h('ol', { class: 'injections', 'aria-label': `Injections into ${sess.session}` }, rows),
       );
     }),
   );
