@@ -1,11 +1,13 @@
 import { CairnError, invalid } from '../errors.js';
 import type { Deps } from '../deps.js';
 import { distillTouched, recordingSubstrate } from '../distill/after-ingest.js';
+import { pendingSessions } from '../distill/distill.js';
 import type { DistillSummary } from '../distill/types.js';
 import { ingestPaths, type IngestProgress, type IngestSummary } from '../ingest/index.js';
 import { AGENTS, TURN_ROLES, type Agent, type SessionRecord, type SubstrateStore, type TurnHit, type TurnRole } from '../types.js';
 import { resolveProject } from '../workspace/project.js';
 import { foundByProject, type ProjectFound } from './found.js';
+import { crashedRuns, readRuns, registerRun, releaseRuns, type IngestRun } from './resume.js';
 
 export function substrateOf(deps: Deps): SubstrateStore {
   const substrate = deps.store.substrate;
@@ -40,8 +42,20 @@ export async function ingest(deps: Deps, paths: string[], options: IngestOptions
   const substrate = substrateOf(deps);
   const projects = new Map<string, string | null>();
   const touched = new Set<string>();
+  // Runs that died after committing turns and before distilling them (see resume.ts).
+  const crashed = options.distill === false ? [] : crashedRuns(await readRuns(deps.store));
+  const run: IngestRun = { id: deps.ids.next(), pid: process.pid, at: deps.clock.now() };
+  let registered: Promise<void> | null = null;
+  const recording = recordingSubstrate(substrate, touched);
   const summary = await ingestPaths(paths, {
-    substrate: recordingSubstrate(substrate, touched),
+    substrate: {
+      ...recording,
+      async writeSubstrate(batch) {
+        // Registered before the first write can commit, so a kill -9 after it is seen next time.
+        if (batch.turns.length > 0) await (registered ??= registerRun(deps.store, run));
+        return recording.writeSubstrate(batch);
+      },
+    },
     clock: deps.clock,
     logger: deps.logger,
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
@@ -55,7 +69,20 @@ export async function ingest(deps: Deps, paths: string[], options: IngestOptions
     },
   });
   await deps.store.setState('last_ingest_at', String(deps.clock.now()));
-  const distilled = options.distill === false ? undefined : await distillTouched(deps, touched, { headless: options.headless ?? false });
+  let distilled: DistillSummary | undefined;
+  if (options.distill !== false) {
+    const sessionIds = new Set(touched);
+    if (crashed.length > 0) {
+      for (const id of await pendingSessions(deps)) sessionIds.add(id);
+      deps.logger.info('ingest: an earlier run died before distilling; distilling every pending session', { runs: crashed.length, sessions: sessionIds.size });
+    }
+    // In a stable order: which session a repeated finding is credited to must not depend on timing.
+    distilled = await distillTouched(deps, new Set([...sessionIds].sort()), { headless: options.headless ?? false });
+    // A run that did not distil (distill: false) stays registered: its sessions are pending.
+    const done = new Set(crashed.map((r) => r.id));
+    if (registered !== null) done.add(run.id);
+    await releaseRuns(deps.store, done);
+  }
   const found = options.byProject ? await foundByProject(deps, substrate, touched) : undefined;
   return { ...summary, ...(distilled ? { distilled } : {}), ...(found ? { projects: found } : {}) };
 }
