@@ -40,4 +40,13 @@ export { sanitize, redactSecrets, stripPrivate } from './privacy/redact.js';
 export { resolveProject } from './workspace/project.js';
 export type { ProjectIdentity } from './workspace/project.js';
 export { systemClock, silentLogger, streamLogger, ulidSource } from './runtime.js';
+export type {
+  BenchReport,
+  Dataset as BenchDataset,
+  Metric as BenchMetric,
+  RunEnv as BenchRunEnv,
+  SuiteResult as BenchSuiteResult,
+  SuiteStatus as BenchSuiteStatus,
+  Target as BenchTarget,
+} from './bench-report.js';
 export * from './types.js';

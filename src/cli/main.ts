@@ -24,7 +24,14 @@ const COMMAND_MODULES: Array<[names: readonly string[], load: () => Promise<Regi
   [['context', 'core'], async () => (await import('./commands/context.js')).registerContextCommands],
   [['status'], async () => (await import('./commands/status.js')).registerStatusCommand],
   [['mcp'], async () => (await import('./commands/mcp.js')).registerMcpCommand],
-  [['bench'], async () => (await import('./commands/bench.js')).registerBenchCommand],
+  [
+    ['bench'],
+    async () => {
+      const { loadBenchWorkspace, registerBenchCommand } = await import('./commands/bench.js');
+      const bench = await loadBenchWorkspace();
+      return (program, run) => registerBenchCommand(program, run, bench);
+    },
+  ],
   [['ui'], async () => (await import('./commands/ui.js')).registerUiCommand],
   [['serve'], async () => (await import('./commands/serve.js')).registerServeCommand],
   [['token'], async () => (await import('./commands/token.js')).registerTokenCommands],

@@ -5,7 +5,7 @@
  */
 import { existsSync, openSync, readdirSync, readFileSync, readSync, closeSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BenchReport, Metric } from '../bench/types.js';
+import type { BenchReport, Metric } from '../bench-report.js';
 import type { Cairn } from '../cairn.js';
 
 export interface QualityResult {

@@ -1,10 +1,10 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { barChart, chartsFor, escapeXml, groupedBarChart, lineChart } from '../../src/bench/charts.js';
-import { metric } from '../../src/bench/metrics.js';
-import { renderDocs, writeDocs } from '../../src/bench/report.js';
-import type { BenchReport, Metric, RunEnv, SuiteResult } from '../../src/bench/types.js';
+import { barChart, chartsFor, escapeXml, groupedBarChart, lineChart } from '../../bench/src/charts.js';
+import { metric } from '../../bench/src/metrics.js';
+import { renderDocs, writeDocs } from '../../bench/src/report.js';
+import type { BenchReport, Metric, RunEnv, SuiteResult } from '../../bench/src/types.js';
 import { tempDir } from '../helpers/cli.js';
 
 const root = tempDir('cairn-bench-charts-');

@@ -1,9 +1,9 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { NOT_IMPLEMENTED, SUITES } from '../../src/bench/registry.js';
-import { renderDocs } from '../../src/bench/report.js';
-import type { BenchReport, SuiteResult } from '../../src/bench/types.js';
+import { NOT_IMPLEMENTED, SUITES } from '../../bench/src/registry.js';
+import { renderDocs } from '../../bench/src/report.js';
+import type { BenchReport, SuiteResult } from '../../bench/src/types.js';
 import { runCli, tempDir } from '../helpers/cli.js';
 
 const home = tempDir('cairn-bench-home-');

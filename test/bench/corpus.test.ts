@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { CORPUS_VERSION, canonicalLine, defaultQueryCount, generateCorpus, type CorpusMemory } from '../../src/bench/corpus.js';
-import { createRng } from '../../src/bench/prng.js';
-import { percentile, summarize } from '../../src/bench/stats.js';
+import { CORPUS_VERSION, canonicalLine, defaultQueryCount, generateCorpus, type CorpusMemory } from '../../bench/src/corpus.js';
+import { createRng } from '../../bench/src/prng.js';
+import { percentile, summarize } from '../../bench/src/stats.js';
 import { indexTerms } from '../../src/store/tokenize.js';
 import { KINDS, SCOPES } from '../../src/types.js';
 

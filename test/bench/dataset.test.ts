@@ -2,7 +2,7 @@ import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ensureCorpusDb, workingCopy } from '../../src/bench/dataset.js';
+import { ensureCorpusDb, workingCopy } from '../../bench/src/dataset.js';
 import { tempDir } from '../helpers/cli.js';
 
 const cacheDir = tempDir('cairn-bench-cache-');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assignHalves, cutPoints, neededDetails, splitAtCompactions } from '../../src/bench/fidelity.js';
+import { assignHalves, cutPoints, neededDetails, splitAtCompactions } from '../../bench/src/fidelity.js';
 
 const user = (text: string): string => JSON.stringify({ type: 'user', sessionId: 's1', message: { role: 'user', content: text } });
 const assistant = (text: string): string => JSON.stringify({ type: 'assistant', sessionId: 's1', message: { role: 'assistant', content: [{ type: 'text', text }] } });

@@ -1,7 +1,7 @@
 import { cpSync, existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { BenchReport, SuiteResult } from '../../src/bench/types.js';
+import type { BenchReport, SuiteResult } from '../../bench/src/types.js';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { fixtures } from '../ingest/helpers.js';
 

@@ -1,8 +1,8 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createPeersSuite, defaultPeers, installedVersion, loadLocomo, normalizeEvidence, type Peer } from '../../src/bench/suites/peers.js';
-import type { BenchContext } from '../../src/bench/types.js';
+import { createPeersSuite, defaultPeers, installedVersion, loadLocomo, normalizeEvidence, type Peer } from '../../bench/src/suites/peers.js';
+import type { BenchContext } from '../../bench/src/types.js';
 import { tempDir } from '../helpers/cli.js';
 
 const root = tempDir('cairn-bench-peers-');

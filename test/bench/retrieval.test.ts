@@ -1,9 +1,9 @@
 import { cpSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadBeir, quickSubset, runBeirSet } from '../../src/bench/suites/beir.js';
-import { normalizeDiaId, parseLocomo, runLocomo, turnText } from '../../src/bench/suites/locomo.js';
-import type { BenchReport, SuiteResult } from '../../src/bench/types.js';
+import { loadBeir, quickSubset, runBeirSet } from '../../bench/src/suites/beir.js';
+import { normalizeDiaId, parseLocomo, runLocomo, turnText } from '../../bench/src/suites/locomo.js';
+import type { BenchReport, SuiteResult } from '../../bench/src/types.js';
 import { runCli, tempDir } from '../helpers/cli.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures');

@@ -3,7 +3,7 @@
  * which is what text embeddings look like (uniform random vectors make every neighbour equally
  * far and say little about an approximate index).
  */
-import { createRng } from '../../src/bench/prng.js';
+import { createRng } from '../../bench/src/prng.js';
 
 export interface ClusteredOptions {
   seed: number;

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BenchReport } from '../../src/bench/types.js';
+import type { BenchReport } from '../../src/bench-report.js';
 import { streamLogger } from '../../src/runtime.js';
 import { startUi, type RunningUi } from '../../src/web/server.js';
 import { createFixture, OTHER_PROJECT, PROJECT, type Fixture } from './fixture.js';

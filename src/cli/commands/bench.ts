@@ -1,12 +1,56 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
+import type { BenchReport } from '../../bench-report.js';
 import { CairnError, invalid } from '../../errors.js';
-import { formatReport, writeDocs } from '../../bench/report.js';
-import { SUITES, selectSuites } from '../../bench/registry.js';
-import { runBench } from '../../bench/run.js';
-import type { BenchReport } from '../../bench/types.js';
 import type { Run } from './memory.js';
+
+/**
+ * What `cairn bench` uses of the benchmarks. They live in the repository's `bench/` workspace
+ * (package `cairn-bench`), not in the published package: the command loads them when present.
+ */
+export interface BenchWorkspace {
+  SUITES: ReadonlyArray<{ name: string; planned?: boolean }>;
+  /** Throws a user error for an unknown suite name. */
+  selectSuites(name: string): unknown;
+  runBench(options: {
+    suite: string;
+    quick: boolean;
+    seed: number;
+    sizes: number[] | null;
+    dataDir: string;
+    cacheDir: string;
+    command: string;
+    log: (line: string) => void;
+  }): Promise<BenchReport>;
+  formatReport(report: BenchReport): string[];
+  writeDocs(report: BenchReport, path: string): string[];
+}
+
+/** The package name of the benchmarks workspace. */
+export const BENCH_PACKAGE = 'cairn-bench';
+
+/** Why `cairn bench` cannot run here, said to the user. */
+export const BENCH_ABSENT =
+  'benchmarks run from a clone of the repository (they are not part of the published package): ' +
+  'git clone the cairn repository, then `npm install && npm run build` and `node bin/cairn.js bench <suite>` there';
+
+/**
+ * Load the benchmarks workspace, or say why it cannot run here: absent (an installed package)
+ * or present but not built. A workspace that fails to load for another reason is a real error.
+ */
+export async function loadBenchWorkspace(specifier: string = BENCH_PACKAGE): Promise<BenchWorkspace | string> {
+  try {
+    return (await import(specifier)) as BenchWorkspace;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if ((error as { code?: unknown }).code === 'ERR_MODULE_NOT_FOUND') {
+      if (message.includes(`'${specifier}'`)) return BENCH_ABSENT;
+      if (/bench[\\/]dist[\\/]index\.js/.test(message)) return 'the benchmarks workspace is not built: run `npm run build` in the repository';
+    }
+    throw error;
+  }
+}
 
 interface BenchOptions {
   quick?: boolean;
@@ -55,14 +99,19 @@ function saveLatest(dir: string, report: BenchReport): void {
   }
 }
 
-export function registerBenchCommand(program: Command, run: Run): void {
+/** Register `cairn bench`; `bench` is the loaded workspace, or why benchmarks cannot run here. */
+export function registerBenchCommand(program: Command, run: Run, bench: BenchWorkspace | string): void {
+  const suites =
+    typeof bench === 'string'
+      ? `Not available here: ${bench}.\n`
+      : `Suites: ${bench.SUITES.map((s) => (s.planned ? `${s.name} (not yet implemented)` : s.name)).join(', ')}.\n`;
   run(
     program
       .command('bench')
       .summary('run benchmarks (SPEC §9) and print figures against their targets')
       .description(
         'Run one benchmark suite, or all of them. Results are self-describing (command, commit, machine, Node, datasets and their hashes).\n' +
-          `Suites: ${SUITES.map((s) => (s.planned ? `${s.name} (not yet implemented)` : s.name)).join(', ')}.\n` +
+          suites +
           'Synthetic corpora are built once and cached under <home>/bench-cache/.',
       )
       .argument('<suite>', 'a suite name, or "all"')
@@ -74,6 +123,8 @@ export function registerBenchCommand(program: Command, run: Run): void {
       .option('--write-docs [file]', 'regenerate the benchmarks page from this run (default docs/BENCHMARKS.md)')
       .addHelpText('after', '\nExamples:\n  cairn bench recall\n  cairn bench all --quick --json\n  cairn bench recall --sizes 10000,100000,1000000\n  cairn bench all --write-docs'),
     async (ctx, suite: string, opts: BenchOptions) => {
+      if (typeof bench === 'string') throw new CairnError('MISSING_DEPENDENCY', bench);
+      const { formatReport, runBench, selectSuites, writeDocs } = bench;
       selectSuites(suite); // an unknown name fails here, before any work
       const dataDir = resolve(ctx.io.cwd, opts.data ?? ctx.io.env.CAIRN_BENCH_DATA ?? '../shared/data');
       const report = await runBench({

@@ -1,8 +1,8 @@
 /**
- * The suites `cairn bench` knows, in SPEC §9 order. To add one: write src/bench/suites/<name>.ts
+ * The suites `cairn bench` knows, in SPEC §9 order. To add one: write bench/src/suites/<name>.ts
  * exporting a `Suite`, and replace its `planned('<name>')` line below.
  */
-import { invalid } from '../errors.js';
+import { invalid } from 'cairn-memory/testing';
 import { suiteSpec } from './spec.js';
 import { beirSuite } from './suites/beir.js';
 import { contextSuite } from './suites/context.js';

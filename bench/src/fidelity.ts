@@ -4,7 +4,7 @@
  * Pure functions over Claude Code JSONL lines; the suite in suites/fidelity.ts drives cairn.
  */
 import { createHash } from 'node:crypto';
-import { extractFileRefs } from '../workspace/files.js';
+import { extractFileRefs } from 'cairn-memory/testing';
 
 export interface CompactSplit {
   /** Lines before the compact boundary. */

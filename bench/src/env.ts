@@ -6,7 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RunEnv } from './types.js';
 
-/** The cairn checkout this code runs from (src/bench or dist/bench → two levels up). */
+/** The cairn checkout this code runs from (bench/src or bench/dist → two levels up). */
 export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** Resolve `.git` (a folder, or a file pointing elsewhere as in worktrees) under `root`. */

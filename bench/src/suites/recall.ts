@@ -6,9 +6,7 @@
  */
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { createCairn } from '../../cairn.js';
-import { openSqliteStore } from '../../store/sqlite/store.js';
-import { queryTerms } from '../../store/tokenize.js';
+import { createCairn, openSqliteStore, queryTerms } from 'cairn-memory';
 import { CORPUS_NOW } from '../corpus.js';
 import { datasetOf, ensureCorpusDb, workingCopy, type KnownAnswerQuery } from '../dataset.js';
 import { atMost, metric, sizedSuite, sizeLabel } from '../metrics.js';

@@ -11,7 +11,7 @@
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { basename, join } from 'node:path';
-import { DEFAULT_HOOK_SETTINGS } from '../../hooks/events.js';
+import { DEFAULT_HOOK_SETTINGS } from 'cairn-memory/testing';
 import { assignHalves, cutPoints, neededDetails, splitAtCompactions, type CompactSplit } from '../fidelity.js';
 import { FIDELITY_BUDGETS, FIDELITY_RANKERS, measureCut, type CutFigures } from '../fidelity-run.js';
 import { atLeast, metric } from '../metrics.js';

@@ -10,8 +10,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { reindex } from '../../embed/reindex.js';
-import type { Embedder } from '../../types.js';
+import { reindex } from 'cairn-memory/testing';
+import type { Embedder } from 'cairn-memory';
 import { atLeast, metric } from '../metrics.js';
 import type { Dataset, Metric, Suite, SuiteOutcome } from '../types.js';
 import { benchCairn, benchEmbedder, benchEmbedderSpecs, bulkRemember, defaultEmbedderSpecs, freshStore, sha256Files, type BulkItem } from './beir.js';

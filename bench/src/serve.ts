@@ -6,7 +6,7 @@
  *   - writes per second with C concurrent clients (POST /api/remember, new texts).
  *
  * A program that prints figures (tests never assert on time):
- *   npm run build && node dist/serve/bench.js --memories 100000 [--pg postgres://…] [--json]
+ *   npm run build && node bench/dist/serve.js --memories 100000 [--pg postgres://…] [--json]
  * PGlite runs in a child process of this program (its dev dependencies must be installed).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -14,14 +14,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { generateCorpus, type CorpusMemory } from '../bench/corpus.js';
-import { KIND_IMPORTANCE, contentHash } from '../memory/normalize.js';
-import { createEmbedder } from '../embed/index.js';
-import { openPostgresStore, memoryValues } from '../store/postgres/store.js';
-import { openSqliteStore } from '../store/sqlite/store.js';
-import type { Embedder, Memory, Store } from '../types.js';
+import { generateCorpus, type CorpusMemory } from './corpus.js';
+import { type Embedder, type Memory, type Store, contentHash, openPostgresStore, openSqliteStore } from 'cairn-memory';
+import { KIND_IMPORTANCE, PgDatabase, createEmbedder, memoryValues } from 'cairn-memory/testing';
 
-const BIN = fileURLToPath(new URL('../../bin/cairn.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../../bin/cairn.js', import.meta.url)); // bench/src or bench/dist → the repository's bin/
 const EMBEDDER = 'hash';
 
 interface Args {
@@ -244,7 +241,6 @@ export async function main(argv: string[]): Promise<void> {
     if (want('pg') && args.pg) {
       const url = `${args.pg}${args.pg.includes('?') ? '&' : '?'}schema=bench_${Date.now().toString(36)}`;
       results.push(await measure('postgres (server, exact vectors)', url, () => openPostgresStore(url), corpus, args, embedder));
-      const { PgDatabase } = await import('../store/postgres/driver.js');
       const db = await PgDatabase.connect(args.pg);
       await db.query(`DROP SCHEMA IF EXISTS "${new URL(url).searchParams.get('schema')}" CASCADE`);
       await db.close();

@@ -7,10 +7,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
-import { loadConfig, openCairn } from '../config.js';
-import { DEFAULT_HOOK_SETTINGS } from '../hooks/events.js';
-import { runHook } from '../hooks/run.js';
-import { estimateTokens } from '../context/tokens.js';
+import { estimateTokens } from 'cairn-memory';
+import { DEFAULT_HOOK_SETTINGS, loadConfig, openCairn, runHook } from 'cairn-memory/testing';
 import { coverage, recencyBaseline, type CompactSplit } from './fidelity.js';
 import { round } from './stats.js';
 

@@ -5,8 +5,7 @@
  * cold / 23 ms warm).
  */
 import { join } from 'node:path';
-import { createCairn } from '../../cairn.js';
-import { openSqliteStore } from '../../store/sqlite/store.js';
+import { createCairn, openSqliteStore } from 'cairn-memory';
 import { CORPUS_NOW } from '../corpus.js';
 import { datasetOf, ensureCorpusDb, workingCopy } from '../dataset.js';
 import { atMost, metric, sizeLabel } from '../metrics.js';

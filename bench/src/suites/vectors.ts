@@ -11,13 +11,11 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
-import { createHashEmbedder } from '../../embed/hash.js';
-import { HnswVectorIndex, loadUsearch, type UsearchModule } from '../../store/ann-index.js';
-import { openSqliteStore, type SqliteStore } from '../../store/sqlite/store.js';
-import type { SqliteVectorIndexOptions } from '../../store/sqlite/vectors.js';
-import { ExactVectorIndex } from '../../store/vector-index.js';
-import type { EmbedderIdentity } from '../../types.js';
+import { HnswVectorIndex, type SqliteVectorIndexOptions, type UsearchModule, createHashEmbedder, loadUsearch } from 'cairn-memory/testing';
+import { type EmbedderIdentity, ExactVectorIndex, type SqliteStore, openSqliteStore } from 'cairn-memory';
+import { PACKAGE_ROOT } from '../env.js';
 import { datasetOf, ensureCorpusDb, workingCopy } from '../dataset.js';
 import { atLeast, metric, sizedSuite, sizeLabel } from '../metrics.js';
 import { summarize, timeEach } from '../stats.js';
@@ -53,7 +51,7 @@ console.log(JSON.stringify({ openMs: opened - started, firstSearchMs: searched -
 `;
 
 function freshProcess(path: string, options: SqliteVectorIndexOptions, model: EmbedderIdentity, query: Float32Array): { firstSearchMs: number; secondSearchMs: number } {
-  const storeUrl = new URL('../../store/sqlite/store.js', import.meta.url).href;
+  const storeUrl = pathToFileURL(join(PACKAGE_ROOT, 'dist', 'index.js')).href; // cairn's public API, built
   const run = spawnSync(process.execPath, ['--input-type=module', '-e', CHILD, storeUrl, path, JSON.stringify(options), JSON.stringify(model), JSON.stringify(Array.from(query))], {
     encoding: 'utf8',
   });

@@ -8,7 +8,7 @@
  * Deterministic: the same (version, seed, size) gives the same memories in the same order on
  * every machine. Memories are generated one at a time, so 1M never sits in memory at once.
  */
-import type { Kind, Scope, Source } from '../types.js';
+import type { Kind, Scope, Source } from 'cairn-memory';
 import {
   FILLERS,
   TEMPLATES,

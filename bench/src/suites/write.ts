@@ -4,11 +4,8 @@
  * next to it). In-process, per call, warmup excluded. SPEC §9 target: p50 ≤ 2 ms plus embedding.
  */
 import { join } from 'node:path';
-import { createCairn } from '../../cairn.js';
-import { createHashEmbedder } from '../../embed/hash.js';
-import type { RememberInput } from '../../memory/remember.js';
-import { openSqliteStore } from '../../store/sqlite/store.js';
-import type { Embedder } from '../../types.js';
+import { type Embedder, type RememberInput, createCairn, openSqliteStore } from 'cairn-memory';
+import { createHashEmbedder } from 'cairn-memory/testing';
 import { CORPUS_NOW, generateCorpus } from '../corpus.js';
 import { datasetOf, ensureCorpusDb, workingCopy } from '../dataset.js';
 import { atMost, metric, sizedSuite, sizeLabel } from '../metrics.js';

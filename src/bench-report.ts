@@ -1,6 +1,7 @@
 /**
- * The contracts of `cairn bench`: a suite is `{ name, description, run(ctx) }`; its result is
- * self-describing (command, commit, machine, Node, datasets with their hashes, date).
+ * The format of a benchmark result file (`cairn bench … --json`, `<home>/bench/results/<suite>.json`):
+ * written by the benchmarks (the repository's `bench/` workspace), read by the memory browser's
+ * overview. Self-describing: command, commit, machine, Node, datasets with their hashes, date.
  */
 
 /** Where and how a run happened, recorded in every result. */
@@ -60,11 +61,6 @@ export interface Metric {
 
 export type SuiteStatus = 'ok' | 'skipped' | 'failed';
 
-/** What a suite's `run` returns; the runner adds the name, timing and environment. */
-export type SuiteOutcome =
-  | { status: 'ok'; datasets: Dataset[]; metrics: Metric[]; details?: Record<string, unknown> }
-  | { status: 'skipped'; reason: string; datasets?: Dataset[] };
-
 export interface SuiteResult {
   suite: string;
   description: string;
@@ -87,26 +83,4 @@ export interface BenchReport {
   env: RunEnv;
   options: { suites: string[]; quick: boolean; seed: number; sizes: number[]; data: string };
   results: SuiteResult[];
-}
-
-/** What a suite gets to run with. */
-export interface BenchContext {
-  quick: boolean;
-  seed: number;
-  /** Corpus sizes to measure at. */
-  sizes: number[];
-  /** Folder with the shared datasets (SPEC §9: `../shared/data`). */
-  dataDir: string;
-  /** Where built corpora are cached (`<home>/bench-cache`). */
-  cacheDir: string;
-  /** Progress for humans (stderr); never part of the results. */
-  log(line: string): void;
-}
-
-export interface Suite {
-  name: string;
-  description: string;
-  /** A SPEC §9 suite that has no implementation yet: it reports `skipped`, never numbers. */
-  planned?: boolean;
-  run(ctx: BenchContext): Promise<SuiteOutcome>;
 }

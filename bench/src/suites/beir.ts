@@ -14,15 +14,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { cachedEmbedder } from '../../config.js';
-import { createCairn, type Cairn } from '../../cairn.js';
-import { createEmbedder } from '../../embed/index.js';
-import { rankingMetrics, type RankingMetrics } from '../../embed/evaluate.js';
-import { reindex } from '../../embed/reindex.js';
-import { loadStaticEmbedder } from '../../embed/static.js';
-import { prepareMemory } from '../../memory/remember.js';
-import { openSqliteStore } from '../../store/sqlite/store.js';
-import type { Embedder, MemoryEvent, Store } from '../../types.js';
+import { type RankingMetrics, cachedEmbedder, createEmbedder, loadStaticEmbedder, prepareMemory, rankingMetrics, reindex } from 'cairn-memory/testing';
+import { type Cairn, type Embedder, type MemoryEvent, type Store, createCairn, openSqliteStore } from 'cairn-memory';
 import { atLeast, metric } from '../metrics.js';
 import type { BenchContext, Dataset, Metric, Suite, SuiteOutcome } from '../types.js';
 

@@ -3,7 +3,7 @@
  * file paths, signatures, test commands, and the sentence templates per kind. The order of
  * random draws here is part of the corpus: changing it changes every corpus (bump CORPUS_VERSION).
  */
-import type { Kind } from '../types.js';
+import type { Kind } from 'cairn-memory';
 import { createRng, type Rng } from './prng.js';
 import { ERRORS, NOUNS, PROJECTS, PROSE, SHELL_COMMANDS, TEST_RUNNERS, VERBS } from './vocab.js';
 

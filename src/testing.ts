@@ -1,0 +1,29 @@
+/**
+ * Test support: `cairn-memory/testing`. The internals that cairn's own benchmarks (the `bench/`
+ * workspace) and tests build on beyond the public API in `index.ts`: building memories and
+ * stores directly, the embedders, the hook runner, configuration loading.
+ *
+ * Not a stable API: names here may change in any release. Library users import `cairn-memory`.
+ */
+export { loadConfig, openCairn, cachedEmbedder } from './config.js';
+export type { Config } from './config.js';
+export type { Deps } from './deps.js';
+export { invalid } from './errors.js';
+export { prepareMemory } from './memory/remember.js';
+export { KIND_IMPORTANCE } from './memory/normalize.js';
+export { createEmbedder, createHashEmbedder } from './embed/index.js';
+export { reindex } from './embed/reindex.js';
+export { rankingMetrics } from './embed/evaluate.js';
+export type { RankingMetrics } from './embed/evaluate.js';
+export { loadStaticEmbedder } from './embed/static.js';
+export { runHook } from './hooks/run.js';
+export { DEFAULT_HOOK_SETTINGS } from './hooks/events.js';
+export { expandTranscriptPaths } from './ingest/index.js';
+export { extractFileRefs } from './workspace/files.js';
+export { HnswVectorIndex, loadUsearch } from './store/ann-index.js';
+export type { UsearchModule } from './store/ann-index.js';
+export { loadMigrations } from './store/sqlite/database.js';
+export { VectorFiles } from './store/sqlite/vector-files.js';
+export type { SqliteVectorIndexOptions } from './store/sqlite/vectors.js';
+export { memoryValues } from './store/postgres/store.js';
+export { PgDatabase } from './store/postgres/driver.js';
