@@ -54,7 +54,7 @@ describe('cairn bench ingest', () => {
     // The replica and its databases are gone.
     const work = join(home, 'bench-cache', 'work');
     expect(existsSync(work) ? readdirSync(work).filter((name) => name.startsWith('ingest-')) : []).toEqual([]);
-  });
+  }, 120_000); // generous: a loaded 2-core machine took 38 s; nothing here is about speed
 
   it('is skipped, with the reason, when the data folder has no transcripts', async () => {
     const run = await runCli(['bench', 'ingest', '--quick', '--data', join(home, 'nowhere'), '--json'], { home, cwd: home });
