@@ -88,7 +88,7 @@ const DETECTORS: readonly Detector[] = [
     pattern: /(?<!(?<!\\)[\w-])()(sk-(?!ant-)(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,})/y,
     accept: hasDigitAndLetter,
   },
-  { kind: 'stripe-key', pattern: /(?<!(?<!\\)[\w-])()((?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,})/y },
+  { kind: 'stripe-key', pattern: /(?<!(?<!\\)[\w-])()((?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,})/y },
   { kind: 'github-token', pattern: /(?<!(?<!\\)[\w-])()(gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})/y },
   { kind: 'gitlab-token', pattern: /(?<!(?<!\\)[\w-])()(gl(?:pat|dt|rt|ptt|cbt|ft|soat)-[A-Za-z0-9_-]{20,})/y },
   { kind: 'slack-token', pattern: /(?<!(?<!\\)[\w-])()(xox[abposre]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,})/y, accept: hasDigit },
@@ -120,7 +120,8 @@ const DETECTORS: readonly Detector[] = [
     accept: (s) => hasDigit(s) || s.length >= 24,
   },
   { kind: 'basic-auth', pattern: /(basic[ \t]+)([A-Za-z0-9+/]{6,}={0,2})(?![A-Za-z0-9+/=])/iy, accept: isBasicCredential },
-  { kind: 'basic-auth', pattern: /(?<=^|\s)((?:-u|--user)[ \t]+['"]?[^\s:'"@]+:)([^\s'"]+)/y, accept: notPlaceholder },
+  // `date -u +%Y-%m-%dT%H:%M:%S` is a format, not `user:password`.
+  { kind: 'basic-auth', pattern: /(?<=^|\s)((?:-u|--user)[ \t]+['"]?(?![+%])[^\s:'"@%]+:)([^\s'"]+)/y, accept: notPlaceholder },
   { kind: 'url-password', pattern: /(:\/\/[^\s:/?#@'"<>]*:)([^\s/?#@'"<>]+)(?=@)/y, accept: notPlaceholder },
 ];
 

@@ -104,6 +104,22 @@ export const PLANTED: readonly PlantedSecret[] = [
   s('sourcegraph-token', `sgp_${gen(HEX, 40)}`),
   s('airtable-token', `pat${gen(ALNUM, 14)}.${gen(HEX, 64)}`),
   s('clojars-token', `CLOJARS_${gen(LOWER_ALNUM, 60)}`),
+  // Further prefixed formats from gitleaks' rule set and detect-secrets' plugins.
+  s('1password-secret-key', `A3-7${gen(UPPER_ALNUM, 5)}-${gen(UPPER_ALNUM, 11)}-${gen(UPPER_ALNUM, 5)}-${gen(UPPER_ALNUM, 5)}-${gen(UPPER_ALNUM, 5)}`, (x) => `Secret Key: ${x}`),
+  s('adobe-client-secret', `p8e-${mixed(32)}`),
+  s('artifactory-token', `AKCp${mixed(69)}`, (x) => `curl -H "X-JFrog-Art-Api: ${x}" https://acme.jfrog.io`),
+  s('clickhouse-key', `4b1d${mixed(38)}`),
+  s('facebook-token', `EAAC${mixed(120)}`),
+  s('infracost-token', `ico-${mixed(32)}`),
+  s('intra42-secret', `s-s4t2ud-${gen(HEX, 64)}`),
+  s('octopus-key', `API-${gen(UPPER_ALNUM, 24)}7Z`),
+  s('openshift-token', `sha256~${gen(B64URL, 43)}`, (x) => `oc login --token=${x} --server=https://api.c1:6443`),
+  s('settlemint-token', `sm_pat_${mixed(16)}`),
+  s('yandex-key', `AQVN${mixed(36)}`),
+  s('defined-networking-token', `dnkey-${gen(LOWER_ALNUM, 26)}-${gen(LOWER_ALNUM, 52)}`),
+  s('dropbox-token', `sl.${mixed(140)}`),
+  s('mailchimp-key', `${gen(HEX, 31)}7-us6`, (x) => `mailchimp.setConfig({ apiKey: '${x}', server: 'us6' })`),
+  s('teams-webhook', `webhook.office.com/webhookb2/${gen(HEX, 8)}-${gen(HEX, 4)}-${gen(HEX, 4)}-${gen(HEX, 4)}-${gen(HEX, 12)}@${gen(HEX, 8)}/IncomingWebhook/${gen(HEX, 32)}/${gen(HEX, 8)}`, (x) => `POST https://acme.${x}`),
   s('high-entropy', mixed(40), (x) => `{"deployHook": "${x}", "region": "eu"}`),
 ];
 
@@ -135,4 +151,13 @@ export const LOOK_ALIKES: readonly string[] = [
   'resolved "https://registry.yarnpkg.com/left-pad/-/left-pad-1.3.0.tgz#5b8a3a7765dfe001261dde915589e782f8c94d1e"',
   'cairn recall "parse config" --limit 5 && npm run build',
   '{"cwd": "/work/wt-hardening/src/store/sqlite", "gitBranch": "feature/add-cjk-bigrams-2"}',
+  // Look-alikes of the prefixes added with the gitleaks / detect-secrets comparison.
+  'commit 4b1d3e5f9a0c7b2d1e8f6a4c3b2d1e0f9a8b7c6d merged',
+  'see API-REFERENCE-GUIDE for the octopus deploy steps; the API-V2 endpoint',
+  'the favicon ico-font and the sl.no column, s-s4t2 is not a key',
+  'image digest sha256~ is not valid; use sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
+  'd41d8cd98f00b204e9800998ecf8427e-user and d41d8cd98f00b204e9800998ecf8427e-us-east-1',
+  'EAACCESS_DENIED and EAAC is a Facebook prefix',
+  'STAMP="$(date -u +%Y-%m-%dT%H:%M:%S.%6NZ)" && git log -1',
+  'the dnkey- prefix, sm_pat_ and AQVN are prefixes; A3-B is a cell',
 ];
