@@ -64,8 +64,12 @@ export interface CairnOptions {
 export interface CairnStatus {
   store: { name: string; location: string };
   project: string | null;
-  embedder: { model: string; dimension: number } | null;
-  /** `hybrid` with an embedder and a vector index, else `bm25`. */
+  /**
+   * The configured embedder; `unavailable` is one line naming the bad model file and the fix when
+   * its files are missing or damaged (recall then runs on BM25).
+   */
+  embedder: { model: string; dimension: number; unavailable?: string } | null;
+  /** `hybrid` with a working embedder and a vector index, else `bm25`. */
   recallMode: 'hybrid' | 'bm25';
   stats: StoreStats;
 }
@@ -114,7 +118,8 @@ export interface Cairn {
   context(input?: ContextInput): Promise<ContextResult>;
   /** Add or replace a context ranker. */
   registerRanker(name: string, ranker: Ranker): void;
-  status(): Promise<CairnStatus>;
+  /** Counts, paths and the embedder's state (`verify` also checks model checksums: slower). */
+  status(options?: { verify?: boolean }): Promise<CairnStatus>;
   close(): Promise<void>;
 }
 
@@ -188,13 +193,15 @@ export function createCairn(options: CairnOptions): Cairn {
     getFact: async (id) => (await import('./history/facts.js')).getFact(deps, id),
     context: (input) => buildContext(deps, input),
     registerRanker: (name, ranker) => rankers.register(name, ranker),
-    async status() {
+    async status(options?: { verify?: boolean }) {
       const stats = await deps.store.stats();
+      const health = deps.embedder?.availability ? await deps.embedder.availability(options) : { ok: true as const };
+      const embedder = deps.embedder ? { model: deps.embedder.model, dimension: deps.embedder.dimension, ...(health.ok ? {} : { unavailable: health.reason }) } : null;
       return {
         store: { name: deps.store.name, location: deps.store.location },
         project: deps.project,
-        embedder: deps.embedder ? { model: deps.embedder.model, dimension: deps.embedder.dimension } : null,
-        recallMode: deps.embedder && deps.store.capabilities.vectors ? 'hybrid' : 'bm25',
+        embedder,
+        recallMode: deps.embedder && health.ok && deps.store.capabilities.vectors ? 'hybrid' : 'bm25',
         stats,
       };
     },

@@ -1,5 +1,6 @@
 import type { CorePaths } from './context/core.js';
 import type { RankerRegistry } from './context/rankers.js';
+import { isCairnError } from './errors.js';
 import type { Clock, Embedder, IdSource, Logger, Store } from './types.js';
 
 /** What the operations need, wired once by createCairn(). */
@@ -22,8 +23,33 @@ export interface Deps {
   rankers: RankerRegistry;
 }
 
-/** Embed texts, or return nulls when no embedder is configured. Never inside a DB transaction. */
+/**
+ * Embed texts, or return nulls when no embedder is configured or its model is unavailable
+ * (missing or damaged files: logged, and `cairn reindex` fills the vectors in later). Never
+ * inside a DB transaction.
+ */
 export async function embedAll(deps: Deps, texts: string[]): Promise<Array<Float32Array | null>> {
   if (!deps.embedder || texts.length === 0) return texts.map(() => null);
-  return deps.embedder.embed(texts);
+  const vectors = await embedOrUnavailable(deps, texts);
+  return vectors ?? texts.map(() => null);
+}
+
+const warned = new WeakSet<Logger>();
+
+/**
+ * The embedder's vectors, or null when its model is unavailable (`EMBEDDER_UNAVAILABLE`): the
+ * reason is logged once per logger and the caller carries on with BM25. Other errors propagate.
+ */
+export async function embedOrUnavailable(deps: Deps, texts: string[]): Promise<Float32Array[] | null> {
+  if (!deps.embedder) return null;
+  try {
+    return await deps.embedder.embed(texts);
+  } catch (error) {
+    if (!isCairnError(error) || error.code !== 'EMBEDDER_UNAVAILABLE') throw error;
+    if (!warned.has(deps.logger)) {
+      warned.add(deps.logger);
+      deps.logger.warn(`semantic recall is off, recall uses BM25 alone: ${error.message}`);
+    }
+    return null;
+  }
 }

@@ -11,6 +11,7 @@ export type CairnErrorCode =
   | 'SCHEMA_TOO_NEW'
   | 'EMBEDDER_MISMATCH'
   | 'EMBEDDER_FAILED'
+  | 'EMBEDDER_UNAVAILABLE'
   | 'STORE_FAILED'
   | 'STORE_CORRUPT'
   | 'STORE_UNAVAILABLE'
@@ -29,6 +30,8 @@ const USER_ERRORS: ReadonlySet<CairnErrorCode> = new Set([
   'TEXT_TOO_LONG',
   'SCHEMA_TOO_NEW',
   'EMBEDDER_MISMATCH',
+  // A local model's files are missing or damaged: the message names the file and the fix.
+  'EMBEDDER_UNAVAILABLE',
   'UNAUTHORIZED',
   'FORBIDDEN',
   'MISSING_DEPENDENCY',

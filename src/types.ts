@@ -178,9 +178,17 @@ export interface EmbedderIdentity {
   dimension: number;
 }
 
+/** An embedder's health: when not ok, `reason` is one line naming the bad file and the fix. */
+export type EmbedderAvailability = { ok: true } | { ok: false; reason: string };
+
 /** Turns text into unit-length vectors. Batched; may be slow; never called inside a DB transaction. */
 export interface Embedder extends EmbedderIdentity {
   embed(texts: string[]): Promise<Float32Array[]>;
+  /**
+   * Whether the model can run, without loading it (local models check their files; `verify`
+   * also checks checksums). Absent means always available.
+   */
+  availability?(options?: { verify?: boolean }): Promise<EmbedderAvailability>;
   /** Release resources (workers, sockets). */
   close?(): Promise<void>;
 }

@@ -30,7 +30,7 @@ const DAY = 86_400_000;
 export async function doctor(input: DoctorInput): Promise<DoctorCheck[]> {
   const { cairn } = input;
   const checks: DoctorCheck[] = [];
-  const status = await cairn.status();
+  const status = await cairn.status({ verify: true });
   checks.push({ check: 'store', status: 'ok', detail: `${status.store.name} at ${status.store.location}, schema v${status.stats.schemaVersion}, ${status.stats.active} active memories` });
 
   const problems = (await cairn.deps.store.integrityCheck?.()) ?? [];
@@ -38,7 +38,9 @@ export async function doctor(input: DoctorInput): Promise<DoctorCheck[]> {
   for (const p of problems) checks.push({ check: p.check, status: 'fail', detail: p.problem, advice: p.advice });
 
   const indexModel = status.stats.vectorModel;
-  if (indexModel && status.embedder && indexModel.model !== status.embedder.model) {
+  if (status.embedder?.unavailable) {
+    checks.push({ check: 'embedder', status: 'fail', detail: `${status.embedder.model} is unavailable, recall runs on BM25 alone: ${status.embedder.unavailable}`, advice: 'fetch the model again as the detail says; nothing stored was changed' });
+  } else if (indexModel && status.embedder && indexModel.model !== status.embedder.model) {
     checks.push({ check: 'embedder', status: 'fail', detail: `the vector index holds ${indexModel.model}, the configured embedder is ${status.embedder.model}`, advice: 'run `cairn reindex`' });
   } else if (input.configuredEmbedder === null) {
     checks.push({ check: 'embedder', status: 'ok', detail: 'none configured: recall runs on BM25 (full-text) alone' });

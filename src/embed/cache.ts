@@ -98,5 +98,6 @@ export function withCache(embedder: Embedder, options: EmbeddingCacheOptions = {
     embed,
   };
   if (embedder.close) cached.close = () => embedder.close!();
+  if (embedder.availability) cached.availability = (check) => embedder.availability!(check);
   return cached;
 }

@@ -8,6 +8,7 @@ import { invalid } from '../errors.js';
 import type { Embedder } from '../types.js';
 import { createHashEmbedder } from './hash.js';
 import { createOllamaEmbedder, createOpenAIEmbedder, type RemoteEmbedderOptions } from './remote.js';
+import { loadOnnxEmbedder } from './onnx.js';
 import { loadStaticEmbedder } from './static.js';
 import { loadTransformersEmbedder } from './transformers.js';
 import { loadUseLiteEmbedder } from './use.js';
@@ -54,6 +55,20 @@ export {
 export { pca, symmetricEigen, type PcaResult, type SymmetricEigen } from './pca.js';
 /** Universal Sentence Encoder Lite, bundled with its weights (512 dimensions). */
 export { loadUseLiteEmbedder, USE_LITE_MODEL, USE_LITE_RESERVED_TOKENS, useLiteTokenizerJson, type UseLiteOptions } from './use.js';
+/** Pretrained ONNX sentence encoders (bge-small-en-v1.5), checksummed, loaded on first use. */
+export {
+  checkOnnxModel,
+  createOnnxEmbedder,
+  FETCH_COMMAND,
+  loadOnnxEmbedder,
+  onnxModelFolder,
+  PACKAGE_ROOT,
+  type OnnxEmbedder,
+  type OnnxEmbedderOptions,
+  type OnnxRuntime,
+  type OnnxSession,
+} from './onnx.js';
+export { BGE_SMALL_EN_V15_Q, DEFAULT_EMBEDDER_SPEC, KNOWN_ONNX_MODELS, type OnnxModelFile, type OnnxModelManifest } from './onnx-models.js';
 /** transformers.js with a local model folder (optional dependency). */
 export { loadTransformersEmbedder, type TransformersEmbedderOptions } from './transformers.js';
 /** The embedding cache: in-process LRU plus an optional persistent layer. */
@@ -78,7 +93,8 @@ export type EmbedderSpec =
   | { kind: 'ollama'; model: string; url?: string }
   | { kind: 'openai'; model: string; url?: string }
   | { kind: 'use-lite' }
-  | { kind: 'transformers'; location: string };
+  | { kind: 'transformers'; location: string }
+  | { kind: 'onnx'; location: string };
 
 /** Options for {@link createEmbedder}. */
 export interface CreateEmbedderOptions {
@@ -99,7 +115,7 @@ export interface CreateEmbedderOptions {
 }
 
 const SPEC_FORMS =
-  'hash[:<dimension>], static:<folder>, ollama:<model>[@<url>], openai:<model>[@<url>], use-lite, transformers:<folder>';
+  'onnx:<model>, hash[:<dimension>], static:<folder>, ollama:<model>[@<url>], openai:<model>[@<url>], use-lite, transformers:<folder>';
 
 /**
  * Parse an embedder spec without loading anything.
@@ -126,6 +142,7 @@ export function parseEmbedderSpec(spec: string): EmbedderSpec {
       return { kind };
     case 'static':
     case 'transformers':
+    case 'onnx':
       if (!rest) throw invalid(`embedder spec "${spec}" needs a model folder, e.g. ${kind}:/path/to/model`, 'embedder');
       return { kind, location: rest };
     case 'ollama':
@@ -153,7 +170,7 @@ function modelFolder(location: string, options: CreateEmbedderOptions): string {
  * Build an embedder from a spec string. Nothing is downloaded: local models load from disk, and
  * only `ollama:` / `openai:` specs talk to a server (the one named).
  *
- * Specs: `hash`, `hash:128`, `static:/path/to/model`, `static:potion-base-8M` (in
+ * Specs: `onnx:bge-small-en-v1.5-q` (the default; loads on first use), `hash`, `hash:128`, `static:/path/to/model`, `static:potion-base-8M` (in
  * `<home>/models`), `ollama:nomic-embed-text@http://127.0.0.1:11434`,
  * `openai:text-embedding-3-small@https://host/v1`, `use-lite`, `transformers:/path/to/model`.
  * An unknown spec is an `INVALID_INPUT` error listing the valid forms.
@@ -172,6 +189,13 @@ export async function createEmbedder(spec: string, options: CreateEmbedderOption
       return loadTransformersEmbedder(modelFolder(parsed.location, options));
     case 'use-lite':
       return loadUseLiteEmbedder();
+    case 'onnx': {
+      // A known model by name (looked up in <home>/models, then the package), or its folder.
+      const isPath = path.isAbsolute(parsed.location) || /[/\\~]/.test(parsed.location) || parsed.location.startsWith('.');
+      if (!isPath) return loadOnnxEmbedder(parsed.location, options.home ? { home: options.home } : {});
+      const folder = modelFolder(parsed.location, options);
+      return loadOnnxEmbedder(path.basename(folder), { folder });
+    }
     case 'ollama':
     case 'openai': {
       const remote: RemoteEmbedderOptions = { ...options.remote, model: parsed.model };

@@ -3,7 +3,7 @@
  * vectors over the whole query when an embedder and a vector index are there, fused by
  * reciprocal rank. Scoring and cutting are the callers' business.
  */
-import type { Deps } from '../deps.js';
+import { embedOrUnavailable, type Deps } from '../deps.js';
 import { queryTerms } from '../store/tokenize.js';
 import type { MemoryFilter, ScoredId } from '../types.js';
 import { dot } from '../embed/vector.js';
@@ -53,7 +53,7 @@ export async function retrieve(deps: Deps, input: RetrieveInput): Promise<Retrie
   let queryVector: Float32Array | null = null;
   const embedder = deps.embedder;
   if (embedder && deps.store.capabilities.vectors && (await deps.store.vectorModel()) !== null) {
-    [queryVector = null] = await embedder.embed([input.query]);
+    [queryVector = null] = (await embedOrUnavailable(deps, [input.query])) ?? [];
     if (queryVector) {
       const floor = input.minCosine ?? DEFAULT_MIN_COSINE;
       const hits = (await deps.store.searchVector(queryVector, embedder, { ...input.filter, limit: input.limit })).filter((h) => h.score >= floor);

@@ -22,13 +22,14 @@ describe('embedder specs', () => {
     expect(parseEmbedderSpec('use-lite')).toEqual({ kind: 'use-lite' });
     expect(parseEmbedderSpec('use-lite:512')).toEqual({ kind: 'use-lite' });
     expect(parseEmbedderSpec('transformers:./m')).toEqual({ kind: 'transformers', location: './m' });
+    expect(parseEmbedderSpec('onnx:bge-small-en-v1.5-q')).toEqual({ kind: 'onnx', location: 'bge-small-en-v1.5-q' });
   });
 
   it('rejects unknown or incomplete specs with INVALID_INPUT naming the valid forms', () => {
     for (const spec of ['word2vec', 'hash:0', 'static:', 'ollama:@http://x', 'use-lite:256', '']) {
       expect(() => parseEmbedderSpec(spec), spec).toThrow(expect.objectContaining({ code: 'INVALID_INPUT', field: 'embedder' }));
     }
-    expect(() => parseEmbedderSpec('word2vec')).toThrow(/expected one of: hash\[:<dimension>\], static:<folder>/);
+    expect(() => parseEmbedderSpec('word2vec')).toThrow(/expected one of: onnx:<model>, hash\[:<dimension>\], static:<folder>/);
   });
 });
 

