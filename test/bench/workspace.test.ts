@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BENCH_ABSENT, loadBenchWorkspace } from '../../src/cli/commands/bench.js';
 import { runCli, tempDir } from '../helpers/cli.js';
@@ -13,8 +14,20 @@ describe('the benchmarks workspace', () => {
   });
 
   it('says plainly that benchmarks run from a clone when the workspace is absent', async () => {
-    expect(await loadBenchWorkspace('cairn-bench-not-installed-anywhere')).toBe(BENCH_ABSENT);
+    const nowhere = new URL(`file://${tempDir('cairn-no-bench-')}/bench/dist/index.js`);
+    expect(await loadBenchWorkspace('cairn-bench-not-installed-anywhere', nowhere)).toBe(BENCH_ABSENT);
     expect(BENCH_ABSENT).toMatch(/clone of the repository/);
+  });
+
+  it('a clone whose node_modules has no workspace link finds the built workspace beside it, or says to build it', async () => {
+    const clone = tempDir('cairn-clone-');
+    const entry = new URL(`file://${clone}/bench/dist/index.js`);
+    mkdirSync(join(clone, 'bench', 'dist'), { recursive: true });
+    writeFileSync(join(clone, 'bench', 'package.json'), '{}');
+    expect(await loadBenchWorkspace('cairn-bench-not-linked', entry)).toMatch(/not built: run `npm run build`/);
+    writeFileSync(join(clone, 'bench', 'dist', 'index.js'), 'export const SUITES = [{ name: "here" }];');
+    const bench = await loadBenchWorkspace('cairn-bench-not-linked', entry);
+    expect(typeof bench === 'string' ? bench : bench.SUITES.map((s) => s.name)).toEqual(['here']);
   });
 
   it('the published package carries no benchmark code: bench/ is outside package.json "files"', () => {

@@ -1,5 +1,6 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import type { BenchReport } from '../../bench-report.js';
 import { CairnError, invalid } from '../../errors.js';
@@ -35,21 +36,27 @@ export const BENCH_ABSENT =
   'benchmarks run from a clone of the repository (they are not part of the published package): ' +
   'git clone the cairn repository, then `npm install && npm run build` and `node bin/cairn.js bench <suite>` there';
 
+/** The built workspace beside this file in a clone (dist/cli/commands → the repository root). */
+const BENCH_IN_CLONE = new URL('../../../bench/dist/index.js', import.meta.url);
+
+const missing = (error: unknown, what: string): boolean =>
+  (error as { code?: unknown }).code === 'ERR_MODULE_NOT_FOUND' && error instanceof Error && error.message.includes(what);
+
 /**
  * Load the benchmarks workspace, or say why it cannot run here: absent (an installed package)
- * or present but not built. A workspace that fails to load for another reason is a real error.
+ * or present but not built. It is found as the package `cairn-bench` (npm links the workspace
+ * into node_modules), else in the clone beside this file (a node_modules from before the
+ * workspace existed). A workspace that fails to load for another reason is a real error.
  */
-export async function loadBenchWorkspace(specifier: string = BENCH_PACKAGE): Promise<BenchWorkspace | string> {
+export async function loadBenchWorkspace(specifier: string = BENCH_PACKAGE, inClone: URL = BENCH_IN_CLONE): Promise<BenchWorkspace | string> {
   try {
     return (await import(specifier)) as BenchWorkspace;
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    if ((error as { code?: unknown }).code === 'ERR_MODULE_NOT_FOUND') {
-      if (message.includes(`'${specifier}'`)) return BENCH_ABSENT;
-      if (/bench[\\/]dist[\\/]index\.js/.test(message)) return 'the benchmarks workspace is not built: run `npm run build` in the repository';
-    }
-    throw error;
+    if (!missing(error, `'${specifier}'`) && !missing(error, fileURLToPath(inClone))) throw error;
   }
+  if (existsSync(fileURLToPath(inClone))) return (await import(inClone.href)) as BenchWorkspace;
+  if (existsSync(fileURLToPath(new URL('../package.json', inClone)))) return 'the benchmarks workspace is not built: run `npm run build` in the repository';
+  return BENCH_ABSENT;
 }
 
 interface BenchOptions {
