@@ -1,7 +1,6 @@
-import { buildContext, type ContextInput, type ContextResult } from './context/build.js';
+import { buildContext, type ContextDeps, type ContextInput, type ContextResult } from './context/build.js';
 import type { CorePaths } from './context/core.js';
 import { RankerRegistry, type Ranker } from './context/rankers.js';
-import type { Deps } from './deps.js';
 import type { DistillOptions } from './distill/distill.js';
 import type { MaintainOptions, MaintainReport } from './distill/maintain.js';
 import type {
@@ -76,7 +75,7 @@ export interface CairnStatus {
 
 /** The typed operations every surface (CLI, MCP, hooks, browser) is a thin layer over. */
 export interface Cairn {
-  readonly deps: Deps;
+  readonly deps: ContextDeps;
   /** The injection ledger (what hooks and tools gave the agent, per session and window); undefined when the store has none. */
   readonly ledger?: Ledger;
   remember(input: RememberInput): Promise<RememberResult>;
@@ -127,7 +126,7 @@ export interface Cairn {
 export function createCairn(options: CairnOptions): Cairn {
   const rankers = new RankerRegistry();
   for (const [name, ranker] of Object.entries(options.rankers ?? {})) rankers.register(name, ranker);
-  const deps: Deps = {
+  const deps: ContextDeps = {
     // The one redaction pass: every write of every surface goes through it.
     store: redactingStore(options.store),
     embedder: options.embedder ?? null,

@@ -178,6 +178,14 @@ export function cachedEmbedder(embedder: Embedder, spec: string, store: Store): 
   return withCache(embedder, persist ? { persist } : {});
 }
 
+/** Build the configured embedder; the embed module is loaded only when one is configured. */
+export async function createEmbedderFromSpec(spec: string, config: Config): Promise<Embedder> {
+  const module = (await import('./embed/index.js').catch((error: unknown) => {
+    throw new CairnError('MISSING_DEPENDENCY', `embedder "${spec}" is configured but the embed module failed to load: ${(error as Error).message}`, { cause: error });
+  })) as { createEmbedder(spec: string, options: { home: string }): Promise<Embedder> };
+  return module.createEmbedder(spec, { home: config.home });
+}
+
 /** Open the configured store and wire cairn for work in `cwd`. */
 export async function openCairn(config: Config, options: OpenOptions): Promise<Opened> {
   const project = resolveProject(options.cwd);

@@ -1,5 +1,3 @@
-import type { CorePaths } from './context/core.js';
-import type { RankerRegistry } from './context/rankers.js';
 import { isCairnError } from './errors.js';
 import type { Clock, Embedder, IdSource, Logger, Store } from './types.js';
 
@@ -18,9 +16,6 @@ export interface Deps {
   session: string | null;
   /** Recorded in the event log: `cli`, `mcp`, `hook`, a token name … */
   actor: string;
-  /** Core memory files (project and user). */
-  core: CorePaths;
-  rankers: RankerRegistry;
 }
 
 /**

@@ -25,7 +25,7 @@ export type { RememberInput, RememberResult } from './memory/remember.js';
 export type { SnapshotDiff, ForgetResult, MemoryDetail, ReviseOptions, UpdateInput } from './memory/lifecycle.js';
 export type { ImportResult } from './memory/transfer.js';
 export { MAX_TEXT_CHARS, contentHash } from './memory/normalize.js';
-export { estimateTokens } from './context/tokens.js';
+export { estimateTokens } from './tokens.js';
 export type { ContextInput, ContextResult, ContextSection } from './context/build.js';
 export { RankerRegistry, RANKER_NAMES } from './context/rankers.js';
 export type { Ranker, Candidate, RankContext } from './context/rankers.js';

@@ -1,7 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Cairn } from '../cairn.js';
-import { loadConfig, openCairn, prepareStoreLocation, type Config } from '../config.js';
-import { createEmbedderFromSpec } from './embedder.js';
+import { createEmbedderFromSpec, loadConfig, openCairn, prepareStoreLocation, type Config } from '../config.js';
 
 /** The process around a CLI run, injected so tests drive the CLI in-process. */
 export interface CliIo {

@@ -1,12 +1,14 @@
 import { invalid } from '../errors.js';
 import type { Deps } from '../deps.js';
+import type { CorePaths } from './core.js';
+import type { RankerRegistry } from './rankers.js';
 import { stalenessOf, termCoverage } from '../recall/recall.js';
 import { retrieve } from '../recall/retrieve.js';
 import { indexTerms } from '../store/tokenize.js';
 import type { Kind, Memory, MemoryFilter } from '../types.js';
 import { coreForInjection, readCores } from './core.js';
 import type { Candidate, RankContext } from './rankers.js';
-import { estimateTokens } from './tokens.js';
+import { estimateTokens } from '../tokens.js';
 import { workingSetLines, workingSetOf } from './working-set.js';
 
 export interface ContextInput {
@@ -130,7 +132,14 @@ function itemLine(memory: Memory, note: string): string {
  * there is none) — packed greedily by value per token into the budget, without near-duplicates,
  * as Markdown carrying each memory's id.
  */
-export async function buildContext(deps: Deps, input: ContextInput = {}): Promise<ContextResult> {
+/** What context building needs beyond the operations' wiring: the core memory files and the rankers. */
+export interface ContextDeps extends Deps {
+  /** Core memory files (project and user). */
+  core: CorePaths;
+  rankers: RankerRegistry;
+}
+
+export async function buildContext(deps: ContextDeps, input: ContextInput = {}): Promise<ContextResult> {
   const budget = input.budget ?? 2000;
   if (!Number.isFinite(budget) || budget < 50 || budget > 200_000) throw invalid(`budget must be 50–200000 tokens (got ${budget})`, 'budget');
   const rankerName = input.ranker ?? 'composite';

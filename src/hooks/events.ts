@@ -1,6 +1,6 @@
 import type { Cairn } from '../cairn.js';
 import type { RecallHit } from '../recall/recall.js';
-import { estimateTokens } from '../context/tokens.js';
+import { estimateTokens } from '../tokens.js';
 
 /** The hook events cairn answers, by their CLI names, with Claude Code's names as aliases. */
 export const HOOK_EVENTS = ['session-start', 'prompt', 'pre-compact', 'stop', 'session-end', 'subagent-stop'] as const;

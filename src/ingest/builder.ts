@@ -7,7 +7,7 @@
  */
 import { sanitize } from '../privacy/redact.js';
 import type { Agent, CompactionRecord, CorrectionRecord, FactKind, FactRecord, SessionRecord, TurnRecord, TurnRole } from '../types.js';
-import { findCorrections, type PendingUser } from './corrections.js';
+import { findCorrections, type PendingUser } from './correction-finder.js';
 import { extractTurnFacts, type PendingCall } from './facts/extract.js';
 import { factId } from './facts/id.js';
 import { LIMITS, bound } from './text.js';

@@ -8,11 +8,9 @@
  * polite formulas ("no problem", "don't worry"). Whether a message counts is decided by
  * {@link classifyUserMessage} (./user-message.ts), which runs these patterns on the user's prose
  * only (not on questions, pasted logs or commands) and only after an agent turn: a first prompt
- * full of "don't"s is an instruction, not a correction.
+ * full of "don't"s is an instruction, not a correction. The finder over a run of turns is
+ * ./correction-finder.ts.
  */
-import type { CorrectionRecord, TurnRecord } from '../types.js';
-import { LIMITS, bound } from './text.js';
-import { classifyUserMessage } from './user-message.js';
 
 /** A language a pushback pattern is written in (ISO 639-1). */
 export const CORRECTION_LANGS = ['en', 'ru', 'uk', 'de', 'fr', 'es', 'pt', 'zh', 'ja'] as const;
@@ -241,81 +239,7 @@ export function detectPushback(text: string): PushbackMatch | null {
   return null;
 }
 
-/** The user message waiting for the agent's reply, carried across passes. */
-export interface PendingUser {
-  id: string;
-  text: string;
-  at: number | null;
-  premise: string | null;
-  /** Already recorded as a correction. */
-  recorded: boolean;
-}
-
-/** What {@link findCorrections} carries from one pass to the next, per session. */
-export interface CorrectionCarry {
-  /** The latest agent turn (assistant text or tool call). */
-  lastAgent: Map<string, string>;
-  /** The latest user message, until the agent's next text reply. */
-  pending: Map<string, PendingUser>;
-}
-
 /** The language a text is most likely written in, among those the patterns cover. */
 export function guessLanguage(text: string): CorrectionLang {
   return candidateLangs(normalize(text))[0] ?? 'en';
-}
-
-function correction(turn: Pick<TurnRecord, 'id' | 'sessionId' | 'text' | 'at'>, premise: string | null, kind: CorrectionRecord['kind'], lang: string | null): CorrectionRecord {
-  return {
-    id: `${turn.id}:correction`,
-    sessionId: turn.sessionId,
-    premiseTurnId: premise,
-    correctionTurnId: turn.id,
-    kind,
-    lang,
-    text: bound(turn.text, LIMITS.tool),
-    at: turn.at,
-  };
-}
-
-/**
- * Correction pairs in a run of turns (in file order): interrupts, rejections, user messages that
- * push back, and user messages the agent's next reply concedes. `carry` holds, per session, the
- * latest agent turn and the user message awaiting a reply; it is updated for the next pass.
- */
-export function findCorrections(turns: readonly TurnRecord[], carry: CorrectionCarry): CorrectionRecord[] {
-  const out: CorrectionRecord[] = [];
-  for (const turn of turns) {
-    const session = turn.sessionId;
-    if (turn.role === 'assistant' || turn.role === 'tool_call') {
-      if (turn.role === 'assistant') {
-        const pending = carry.pending.get(session);
-        if (pending !== undefined) {
-          carry.pending.delete(session);
-          const verdict = pending.recorded ? null : classifyUserMessage(pending.text, { after: 'agent', reply: turn.text });
-          if (verdict?.label === 'correction') {
-            out.push(correction({ id: pending.id, sessionId: session, text: pending.text, at: pending.at }, pending.premise, 'pushback', verdict.lang));
-          }
-        }
-      }
-      carry.lastAgent.set(session, turn.id);
-      continue;
-    }
-    const premise = carry.lastAgent.get(session) ?? null;
-    let kind: CorrectionRecord['kind'] | null = null;
-    let lang: string | null = null;
-    if (turn.flags.includes('interrupt')) kind = 'interrupt';
-    else if (turn.flags.includes('rejection')) kind = 'rejection';
-    else if (turn.role === 'user' && premise !== null) {
-      const verdict = classifyUserMessage(turn.text, { after: 'agent', flags: turn.flags });
-      if (verdict.label === 'correction') {
-        kind = 'pushback';
-        lang = verdict.lang;
-      }
-      if (verdict.reason !== 'not-user-words') {
-        carry.pending.set(session, { id: turn.id, text: bound(turn.text, LIMITS.tool), at: turn.at, premise, recorded: kind !== null });
-      }
-    }
-    if (kind !== null) out.push(correction(turn, premise, kind, lang));
-  }
-  return out;
 }

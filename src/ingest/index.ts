@@ -14,7 +14,9 @@ export type { IngestDeps, IngestProgress, IngestSummary, TranscriptFile, Transcr
 export { readTranscript, HEAD_BYTES } from './read.js';
 export { detectFormat } from './detect.js';
 export type { Detection } from './detect.js';
-export { detectPushback, findCorrections, guessLanguage, CORRECTION_LANGS } from './corrections.js';
-export type { CorrectionCarry, CorrectionLang, PendingUser, PushbackMatch } from './corrections.js';
+export { detectPushback, guessLanguage, CORRECTION_LANGS } from './corrections.js';
+export type { CorrectionLang, PushbackMatch } from './corrections.js';
+export { findCorrections } from './correction-finder.js';
+export type { CorrectionCarry, PendingUser } from './correction-finder.js';
 export { TRANSCRIPT_FORMATS, FORMAT_AGENT } from './types.js';
 export type { BadLine, ReadOptions, ReadResult, ReaderStats, TranscriptFormat } from './types.js';

@@ -13,7 +13,7 @@ import { existsSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { turnIndexText } from '../store/sqlite/substrate.js';
+import { turnIndexText } from '../store/substrate-rows.js';
 import type { IngestCursor, Logger } from '../types.js';
 import { readTranscript } from './read.js';
 import type { ReadOptions, ReadResult } from './types.js';

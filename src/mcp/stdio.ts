@@ -1,8 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Cairn } from '../cairn.js';
-import { createEmbedderFromSpec } from '../cli/embedder.js';
-import { loadConfig, openCairn } from '../config.js';
+import { createEmbedderFromSpec, loadConfig, openCairn } from '../config.js';
 import { packageVersion } from '../paths.js';
 import { createMcpServer } from './server.js';
 

@@ -1,4 +1,4 @@
-import { estimateTokens } from '../context/tokens.js';
+import { estimateTokens } from '../tokens.js';
 
 export interface BudgetLimits {
   /** Tokens returned in one agent session before the hint appears. @default 40000 */

@@ -16,6 +16,7 @@ import type {
   TurnRecord,
   TurnRole,
 } from '../types.js';
+import { indexText } from './tokenize.js';
 
 export interface SessionRow {
   id: string;
@@ -118,6 +119,15 @@ export function turnIndexSource(turn: Pick<TurnRecord, 'text' | 'toolName' | 'ro
     text = `${text.slice(0, TOOL_OUTPUT_HEAD)} ${text.slice(text.length - TOOL_OUTPUT_TAIL)}`;
   }
   return turn.toolName === null ? text : `${turn.toolName} ${text}`;
+}
+
+/**
+ * The text a turn is indexed under (see turnIndexSource), tokenized. Pure, so ingest workers
+ * compute it ahead into `TurnRecord.terms`.
+ * @example turn.terms = turnIndexText(turn);
+ */
+export function turnIndexText(turn: Pick<TurnRecord, 'text' | 'toolName' | 'role'>): string {
+  return indexText(turnIndexSource(turn));
 }
 
 /** One occurrence of a fact joined with the fact: what both stores select to list facts. */

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createCairn, type Cairn } from '../../src/cairn.js';
-import { estimateTokens } from '../../src/context/tokens.js';
+import { estimateTokens } from '../../src/tokens.js';
 import { openSqliteStore } from '../../src/store/sqlite/store.js';
 
 describe('context builder', () => {

@@ -1,7 +1,7 @@
 /** Self-written sessions for distillation tests: turns built in the substrate's own shape. */
 import { createCairn, type Cairn } from '../../src/cairn.js';
 import { SessionView } from '../../src/distill/session.js';
-import { findCorrections } from '../../src/ingest/corrections.js';
+import { findCorrections } from '../../src/ingest/correction-finder.js';
 import { openSqliteStore } from '../../src/store/sqlite/store.js';
 import type { Clock, CorrectionRecord, Embedder, SessionRecord, TurnRecord } from '../../src/types.js';
 

@@ -3,7 +3,7 @@ import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from '
 import { join, resolve } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { estimateTokens } from '../../src/context/tokens.js';
+import { estimateTokens } from '../../src/tokens.js';
 import { runHook } from '../../src/hooks/run.js';
 import { openSqliteStore } from '../../src/store/sqlite/store.js';
 import { runCli, tempDir } from '../helpers/cli.js';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { invalid } from '../../errors.js';
 import type { Embedder } from '../../types.js';
-import { createEmbedderFromSpec } from '../embedder.js';
+import { createEmbedderFromSpec } from '../../config.js';
 import { ProgressBar } from '../progress.js';
 import { positiveInt, type Run } from './memory.js';
 

@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
-import { openStoreSpec, prepareStoreLocation } from '../../config.js';
+import { createEmbedderFromSpec, openStoreSpec, prepareStoreLocation } from '../../config.js';
 import { invalid } from '../../errors.js';
 import type { Embedder, Store } from '../../types.js';
-import { createEmbedderFromSpec } from '../embedder.js';
 import { ProgressBar } from '../progress.js';
 import { positiveInt, type Run } from './memory.js';
 

@@ -1,11 +1,10 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { TokenStore } from '../../auth/tokens.js';
-import { openStoreSpec, prepareStoreLocation } from '../../config.js';
+import { createEmbedderFromSpec, openStoreSpec, prepareStoreLocation } from '../../config.js';
 import { streamLogger, systemClock, ulidSource } from '../../runtime.js';
 import { DEFAULT_HOST, DEFAULT_PORT, startServe } from '../../serve/server.js';
 import type { Embedder } from '../../types.js';
-import { createEmbedderFromSpec } from '../embedder.js';
 import { positiveInt, type Run } from './memory.js';
 
 function packageVersion(): string {

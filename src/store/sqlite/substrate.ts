@@ -43,7 +43,7 @@ import {
   rowToCompaction,
   rowToCorrection,
   rowToSession,
-  turnIndexSource,
+  turnIndexText,
   type CompactionRow,
   type CorrectionRow,
   type FactRefRow,
@@ -166,15 +166,6 @@ function lazyCursor(head: CursorHead, loadTail: (head: CursorHead) => Pick<Curso
 }
 
 /** How much of a tool's output is indexed: its head (commands echo, first errors) and its tail (exit status, last error). */
-/**
- * The text a turn is indexed under (see turnIndexSource), tokenized. Pure, so ingest workers
- * compute it ahead into `TurnRecord.terms`.
- * @example turn.terms = turnIndexText(turn);
- */
-export function turnIndexText(turn: Pick<TurnRecord, 'text' | 'toolName' | 'role'>): string {
-  return indexText(turnIndexSource(turn));
-}
-
 /** The index text of a turn to write: precomputed by the caller (an ingest worker) or computed here. */
 function turnTerms(turn: TurnRecord): string {
   return turn.terms ?? turnIndexText(turn);
