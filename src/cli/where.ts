@@ -25,11 +25,20 @@ export function foundLines(found: ProjectFound[], here: string | null, max = 10)
   const shown = found.slice(0, max);
   const name = (p: string | null): string => p ?? '(project unknown)';
   const width = Math.min(48, Math.max(...shown.map((f) => name(f.project).length)));
-  for (const f of shown) {
+  // Counts in columns (numbers right-aligned), so the commands line up too.
+  const counts = shown.map((f) => [
+    [f.sessions, 'session', 'sessions'],
+    [f.memories, 'memory', 'memories'],
+    [f.corrections, 'correction', 'corrections'],
+  ] as const);
+  const numWidth = [0, 1, 2].map((i) => Math.max(...counts.map((c) => c[i]![0].toLocaleString('en-US').length)));
+  const cells = counts.map((c) => c.map(([value, one, many], i) => `${value.toLocaleString('en-US').padStart(numWidth[i]!)} ${value === 1 ? one : many}`));
+  const cellWidth = [0, 1, 2].map((i) => Math.max(...cells.map((c) => c[i]!.length)));
+  shown.forEach((f, k) => {
     const label = name(f.project).length > width ? `…${name(f.project).slice(-(width - 1))}` : name(f.project).padEnd(width);
-    lines.push(`  ${label}  ${plural(f.sessions, 'session')} · ${plural(f.memories, 'memory', 'memories')} · ${plural(f.corrections, 'correction')}   ${listCommand(f.project)}`);
-  }
-  if (found.length > max) lines.push(`  … and ${plural(found.length - max, 'more project')} (cairn status lists them)`);
+    lines.push(`  ${label}  ${cells[k]!.map((c, i) => c.padEnd(cellWidth[i]!)).join(' · ')}   ${listCommand(f.project)}`);
+  });
+  if (found.length > max) lines.push(`  … and ${plural(found.length - max, 'more project')} (cairn status --projects lists every one)`);
   if (!found.some((f) => f.project === here)) {
     lines.push(`this folder's project (${here ?? 'none'}) got nothing: \`cairn list\` and \`cairn recall\` here show its memories and the user-wide ones; add --all-projects for all`);
   }

@@ -49,12 +49,12 @@ describe.skipIf(!present)(present ? 'the first hour in the CLI, on real transcri
     const lines = run.stdout.split('\n');
     const head = lines.findIndex((l) => /^found in \d+ projects \(memories are kept per project/.test(l));
     expect(head).toBeGreaterThan(-1);
-    const rows = lines.slice(head + 1).filter((l) => /^ {2}\S/.test(l) && / sessions? · /.test(l));
+    const rows = lines.slice(head + 1).filter((l) => /^ {2}\S/.test(l) && / sessions? +· /.test(l));
     expect(rows.length).toBeGreaterThanOrEqual(3);
     let sessions = 0;
     let corrections = 0;
     for (const row of rows) {
-      const m = /(\d+) sessions? · (\d+) (?:memory|memories) · (\d+) corrections? {3}(cairn list (?:--project \S+|--no-project))$/.exec(row);
+      const m = /(\d+) sessions? +· +(\d+) (?:memory|memories) +· +(\d+) corrections? {3,}(cairn list (?:--project \S+|--no-project))$/.exec(row);
       expect(m, row).not.toBeNull();
       sessions += Number(m?.[1]);
       corrections += Number(m?.[3]);
@@ -67,6 +67,10 @@ describe.skipIf(!present)(present ? 'the first hour in the CLI, on real transcri
       expect(corrections).toBe(Number(total?.[2]));
     }
     expect(run.stdout).toContain(`this folder's project (${home}) got nothing`);
+    // The commands line up in one column.
+    expect(new Set(rows.map((r) => r.indexOf('cairn list'))).size).toBe(1);
+    expect(run.stdout).toMatch(/^[\d,]+ of [\d,]+ files read .*\n.* · \d+ bad lines? · \d+ files? skipped$/m);
+    if (more) expect(run.stdout).toContain('(cairn status --projects lists every one)');
 
     // Following a printed command shows that project's memories.
     const withMemories = rows.find((r) => !/ 0 memories/.test(r)) as string;
@@ -105,6 +109,12 @@ describe.skipIf(!present)(present ? 'the first hour in the CLI, on real transcri
     const run = await cli(['status']);
     expect(run.stdout).toMatch(/^here {9}0 in this project · \d+ user-wide/m);
     expect(run.stdout).toMatch(/^elsewhere {4}\d+ memories in \d+ other projects.*: cairn list --all-projects/m);
+    // Every other project is listed by name with --projects (without it, the ten biggest and how many more).
+    const named = (out: string) => out.split('\n').filter((l) => /^ {15} +\d+ {2}\S/.test(l)).length;
+    const others = Number(/in (\d+) other projects/.exec(run.stdout)?.[1]);
+    expect(named(run.stdout)).toBe(Math.min(10, others));
+    if (others > 10) expect(run.stdout).toContain(`… and ${others - 10} more: cairn status --projects lists every one`);
+    expect(named((await cli(['status', '--projects'])).stdout)).toBe(others);
     const json = (await cli(['status', '--json'])).json<{ stats: { active: number }; spread: { here: number; userWide: number; noProject: number; otherTotal: number } }>();
     const s = json.spread;
     expect(s.here + s.userWide + s.noProject + s.otherTotal).toBe(json.stats.active);

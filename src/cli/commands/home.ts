@@ -44,7 +44,8 @@ export function nextSteps(facts: HomeFacts, max = 3): NextStep[] {
     steps.push(top ? { command: listCommand(top.project), why: `the ${n(top.memories)} memories of ${top.project}, where most are` } : { command: 'cairn list --all-projects', why: 'the memories of every project' });
   }
   if (facts.active === 0 && facts.transcriptRoots.length === 0) steps.push({ command: 'cairn remember "what to keep" --kind fact', why: 'store a first memory by hand' });
-  if (spread.here + spread.userWide > 0) steps.push({ command: 'cairn recall "what you are working on"', why: 'search this project’s memories, each hit with why it ranked' });
+  // Here holds nothing but the user-wide memories while other projects hold plenty: browsing them beats searching here.
+  if (spread.here > 0 || (spread.userWide > 0 && spread.otherTotal + spread.noProject === 0)) steps.push({ command: 'cairn recall "what you are working on"', why: 'search this project’s memories, each hit with why it ranked' });
   if (facts.openReview > 0) steps.push({ command: 'cairn ui', why: `${n(facts.openReview)} near-duplicates, contradictions or stale memories wait for review` });
   else if (facts.active > 0) steps.push({ command: 'cairn ui', why: 'browse, search and review memories in your browser' });
   if (facts.sessions > 0 && facts.active > 0) steps.push({ command: 'cairn ingest', why: 'read what your agents did since the last ingest' });
@@ -115,7 +116,8 @@ export function registerHomeAction(program: Command, run: Run): void {
       ctx.out(`embedder   ${ctx.config.embedder ? `${ctx.config.embedder} · ${n(stats.vectors)} vectors · recall: hybrid` : 'none configured · recall runs on BM25 (full-text)'}`);
       ctx.out('');
       ctx.out('next:');
-      const width = Math.min(40, Math.max(...next.map((s) => s.command.length)));
+      // Descriptions line up after the short commands; a long one (a deep project path) just gets its gap.
+      const width = Math.max(0, ...next.map((s) => s.command.length).filter((len) => len <= 40));
       for (const step of next) ctx.out(`  ${step.command.padEnd(width)}   ${step.why}`);
     } finally {
       await cairn.close();

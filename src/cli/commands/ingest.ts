@@ -50,7 +50,7 @@ export function registerIngestCommands(program: Command, run: Run): void {
         `${summary.filesChanged} of ${summary.files} files read · ${summary.sessions} sessions · ${summary.turns} new turns · ` +
           `${summary.toolCalls} tool calls · ${summary.corrections} corrections · ${summary.compactions} compactions`,
       );
-      ctx.out(`${(summary.bytes / 1e6).toFixed(1)} MB in ${summary.seconds.toFixed(2)} s (${summary.mbPerSecond.toFixed(0)} MB/s) · ${summary.badLines} bad lines · ${summary.skipped} files skipped`);
+      ctx.out(`${(summary.bytes / 1e6).toFixed(1)} MB in ${summary.seconds.toFixed(2)} s (${summary.mbPerSecond.toFixed(0)} MB/s) · ${summary.badLines} bad line${summary.badLines === 1 ? '' : 's'} · ${summary.skipped} file${summary.skipped === 1 ? '' : 's'} skipped`);
       if (summary.distilled) for (const line of distillLines(summary.distilled)) ctx.out(line);
       for (const line of foundLines(summary.projects ?? [], cairn.deps.project)) ctx.out(line);
       const redacted = Object.entries(summary.redactions);

@@ -5,32 +5,42 @@ import { bytes, when } from '../format.js';
 import { elsewhereLine } from '../where.js';
 import type { Run } from './memory.js';
 
+/** Other projects listed by name in `cairn status` without `--projects`. */
+const SHOWN = 10;
+
 export function registerStatusCommand(program: Command, run: Run): void {
-  run(program.command('status').summary('counts, paths, embedder, database size'), async (ctx) => {
-    const cairn = await ctx.cairn();
-    const status = await cairn.status();
-    const lastIngest = await cairn.deps.store.getState('last_ingest_at');
-    const spread = await memorySpread(cairn.deps);
-    const report = { ...status, home: ctx.config.home, lastIngestAt: lastIngest ? Number(lastIngest) : null, distill: await distillStatus(cairn.deps), spread };
-    if (ctx.json) return ctx.printJson(report);
-    const s = status.stats;
-    ctx.out(`cairn home   ${ctx.config.home}`);
-    ctx.out(`database     ${status.store.location} (${status.store.name}, schema v${s.schemaVersion}, ${bytes(s.sizeBytes)})`);
-    ctx.out(`project      ${status.project ?? '(none — user scope only)'}`);
-    ctx.out(`memories     ${s.active} active · ${s.superseded} superseded · ${s.forgotten} forgotten · ${s.events} events · ${s.snapshots} snapshots`);
-    ctx.out(`here         ${spread.here} in this project · ${spread.userWide} user-wide (recalled in every project)`);
-    const elsewhere = elsewhereLine(spread);
-    if (elsewhere) ctx.out(`elsewhere    ${elsewhere}`);
-    for (const p of spread.others) ctx.out(`               ${String(p.memories).padStart(7)}  ${p.project}`);
-    const kinds = Object.entries(s.byKind).map(([k, n]) => `${k} ${n}`).join(' · ');
-    if (kinds) ctx.out(`by kind      ${kinds}`);
-    const scopes = Object.entries(s.byScope).map(([k, n]) => `${k} ${n}`).join(' · ');
-    if (scopes) ctx.out(`by scope     ${scopes}`);
-    if (status.embedder?.unavailable) ctx.out(`embedder     ${status.embedder.model} unavailable · recall runs on BM25 alone: ${status.embedder.unavailable}`);
-    else if (status.embedder) ctx.out(`embedder     ${status.embedder.model} (${status.embedder.dimension} dims) · ${s.vectors} vectors · recall: ${status.recallMode}`);
-    else ctx.out('embedder     none configured · recall runs on BM25 alone (full-text)');
-    ctx.out(`last ingest  ${report.lastIngestAt ? when(report.lastIngestAt) : 'never'}`);
-    for (const warning of s.warnings ?? []) ctx.out(`warning      ${warning}`);
-    ctx.out(distillStatusLine(report.distill));
-  });
+  run(
+    program
+      .command('status')
+      .summary('counts, paths, embedder, database size')
+      .option('--projects', `list every other project with memories (without it, the ${SHOWN} biggest)`),
+    async (ctx, opts: { projects?: boolean }) => {
+      const cairn = await ctx.cairn();
+      const status = await cairn.status();
+      const lastIngest = await cairn.deps.store.getState('last_ingest_at');
+      const spread = await memorySpread(cairn.deps, { limit: opts.projects ? Number.MAX_SAFE_INTEGER : SHOWN });
+      const report = { ...status, home: ctx.config.home, lastIngestAt: lastIngest ? Number(lastIngest) : null, distill: await distillStatus(cairn.deps), spread };
+      if (ctx.json) return ctx.printJson(report);
+      const s = status.stats;
+      ctx.out(`cairn home   ${ctx.config.home}`);
+      ctx.out(`database     ${status.store.location} (${status.store.name}, schema v${s.schemaVersion}, ${bytes(s.sizeBytes)})`);
+      ctx.out(`project      ${status.project ?? '(none — user scope only)'}`);
+      ctx.out(`memories     ${s.active} active · ${s.superseded} superseded · ${s.forgotten} forgotten · ${s.events} events · ${s.snapshots} snapshots`);
+      ctx.out(`here         ${spread.here} in this project · ${spread.userWide} user-wide (recalled in every project)`);
+      const elsewhere = elsewhereLine(spread);
+      if (elsewhere) ctx.out(`elsewhere    ${elsewhere}`);
+      for (const p of spread.others) ctx.out(`               ${String(p.memories).padStart(7)}  ${p.project}`);
+      if (spread.otherProjects > spread.others.length) ctx.out(`               … and ${spread.otherProjects - spread.others.length} more: cairn status --projects lists every one`);
+      const kinds = Object.entries(s.byKind).map(([k, n]) => `${k} ${n}`).join(' · ');
+      if (kinds) ctx.out(`by kind      ${kinds}`);
+      const scopes = Object.entries(s.byScope).map(([k, n]) => `${k} ${n}`).join(' · ');
+      if (scopes) ctx.out(`by scope     ${scopes}`);
+      if (status.embedder?.unavailable) ctx.out(`embedder     ${status.embedder.model} unavailable · recall runs on BM25 alone: ${status.embedder.unavailable}`);
+      else if (status.embedder) ctx.out(`embedder     ${status.embedder.model} (${status.embedder.dimension} dims) · ${s.vectors} vectors · recall: ${status.recallMode}`);
+      else ctx.out('embedder     none configured · recall runs on BM25 alone (full-text)');
+      ctx.out(`last ingest  ${report.lastIngestAt ? when(report.lastIngestAt) : 'never'}`);
+      for (const warning of s.warnings ?? []) ctx.out(`warning      ${warning}`);
+      ctx.out(distillStatusLine(report.distill));
+    },
+  );
 }
