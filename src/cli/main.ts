@@ -14,6 +14,7 @@ type Register = (program: Command, run: Run) => void;
  */
 const COMMAND_MODULES: Array<[names: readonly string[], load: () => Promise<Register>]> = [
   [['remember', 'recall', 'forget', 'restore', 'revise', 'show', 'list', 'pin', 'unpin'], async () => (await import('./commands/memory.js')).registerMemoryCommands],
+  [['get'], async () => (await import('./commands/get.js')).registerGetCommand],
   [['snapshot', 'snapshots', 'diff'], async () => (await import('./commands/snapshots.js')).registerSnapshotCommands],
   [['import', 'export'], async () => (await import('./commands/transfer.js')).registerTransferCommands],
   [['ingest', 'sessions', 'history'], async () => (await import('./commands/ingest.js')).registerIngestCommands],

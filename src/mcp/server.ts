@@ -1,12 +1,12 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Cairn } from '../cairn.js';
 import { isCairnError } from '../errors.js';
 import { RetrievalBudget, type BudgetLimits } from '../recall/budget.js';
-import type { RecallHit } from '../recall/recall.js';
-import type { Logger, Memory } from '../types.js';
-import { contextInput, forgetInput, historyInput, recallInput, rememberInput, reviseInput, snapshotInput, statusInput } from './schemas.js';
+import type { Logger } from '../types.js';
+import { registerResources } from './resources.js';
+import { registerTools } from './tools.js';
 
 export interface McpServerOptions {
   /** Package version reported to clients. */
@@ -14,16 +14,19 @@ export interface McpServerOptions {
   /** Retrieval budget per connection (SPEC §4). @default 40K tokens or 20 calls */
   budget?: BudgetLimits;
   logger?: Logger;
-  /** Extra tools registered by later features (context, history …). */
+  /**
+   * The agent session this server serves (Claude Code passes CLAUDE_CODE_SESSION_ID to its MCP
+   * servers): with it, tools leave out what the session's context window already holds (the
+   * injection ledger) and record what they give. @default null (no de-duplication)
+   */
+  session?: string | null;
+  /** Scoring internals in recall's structured output (`cairn mcp --debug`, CAIRN_MCP_DEBUG=1). @default false */
+  debug?: boolean;
+  /** Extra tools registered by later features. */
   extend?: (server: McpServer, helpers: ToolHelpers) => void;
 }
 
-export interface ToolHelpers {
-  budget: RetrievalBudget;
-  /** Wrap a handler: map errors to `isError` results, count retrieval output, append the hint. */
-  guard<A>(retrieval: boolean, handler: (args: A) => Promise<ToolOutput>): (args: A) => Promise<CallToolResult>;
-}
-
+/** What a tool handler returns before the guard turns it into a tool result. */
 export interface ToolOutput {
   text: string;
   structured: Record<string, unknown>;
@@ -31,29 +34,51 @@ export interface ToolOutput {
   items?: Array<{ id: string; label: string }>;
 }
 
-const loose = z.object({}).passthrough();
-
-function label(memory: Memory): string {
-  const flat = memory.text.replace(/\s+/g, ' ');
-  return flat.length > 80 ? `${flat.slice(0, 79)}…` : flat;
+export interface ToolHelpers {
+  budget: RetrievalBudget;
+  /** Wrap a handler: map errors to `isError` results, count retrieval output, append the hint. */
+  guard<A>(retrieval: boolean, handler: (args: A) => Promise<ToolOutput>): (args: A) => Promise<CallToolResult>;
+  /**
+   * Register a tool: listed with its schemas by the SDK, called through cairn's own dispatcher, which
+   * answers bad arguments with an `isError` result of one line naming each field.
+   */
+  tool<S extends z.ZodRawShape>(
+    name: string,
+    config: { title: string; description: string; inputSchema: S; outputSchema?: z.ZodRawShape; annotations?: Record<string, boolean> },
+    handler: (args: z.infer<z.ZodObject<S>>) => Promise<CallToolResult>,
+  ): void;
+  options: McpServerOptions;
 }
 
-function hitText(hit: RecallHit): string {
-  const stale = hit.staleness.stale ? `; STALE: ${hit.staleness.reasons.join(', ')}` : '';
-  const files = hit.staleness.files
-    .filter((f) => f.status === 'line-moved' && f.movedTo)
-    .map((f) => ` (${f.path}:${f.line} moved to line ${f.movedTo})`)
-    .join('');
-  return `- [${hit.memory.id}] (${hit.memory.kind} · score ${hit.score.toFixed(2)}${stale}) ${hit.memory.text}${files}`;
+/** How cairn's tools are meant to be used, sent to the client at initialization (MCP `instructions`). */
+export const INSTRUCTIONS = [
+  'cairn is the long-term memory of this user’s coding work: exact findings (signatures, file:line locations, commands that worked, invariants, decisions, the user’s corrections) kept across /compact and across sessions, per project.',
+  'At session start and after a compaction the relevant memories are already in your context, each with an id in brackets; they are never repeated in one context window, and tools mark what you already have instead of repeating it.',
+  '- recall: search memories before re-reading files or asking the user again.',
+  '- get: expand ids from the context or recall, whole (memories and session facts `f…`).',
+  '- remember: store one exact finding the moment you establish it (one per call); revise or forget what turns out wrong.',
+  '- context: the best memories for a task, packed into a token budget; history: what was said and tried in past sessions.',
+  'Resources: cairn://core/project and cairn://core/user (core memory), cairn://session/working-set (this session’s files and commands), cairn://memory/{id}.',
+].join('\n');
+
+/** One line for a zod failure: each field and what is wrong with it. */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 5)
+    .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : 'arguments'}: ${issue.message.replace(/\s+/g, ' ')}`)
+    .join('; ');
 }
 
 /**
- * The MCP server over a cairn instance: remember, recall, forget, revise, snapshot, status.
- * Bad arguments come back as `isError` results naming the field; the server never dies on input.
+ * The MCP server over a cairn instance: tools (remember, recall, get, forget, revise, snapshot,
+ * context, history, status), resources (core memory, the session's working set, memories by id)
+ * and prompts, with server instructions. What the model reads carries no scoring internals; bad
+ * arguments come back as one-line `isError` results; the server never dies on input.
  */
 export function createMcpServer(cairn: Cairn, options: McpServerOptions): McpServer {
-  const server = new McpServer({ name: 'cairn', version: options.version });
+  const server = new McpServer({ name: 'cairn', title: 'cairn memory', version: options.version }, { instructions: INSTRUCTIONS });
   const budget = new RetrievalBudget(options.budget);
+  const dispatch = new Map<string, { schema: z.ZodObject; handler: (args: never) => Promise<CallToolResult> }>();
 
   const guard: ToolHelpers['guard'] =
     <A,>(retrieval: boolean, handler: (args: A) => Promise<ToolOutput>) =>
@@ -61,12 +86,16 @@ export function createMcpServer(cairn: Cairn, options: McpServerOptions): McpSer
       try {
         const output = await handler(args);
         let text = output.text;
+        const structured = { ...output.structured };
         if (retrieval) {
           budget.record(text, output.items);
           const hint = budget.hint();
-          if (hint) text = `${text}\n\n${hint}`;
+          if (hint) {
+            text = `${text}\n\n${hint}`;
+            structured.hint = hint;
+          }
         }
-        return { content: [{ type: 'text', text }], structuredContent: output.structured };
+        return { content: [{ type: 'text', text }], structuredContent: structured };
       } catch (error) {
         if (isCairnError(error)) {
           const field = error.field ? ` (field: ${error.field})` : '';
@@ -77,174 +106,24 @@ export function createMcpServer(cairn: Cairn, options: McpServerOptions): McpSer
       }
     };
 
-  server.registerTool(
-    'remember',
-    {
-      title: 'Remember a finding',
-      description:
-        'Store one exact finding so it survives /compact and new sessions: a signature, a path:line, an invariant, a command that worked, a decision, or a correction the user gave. ' +
-        'Keep it short and specific. Returns the id, or the existing id if already stored, plus similar memories (revise or forget them if this replaces one).',
-      inputSchema: rememberInput,
-      outputSchema: loose,
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    },
-    guard(false, async (args) => {
-      const result = await cairn.remember({ ...args, source: 'manual' });
-      const lines = [result.created ? `remembered ${result.memory.id}` : `already stored as ${result.memory.id}`];
-      for (const s of result.similar) lines.push(`similar: [${s.id}] ${label({ text: s.text } as Memory)}`);
-      return { text: lines.join('\n'), structured: { id: result.memory.id, created: result.created, similar: result.similar, redacted: result.redacted } };
-    }),
-  );
+  const tool: ToolHelpers['tool'] = (name, config, handler) => {
+    server.registerTool(name, config, handler as never);
+    dispatch.set(name, { schema: z.object(config.inputSchema), handler: handler as (args: never) => Promise<CallToolResult> });
+  };
 
-  server.registerTool(
-    'recall',
-    {
-      title: 'Recall memories',
-      description:
-        'Search what was learned before (this project and the user): exact signatures, file:line locations, invariants, commands, decisions, corrections. ' +
-        'Call it before re-reading files or asking the user again. Results are ranked, each with an id; STALE marks a memory whose file changed.',
-      inputSchema: recallInput,
-      outputSchema: loose,
-      annotations: { readOnlyHint: true, openWorldHint: false },
-    },
-    guard(true, async (args) => {
-      const result = await cairn.recall({ ...args, k: args.k ?? 8 });
-      const text = result.hits.length === 0 ? `no memories match "${args.query}"` : result.hits.map(hitText).join('\n');
-      return {
-        text,
-        structured: {
-          mode: result.mode,
-          hits: result.hits.map((h) => ({ id: h.memory.id, text: h.memory.text, kind: h.memory.kind, scope: h.memory.scope, tags: h.memory.tags, score: h.score, why: h.why, staleness: h.staleness })),
-        },
-        items: result.hits.map((h) => ({ id: h.memory.id, label: label(h.memory) })),
-      };
-    }),
-  );
+  const helpers: ToolHelpers = { budget, guard, tool, options };
+  registerTools(cairn, helpers);
+  registerResources(server, cairn, options);
+  options.extend?.(server, helpers);
 
-  server.registerTool(
-    'forget',
-    {
-      title: 'Forget memories',
-      description: 'Soft-delete memories that are wrong or obsolete (restorable with `cairn restore`). Give the ids from recall.',
-      inputSchema: forgetInput,
-      outputSchema: loose,
-      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-    },
-    guard(false, async (args) => {
-      const result = await cairn.forget(args.ids, args.reason);
-      return { text: `forgot ${result.forgotten.length} (already forgotten: ${result.unchanged.length})`, structured: { ...result } };
-    }),
-  );
-
-  server.registerTool(
-    'revise',
-    {
-      title: 'Revise a memory',
-      description: 'Replace a memory with corrected text. The old version is kept in history and stops being recalled.',
-      inputSchema: reviseInput,
-      outputSchema: loose,
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-    },
-    guard(false, async (args) => {
-      const result = await cairn.revise(args.id, args.text);
-      return { text: `revised ${args.id} → ${result.memory.id}`, structured: { id: result.memory.id, supersedes: args.id } };
-    }),
-  );
-
-  server.registerTool(
-    'snapshot',
-    {
-      title: 'Snapshot memory',
-      description: 'Seal the current memory set under a label (before a risky change), so it can be recalled as-of or diffed later.',
-      inputSchema: snapshotInput,
-      outputSchema: loose,
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-    },
-    guard(false, async (args) => {
-      const snap = await cairn.snapshot(args.label);
-      return { text: `snapshot ${snap.label}: ${snap.memoryCount} memories`, structured: { ...snap } };
-    }),
-  );
-
-  server.registerTool(
-    'context',
-    {
-      title: 'Memory context',
-      description:
-        'The best memories for what you are doing, packed into a token budget as Markdown: core memory, where the work left off, the user’s corrections and rules, then exact facts. ' +
-        'Use it at the start of a task or after /compact instead of re-reading files.',
-      inputSchema: contextInput,
-      outputSchema: loose,
-      annotations: { readOnlyHint: true, openWorldHint: false },
-    },
-    guard(true, async (args) => {
-      const result = await cairn.context({ budget: args.budget ?? 1500, ...(args.query ? { query: args.query } : {}), ...(args.ranker ? { ranker: args.ranker } : {}) });
-      const ids = result.sections.flatMap((s) => s.ids);
-      return {
-        text: result.markdown || 'no memories stored yet',
-        structured: { tokens: result.tokens, budget: result.budget, sections: result.sections, omitted: result.omitted.length, warnings: result.warnings },
-        items: ids.map((id) => ({ id, label: 'from context' })),
-      };
-    }),
-  );
-
-  server.registerTool(
-    'history',
-    {
-      title: 'Search past sessions',
-      description:
-        'Search the raw turns of past agent sessions (what was tried, what failed, what the user said), e.g. "what did we try for the flaky test". ' +
-        'Use recall first for distilled findings; use history for the conversation itself.',
-      inputSchema: historyInput,
-      outputSchema: loose,
-      annotations: { readOnlyHint: true, openWorldHint: false },
-    },
-    guard(true, async (args) => {
-      const project = args.allProjects ? undefined : (cairn.deps.project ?? undefined);
-      const hits = await cairn.history({
-        query: args.query,
-        limit: args.limit ?? 10,
-        ...(project ? { project } : {}),
-        ...(args.sessionId ? { sessionId: args.sessionId } : {}),
-        ...(args.roles ? { roles: args.roles } : {}),
-        ...(args.sinceDays !== undefined ? { since: cairn.deps.clock.now() - args.sinceDays * 86_400_000 } : {}),
-      });
-      const text =
-        hits.length === 0
-          ? `no past turns match "${args.query}"`
-          : hits
-              .map((h) => `- ${h.turn.at ? new Date(h.turn.at).toISOString().slice(0, 16) : '?'} ${h.session.id.slice(0, 8)} #${h.turn.seq} ${h.turn.role}: ${h.snippet.replace(/\s+/g, ' ')}`)
-              .join('\n');
-      return {
-        text,
-        structured: { hits: hits.map((h) => ({ sessionId: h.session.id, seq: h.turn.seq, role: h.turn.role, at: h.turn.at, snippet: h.snippet, score: h.score })) },
-      };
-    }),
-  );
-
-  server.registerTool(
-    'status',
-    {
-      title: 'Memory status',
-      description: 'Counts of stored memories by kind and scope, the embedder, and this session’s retrieval usage.',
-      inputSchema: statusInput,
-      outputSchema: loose,
-      annotations: { readOnlyHint: true, openWorldHint: false },
-    },
-    guard(false, async () => {
-      const status = await cairn.status();
-      const s = status.stats;
-      const text = [
-        `project: ${status.project ?? '(none)'}`,
-        `memories: ${s.active} active, ${s.superseded} superseded, ${s.forgotten} forgotten`,
-        `by kind: ${Object.entries(s.byKind).map(([k, n]) => `${k} ${n}`).join(', ') || '–'}`,
-        `recall: ${status.recallMode}${status.embedder ? ` (${status.embedder.model})` : ''}`,
-        `this session retrieved ~${budget.usage.tokens} tokens in ${budget.usage.calls} calls`,
-      ].join('\n');
-      return { text, structured: { ...status, retrieval: budget.usage } };
-    }),
-  );
-
-  options.extend?.(server, { budget, guard });
+  // cairn's own dispatcher replaces the SDK's: its validation error is a raw zod dump.
+  server.server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const { name } = request.params;
+    const entry = dispatch.get(name);
+    if (!entry) throw new McpError(ErrorCode.InvalidParams, `unknown tool "${name}"; cairn's tools are ${[...dispatch.keys()].join(', ')}`);
+    const parsed = entry.schema.safeParse(request.params.arguments ?? {});
+    if (!parsed.success) return { isError: true, content: [{ type: 'text', text: `invalid arguments for ${name}: ${describeIssues(parsed.error)}` }] };
+    return entry.handler(parsed.data as never);
+  });
   return server;
 }

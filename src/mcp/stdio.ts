@@ -1,20 +1,41 @@
 import type { Readable, Writable } from 'node:stream';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Cairn } from '../cairn.js';
 import { createEmbedderFromSpec, loadConfig, openCairn } from '../config.js';
 import { packageVersion } from '../paths.js';
 import { createMcpServer } from './server.js';
+import { LineTransport } from './transport.js';
 
-/** Serve cairn's MCP tools on a stdio pair until the client disconnects. */
-export async function serveStdio(cairn: Cairn, io: { stdin: Readable; stdout: Writable }): Promise<void> {
-  const server = createMcpServer(cairn, { version: packageVersion(), logger: cairn.deps.logger });
-  const transport = new StdioServerTransport(io.stdin, io.stdout);
+/**
+ * The agent session an MCP server started by a client serves: Claude Code passes
+ * CLAUDE_CODE_SESSION_ID to its MCP servers; CAIRN_SESSION_ID overrides; Codex's thread id when set.
+ */
+export function sessionFromEnv(env: NodeJS.ProcessEnv): string | null {
+  for (const key of ['CAIRN_SESSION_ID', 'CLAUDE_CODE_SESSION_ID', 'CODEX_THREAD_ID', 'CODEX_SESSION_ID']) {
+    const value = env[key];
+    if (typeof value === 'string' && value.trim().length > 0) return value.trim();
+  }
+  return null;
+}
+
+export interface StdioOptions {
+  session?: string | null;
+  debug?: boolean;
+}
+
+/** Serve cairn's MCP tools on a stdio pair until the client disconnects (answering what it already sent). */
+export async function serveStdio(cairn: Cairn, io: { stdin: Readable; stdout: Writable }, options: StdioOptions = {}): Promise<void> {
+  const server = createMcpServer(cairn, {
+    version: packageVersion(),
+    logger: cairn.deps.logger,
+    session: options.session ?? null,
+    debug: options.debug ?? false,
+  });
+  const transport = new LineTransport(io.stdin, io.stdout);
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
-    io.stdin.once('end', () => resolve());
   });
   await server.connect(transport);
-  await closed;
+  await Promise.race([closed, transport.drained()]);
   await server.close().catch(() => {});
 }
 
@@ -24,16 +45,17 @@ export async function serveStdio(cairn: Cairn, io: { stdin: Readable; stdout: Wr
  */
 export async function mcpMain(): Promise<number> {
   const config = loadConfig({ env: process.env });
+  const session = sessionFromEnv(process.env);
   const { cairn } = await openCairn(config, {
     cwd: process.cwd(),
     actor: 'mcp',
+    session,
     makeEmbedder: (spec) => createEmbedderFromSpec(spec, config),
   });
   try {
-    await serveStdio(cairn, { stdin: process.stdin, stdout: process.stdout });
+    await serveStdio(cairn, { stdin: process.stdin, stdout: process.stdout }, { session, debug: process.env.CAIRN_MCP_DEBUG === '1' });
   } finally {
     await cairn.close();
   }
   return 0;
 }
-

@@ -42,7 +42,7 @@ export class RetrievalBudget {
     const lines = items.map(([id, label]) => `- ${id}: ${label}`);
     return [
       `cairn: this session has retrieved ~${this.tokens} tokens in ${this.calls} calls. ` +
-        'What was already returned stays retrievable by id (recall with the id, or `cairn recall`), so there is no need to re-read it:',
+        'What was already returned stays retrievable by id (the get tool, or `cairn get ID`), so there is no need to re-read it:',
       ...lines,
     ].join('\n');
   }

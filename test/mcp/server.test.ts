@@ -29,7 +29,7 @@ describe('MCP server', () => {
 
   it('lists the tools with titles, descriptions, schemas and annotations', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['context', 'forget', 'history', 'recall', 'remember', 'revise', 'snapshot', 'status']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['context', 'forget', 'get', 'history', 'recall', 'remember', 'revise', 'snapshot', 'status']);
     for (const tool of tools) {
       expect(tool.title, tool.name).toBeTruthy();
       expect(tool.description?.length, tool.name).toBeGreaterThan(40);
@@ -46,9 +46,10 @@ describe('MCP server', () => {
     const id = r.structuredContent?.id as string;
     const hits = await call('recall', { query: 'how to run tests runInBand' });
     expect(hits.content[0]?.text).toContain(id);
-    const structured = hits.structuredContent as { hits: Array<{ id: string; why: { score: number } }> };
+    const structured = hits.structuredContent as { hits: Array<{ id: string; text: string; why: string }> };
     expect(structured.hits[0]?.id).toBe(id);
-    expect(structured.hits[0]?.why.score).toBeGreaterThan(0);
+    expect(structured.hits[0]?.text).toBe('run the suite with npm test -- --runInBand');
+    expect(structured.hits[0]?.why).toMatch(/query words/);
     const revised = await call('revise', { id, text: 'run the suite with npm test -- --runInBand --silent' });
     const newId = revised.structuredContent?.id as string;
     expect(newId).not.toBe(id);
