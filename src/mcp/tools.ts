@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import type { Cairn } from '../cairn.js';
-import { estimateTokens } from '../context/tokens.js';
+import { estimateTokens } from '../tokens.js';
 import type { WindowContents } from '../ledger/ledger.js';
 import { expandIds, MAX_EXPAND_IDS } from './expand.js';
 import { contextSections, factForModel, hitForModel, hitLine, memoryForModel } from './format.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { estimateTokens } from '../../context/tokens.js';
+import { estimateTokens } from '../../tokens.js';
 import { expandIds, MAX_EXPAND_IDS } from '../../mcp/expand.js';
 import { sessionFromEnv } from '../../mcp/stdio.js';
 import { invalid } from '../../errors.js';
