@@ -188,6 +188,8 @@ describe.skipIf(!HAVE_CHROMIUM)(HAVE_CHROMIUM ? "a newcomer's first look at the 
         // 1. The printed URL opens the list; every memory says where it belongs.
         await page.goto(ui.url);
         await page.waitForSelector('.list .row');
+        // The filters' counts arrive after the rows: let the page settle before using the keyboard.
+        await page.waitForLoadState('networkidle');
         await noOverflow(page, 'memories');
         const where = await page.locator('.list .row .where').evaluateAll((els) => els.map((el) => ({ text: el.textContent, title: el.getAttribute('title') })));
         expect(where).toContainEqual({ text: 'user-wide', title: 'user scope: recalled in every project' });
@@ -217,7 +219,7 @@ describe.skipIf(!HAVE_CHROMIUM)(HAVE_CHROMIUM ? "a newcomer's first look at the 
         expect((await focused(page)).tag, 'Tab goes on into the open memory').toBe('BUTTON');
         await page.keyboard.press('Escape');
         await expect.poll(() => page.url()).not.toContain('open=');
-        expect(await page.evaluate(() => (document.activeElement as HTMLElement).dataset.id)).toBe(third);
+        await expect.poll(() => page.evaluate(() => (document.activeElement as HTMLElement).dataset.id), 'Esc brings the focus back to the row').toBe(third);
         await page.keyboard.press('/');
         await page.keyboard.type('Terraform state bucket');
         await page.keyboard.press('Enter');
@@ -289,6 +291,20 @@ describe.skipIf(!HAVE_CHROMIUM)(HAVE_CHROMIUM ? "a newcomer's first look at the 
         expect(await page.locator('.rv-item').innerText()).toContain('Config defaults are set');
         await noOverflow(page, 'review');
         await shot('03-review-opens-on-stale');
+
+        // 5b. Sessions: the list and a session, by keyboard, full project names on hover.
+        await page.locator('body').press('g');
+        await page.keyboard.press('s');
+        await page.waitForSelector('.session-row');
+        // A new page opens at its top (the review was scrolled).
+        expect(await page.evaluate(() => window.scrollY)).toBe(0);
+        await noOverflow(page, 'sessions');
+        await shot('05-sessions');
+        await page.keyboard.press('ArrowDown');
+        await page.keyboard.press('Enter');
+        await page.waitForSelector('.turn');
+        await noOverflow(page, 'a session');
+        await shot('05-session');
 
         // 6. A snapshot diff is the memories themselves: added, changed word by word, removed.
         await page.goto(`http://127.0.0.1:${ui.port}/#/snapshots?from=before-cleanup&to=after-cleanup`);

@@ -133,6 +133,8 @@ async function renderRoute() {
     select.use(null, null);
     const root = h('div', { class: `view view-${next.view}` });
     mount(main, root);
+    // Another page starts at its top, not at the scroll position the last one was left at.
+    window.scrollTo(0, 0);
     app.view = { name: next.view, ...(await mod.render(root, next, app)) };
   } catch (error) {
     mount(main, errorBox(error));
