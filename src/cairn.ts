@@ -28,6 +28,7 @@ import {
 } from './memory/lifecycle.js';
 import { remember, type RememberInput, type RememberResult } from './memory/remember.js';
 import { toExportLine, toMarkdown } from './memory/export.js';
+import type { LineTooLong } from './memory/bounded-lines.js';
 import type { ImportResult } from './memory/transfer.js';
 import { createLedger, type Ledger } from './ledger/ledger.js';
 import { redactingStore } from './privacy/guard.js';
@@ -90,7 +91,8 @@ export interface Cairn {
   snapshot(label: string): Promise<Snapshot>;
   snapshots(): Promise<Snapshot[]>;
   diff(from: string, to: string): Promise<SnapshotDiff>;
-  importJsonl(lines: AsyncIterable<string> | Iterable<string>, onProgress?: (line: number) => void): Promise<ImportResult>;
+  /** Lines over 1 MiB (or reported as {@link LineTooLong} by `boundedLines`) fail with their line number. */
+  importJsonl(lines: AsyncIterable<string | LineTooLong> | Iterable<string | LineTooLong>, onProgress?: (line: number) => void): Promise<ImportResult>;
   exportJsonl(options?: ListOptions & { allProjects?: boolean }): AsyncGenerator<string>;
   exportMarkdown(options?: ListOptions & { allProjects?: boolean }): Promise<string>;
   /** Read agent transcripts under `paths` into session history, incrementally, and distil what was added. */
@@ -160,10 +162,11 @@ export function createCairn(options: CairnOptions): Cairn {
     // zod loads in ~75 ms; only imports need it, so hooks and recall never pay for it.
     importJsonl: async (lines, onProgress) => {
       // Start iterating before the await: a readline interface drops lines nobody is reading yet.
-      const source: AsyncIterator<string> | Iterator<string> =
-        Symbol.asyncIterator in lines ? (lines as AsyncIterable<string>)[Symbol.asyncIterator]() : (lines as Iterable<string>)[Symbol.iterator]();
+      type Line = string | LineTooLong;
+      const source: AsyncIterator<Line> | Iterator<Line> =
+        Symbol.asyncIterator in lines ? (lines as AsyncIterable<Line>)[Symbol.asyncIterator]() : (lines as Iterable<Line>)[Symbol.iterator]();
       const { importJsonl } = await import('./memory/transfer.js');
-      return importJsonl(deps, { [Symbol.asyncIterator]: () => source as AsyncIterator<string> }, onProgress);
+      return importJsonl(deps, { [Symbol.asyncIterator]: () => source as AsyncIterator<Line> }, onProgress);
     },
     async *exportJsonl(list: ListOptions & { allProjects?: boolean } = {}) {
       const pageSize = 1000;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { isCairnError } from '../errors.js';
 import type { Deps } from '../deps.js';
 import { KINDS, SCOPES } from '../types.js';
+import { IMPORT_MAX_LINE_BYTES, type LineTooLong } from './bounded-lines.js';
 import { remember } from './remember.js';
 
 /** One line of an import file (SPEC §5.1). */
@@ -48,14 +49,21 @@ export function describeZodError(error: z.ZodError): string {
  */
 export async function importJsonl(
   deps: Deps,
-  lines: AsyncIterable<string> | Iterable<string>,
+  lines: AsyncIterable<string | LineTooLong> | Iterable<string | LineTooLong>,
   onProgress?: (done: number) => void,
 ): Promise<ImportResult> {
   const result: ImportResult = { lines: 0, imported: 0, duplicates: 0, failed: [] };
   let lineNo = 0;
   for await (const raw of lines) {
     lineNo++;
-    const line = raw.trim();
+    // Over the limit: reported by a bounded reader (boundedLines) without being read, or here.
+    const tooLong = typeof raw === 'string' ? (raw.length > IMPORT_MAX_LINE_BYTES ? Buffer.byteLength(raw) : 0) : raw.tooLong;
+    if (tooLong > IMPORT_MAX_LINE_BYTES) {
+      result.lines++;
+      result.failed.push({ line: lineNo, error: `line of ${tooLong} bytes is over the ${IMPORT_MAX_LINE_BYTES / (1024 * 1024)} MiB limit` });
+      continue;
+    }
+    const line = (raw as string).trim();
     if (line.length === 0) continue;
     result.lines++;
     let json: unknown;

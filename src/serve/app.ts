@@ -19,6 +19,7 @@ import { silentLogger } from '../runtime.js';
 import type { Clock, Embedder, IdSource, Logger, Store } from '../types.js';
 import { createWebApp } from '../web/app.js';
 import { errorResponse, parseWith } from '../web/http.js';
+import { DEFAULT_MAX_BODY_BYTES, limitBody } from './body-limit.js';
 import { readOnlyStore } from './read-only.js';
 import { ProjectScopedStore } from './scoped-store.js';
 
@@ -46,6 +47,11 @@ export interface ServeAppOptions {
   logger?: Logger;
   clock?: Clock;
   ids?: IdSource;
+  /**
+   * Largest request body accepted, checked before the token: larger ones get 413.
+   * @default DEFAULT_MAX_BODY_BYTES (1 MiB)
+   */
+  maxBodyBytes?: number;
   /**
    * Mount more routes on the app after cairn's (e.g. a browser UI), given a way to build the
    * request's cairn. Called once when the app is built.
@@ -106,6 +112,9 @@ export function createServeApp(options: ServeAppOptions): Hono<ServeEnv> {
     return c.json(body, status);
   });
   app.notFound((c) => c.json({ error: { code: 'NOT_FOUND', message: `no route ${c.req.method} ${c.req.path}`, field: null } }, 404));
+
+  // First of all, before any token is looked at: no caller can make the server hold a large body.
+  app.use('*', limitBody(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES));
 
   app.get('/health', (c) => c.json({ ok: true }));
 

@@ -6,6 +6,7 @@
 import { Hono } from 'hono';
 import type { Cairn } from '../cairn.js';
 import { CairnError } from '../errors.js';
+import { DEFAULT_MAX_BODY_BYTES, limitBody } from '../serve/body-limit.js';
 import { requireToken, TOKEN_HEADER } from './auth.js';
 import { errorResponse } from './http.js';
 import { changeRoutes } from './routes/changes.js';
@@ -38,6 +39,11 @@ export interface WebAppOptions {
    * @default false
    */
   warm?: boolean;
+  /**
+   * Largest request body accepted, checked before the token: larger ones get 413.
+   * @default DEFAULT_MAX_BODY_BYTES (1 MiB)
+   */
+  maxBodyBytes?: number;
   /**
    * The cairn home, where the overview reads the latest bench results and the hook log from.
    * @default null (the overview says there is nothing to show)
@@ -84,6 +90,8 @@ export function createWebApp(cairn: Cairn, options: WebAppOptions): Hono {
   });
   app.notFound((c) => c.json({ error: { code: 'NOT_FOUND', message: `no route ${c.req.method} ${c.req.path}`, field: null } }, 404));
 
+  // Before the token check: no caller can make the server hold a large body.
+  app.use('*', limitBody(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES));
   app.use('*', async (c, next) => {
     await next();
     c.header('Content-Security-Policy', CSP);

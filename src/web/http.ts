@@ -6,7 +6,7 @@ import type { Context } from 'hono';
 import { z, type ZodRawShape } from 'zod';
 import { CairnError, invalid, type CairnErrorCode } from '../errors.js';
 
-const STATUS: Partial<Record<CairnErrorCode, 400 | 401 | 403 | 404 | 409>> = {
+const STATUS: Partial<Record<CairnErrorCode, 400 | 401 | 403 | 404 | 409 | 413>> = {
   INVALID_INPUT: 400,
   TEXT_EMPTY: 400,
   TEXT_TOO_LONG: 400,
@@ -17,6 +17,7 @@ const STATUS: Partial<Record<CairnErrorCode, 400 | 401 | 403 | 404 | 409>> = {
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   CONFLICT: 409,
+  TOO_LARGE: 413,
 };
 
 export interface ErrorBody {
@@ -24,7 +25,7 @@ export interface ErrorBody {
 }
 
 /** The status and JSON body for any thrown value: user errors keep their message, the rest say "internal". */
-export function errorResponse(error: unknown): { status: 400 | 401 | 403 | 404 | 409 | 500; body: ErrorBody } {
+export function errorResponse(error: unknown): { status: 400 | 401 | 403 | 404 | 409 | 413 | 500; body: ErrorBody } {
   if (error instanceof CairnError) {
     const status = STATUS[error.code] ?? 500;
     return { status, body: { error: { code: error.code, message: error.message, field: error.field ?? null } } };

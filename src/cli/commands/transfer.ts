@@ -1,8 +1,8 @@
 import { createReadStream, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { CairnError, invalid } from '../../errors.js';
+import { boundedLines } from '../../memory/bounded-lines.js';
 import { ProgressBar } from '../progress.js';
 import type { Run } from './memory.js';
 
@@ -13,7 +13,7 @@ export function registerTransferCommands(program: Command, run: Run): void {
       .summary('import memories from JSONL')
       .description(
         'Import one memory per line: {"text": "...", "kind"?, "tags"?, "scope"?, "project"?, "importance"?, "createdAt"?, "meta"?}.\n' +
-          'Bad lines are reported with their line numbers and skipped. Re-running an import adds no duplicates. Use - for stdin.',
+          'Bad lines, and lines over 1 MiB, are reported with their line numbers and skipped. Re-running an import adds no duplicates. Use - for stdin.',
       )
       .argument('<file>', 'a .jsonl file, or - for stdin'),
     async (ctx, file: string) => {
@@ -32,11 +32,11 @@ export function registerTransferCommands(program: Command, run: Run): void {
           throw invalid(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, 'file');
         }
         lineCount = Math.max(1, Math.round(size / 200));
-        input = createReadStream(path, 'utf8');
+        input = createReadStream(path);
       }
       const bar = new ProgressBar(ctx.io.stderr, 'importing', lineCount);
       const cairn = await ctx.cairn();
-      const result = await cairn.importJsonl(createInterface({ input, crlfDelay: Infinity }), (line) => {
+      const result = await cairn.importJsonl(boundedLines(input as AsyncIterable<Buffer | string>), (line) => {
         if (line > lineCount) bar.setTotal(line * 2);
         bar.update(line);
       });
