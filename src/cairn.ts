@@ -1,6 +1,7 @@
 import { buildContext, type ContextDeps, type ContextInput, type ContextResult } from './context/build.js';
 import type { CorePaths } from './context/core.js';
 import { RankerRegistry, type Ranker } from './context/rankers.js';
+import type { FusionWeights } from './deps.js';
 import type { DistillOptions } from './distill/distill.js';
 import type { MaintainOptions, MaintainReport } from './distill/maintain.js';
 import type {
@@ -57,6 +58,8 @@ export interface CairnOptions {
   actor?: string;
   /** Core memory files injected first by `context`. @default none */
   core?: Partial<CorePaths>;
+  /** Hybrid fusion weights instead of the measured defaults (benchmarks tune with this). */
+  fusion?: Partial<FusionWeights>;
   /** Extra context rankers by name (the built-ins are composite, recency, importance, bm25, cosine, random). */
   rankers?: Record<string, Ranker>;
 }
@@ -141,6 +144,7 @@ export function createCairn(options: CairnOptions): Cairn {
     actor: options.actor ?? 'library',
     core: { project: options.core?.project ?? null, user: options.core?.user ?? null },
     rankers,
+    ...(options.fusion ? { fusion: options.fusion } : {}),
   };
   const scoped = ({ allProjects, ...list }: ListOptions & { allProjects?: boolean } = {}): ListOptions =>
     !allProjects && list.project === undefined && deps.project !== null ? { ...list, project: deps.project } : list;

@@ -16,6 +16,16 @@ export interface Deps {
   session: string | null;
   /** Recorded in the event log: `cli`, `mcp`, `hook`, a token name … */
   actor: string;
+  /** Overrides of the hybrid fusion weights (benchmarks tune them; defaults in src/recall). */
+  fusion?: Partial<FusionWeights>;
+}
+
+/** How much the vector retriever counts next to BM25 (whose weight is 1 in both places). */
+export interface FusionWeights {
+  /** Weight of the vector list in reciprocal rank fusion. */
+  vectorRankWeight: number;
+  /** The cosine's share in the relevance signal, next to BM25's 1. */
+  vectorSignalShare: number;
 }
 
 /**

@@ -58,6 +58,7 @@ const builtins: Record<string, Ranker> = {
       cosineMax: ctx.cosineMax ?? null,
       boostTags: [],
       session: ctx.session,
+      diversify: true,
     }).score,
   /** Newest first (weighted-compact found plain recency hard to beat). */
   recency: (c, ctx) => recencyOf(c.memory, ctx.now) + c.memory.updatedAt / 1e15,

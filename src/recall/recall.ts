@@ -22,8 +22,14 @@ export interface RecallInput {
   allProjects?: boolean;
   /** Recall over the memory set sealed in this snapshot (id or label). */
   asOf?: string;
-  /** Count this recall as an access (usage, recently-recalled penalty). @default true */
+  /** Count this recall as an access (usage; the recently-recalled penalty when diversifying). @default true */
   touch?: boolean;
+  /**
+   * Push down memories recalled in the last ten minutes (RECENT_RECALL_PENALTY), for callers that
+   * want variety across repeated calls. Off by default: the same question gets the same answer.
+   * @default false
+   */
+  diversify?: boolean;
   /** Candidates taken from each retriever before fusion. @default max(50, 5k) */
   candidates?: number;
   /** Check file references against the workspace. @default true */
@@ -105,8 +111,8 @@ export function stalenessOf(deps: Deps, memory: Memory, checkFiles = true): Stal
 
 /**
  * Hybrid recall: BM25 and vector candidates fused by reciprocal rank (k = 60), re-scored by the
- * composite score (relevance, recency by kind, importance, usage, recently-recalled penalty,
- * tag boost, scope), pinned and continuation first, each hit with `why` and staleness.
+ * composite score (relevance, recency by kind, importance, usage, tag boost, scope; the
+ * recently-recalled penalty only with `diversify`), pinned and continuation first, each hit with `why` and staleness.
  */
 export async function recall(deps: Deps, input: RecallInput): Promise<RecallResult> {
   if (typeof input.query !== 'string' || input.query.trim().length === 0) throw invalid('query is empty', 'query');
@@ -148,6 +154,8 @@ export async function recall(deps: Deps, input: RecallInput): Promise<RecallResu
       cosineMax,
       boostTags: tags,
       session: deps.session,
+      diversify: input.diversify === true,
+      ...(deps.fusion?.vectorSignalShare !== undefined ? { vectorSignalShare: deps.fusion.vectorSignalShare } : {}),
     });
     scored.push({ memory, why });
   }

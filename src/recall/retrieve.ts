@@ -61,7 +61,8 @@ export async function retrieve(deps: Deps, input: RetrieveInput): Promise<Retrie
       lists.push(hits);
     }
   }
-  const fused = reciprocalRankFusion(lists, RRF_K, [1, VECTOR_RANK_WEIGHT]);
+  const vectorWeight = deps.fusion?.vectorRankWeight ?? VECTOR_RANK_WEIGHT;
+  const fused = reciprocalRankFusion(lists, RRF_K, [1, vectorWeight]);
   let cosineMax: number | null = null;
   if (queryVector && embedder) {
     // Keyword hits the vector list did not reach still get their cosine, so the two signals
@@ -75,7 +76,7 @@ export async function retrieve(deps: Deps, input: RetrieveInput): Promise<Retrie
   return {
     mode: queryVector ? 'hybrid' : 'bm25',
     fused,
-    maxRrf: (lists[0]!.length > 0 ? 1 : 0) / (RRF_K + 1) + (lists[1]?.length ? VECTOR_RANK_WEIGHT : 0) / (RRF_K + 1),
+    maxRrf: (lists[0]!.length > 0 ? 1 : 0) / (RRF_K + 1) + (lists[1]?.length ? vectorWeight : 0) / (RRF_K + 1),
     bm25Max: lists[0]?.[0]?.score ?? 0,
     terms: queryTerms(keywords),
     cosines,

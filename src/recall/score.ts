@@ -34,7 +34,11 @@ export const RELEVANCE_MIX = { rank: 0.35, signal: 0.4, coverage: 0.25 } as cons
  * SciFact but turned a hair's difference between two candidates into the whole range.
  */
 export const VECTOR_SIGNAL_SHARE = 0.5;
-/** A memory recalled within this window is pushed down, so the same few do not crowd every answer. */
+/**
+ * With `diversify` (context building), a memory recalled within this window is pushed down, so the
+ * same few do not crowd every context. Recall leaves it out: asking the same LoCoMo questions
+ * again (touching what they return) cut recall@5 0.634 → 0.553 with the penalty on.
+ */
 export const RECENT_RECALL_WINDOW_MS = 10 * 60_000;
 export const RECENT_RECALL_PENALTY = 0.25;
 export const TAG_BOOST = 0.1;
@@ -84,13 +88,22 @@ export interface ScoreInput {
   cosineMax?: number | null;
   boostTags: readonly string[];
   session: string | null;
+  /** The cosine's share in the signal. @default VECTOR_SIGNAL_SHARE */
+  vectorSignalShare?: number;
+  /**
+   * Push down memories recalled in the last ten minutes, so the same few do not crowd every
+   * answer. Context building asks for it; recall does not (asking again must not demote the right
+   * answer; the hooks' injection ledger keeps a session's injections apart).
+   * @default false
+   */
+  diversify?: boolean;
 }
 
 /** BM25 part and cosine part blended (hybrid), or the BM25 part alone. */
-function signalOf(bm25Part: number, cosine: number | null, cosineMax: number | null | undefined): number {
+function signalOf(bm25Part: number, cosine: number | null, cosineMax: number | null | undefined, share: number): number {
   if (cosineMax === null || cosineMax === undefined) return bm25Part;
   const cosinePart = cosine === null || cosineMax <= 0 ? 0 : Math.min(1, Math.max(0, cosine / cosineMax));
-  return (bm25Part + VECTOR_SIGNAL_SHARE * cosinePart) / (1 + VECTOR_SIGNAL_SHARE);
+  return (bm25Part + share * cosinePart) / (1 + share);
 }
 
 export function recencyOf(memory: Memory, now: number): number {
@@ -114,12 +127,12 @@ export function compositeScore(input: ScoreInput): Why {
   const { memory, now } = input;
   const rankPart = input.maxRrf > 0 ? input.rrf / input.maxRrf : 0;
   const bm25Part = input.bm25 !== null && input.bm25Max && input.bm25Max > 0 ? Math.max(0, input.bm25 / input.bm25Max) : 0;
-  const signal = signalOf(bm25Part, input.cosine, input.cosineMax);
+  const signal = signalOf(bm25Part, input.cosine, input.cosineMax, input.vectorSignalShare ?? VECTOR_SIGNAL_SHARE);
   const relevance = RELEVANCE_MIX.rank * rankPart + RELEVANCE_MIX.signal * signal + RELEVANCE_MIX.coverage * input.coverage;
   const recency = recencyOf(memory, now);
   const usage = usageOf(memory);
   let penalty = 0;
-  if (memory.lastRecalledAt !== null) {
+  if (input.diversify && memory.lastRecalledAt !== null) {
     const elapsed = now - memory.lastRecalledAt;
     if (elapsed >= 0 && elapsed < RECENT_RECALL_WINDOW_MS) penalty = RECENT_RECALL_PENALTY * (1 - elapsed / RECENT_RECALL_WINDOW_MS);
   }

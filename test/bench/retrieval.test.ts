@@ -145,9 +145,12 @@ describe('locomo suite', () => {
     const data = parseLocomo(JSON.parse(readFileSync(LOCOMO_TINY, 'utf8')) as unknown);
     const result = await runLocomo(scratch('cairn-locomo-'), data);
     expect(result).toMatchObject({ conversations: 2, turns: 7, memories: 7, questions: 4 });
-    expect(Object.keys(result.modes)).toEqual(['bm25', 'hybrid hash:v1:1024']);
+    expect(Object.keys(result.modes)).toEqual(['bm25', 'hybrid hash:v1:1024', 'bm25, asked again', 'bm25, asked again, diversify']);
+    // Asking again does not demote the answers (#15.6): the same questions score as before.
+    expect(result.modes['bm25, asked again']!.recallAt5).toBe(result.modes.bm25!.recallAt5);
     for (const mode of Object.values(result.modes)) {
       for (const value of [mode.recallAt5, mode.recallAt10, mode.anyAt10]) expect(inUnitRange(value)).toBe(true);
+      expect(mode.splits.tuning.questions + mode.splits.report.questions).toBe(4);
       expect(mode.recallAt10).toBeGreaterThanOrEqual(mode.recallAt5);
       expect(Object.keys(mode.byCategory).sort()).toEqual(['1', '2', '4']);
     }

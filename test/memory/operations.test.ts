@@ -107,13 +107,16 @@ describe('memory operations', () => {
     hits = (await cairn.recall({ query: 'cache invalidation', tags: ['redis'], touch: false })).hits;
     expect(hits.map((h) => h.memory.id)).toEqual([tagged.memory.id]);
     expect(hits[0]?.why.tagBoost).toBeCloseTo(1.1);
-    // recently recalled memories are pushed down
+    // recently recalled memories are pushed down when diversifying, never by default (#15.6)
     const first = await cairn.recall({ query: 'cache invalidation lives' });
     const penalised = first.hits.map((h) => h.memory.id);
-    const second = await cairn.recall({ query: 'cache invalidation lives', touch: false });
+    const again = await cairn.recall({ query: 'cache invalidation lives', touch: false });
+    expect(again.hits.map((h) => h.memory.id)).toEqual(penalised);
+    expect(again.hits.every((h) => h.why.recentlyRecalledPenalty === 0)).toBe(true);
+    const second = await cairn.recall({ query: 'cache invalidation lives', touch: false, diversify: true });
     expect(second.hits[0]?.why.recentlyRecalledPenalty).toBeGreaterThan(0);
     clock.advance(60 * 60_000);
-    const later = await cairn.recall({ query: 'cache invalidation lives', touch: false });
+    const later = await cairn.recall({ query: 'cache invalidation lives', touch: false, diversify: true });
     expect(later.hits[0]?.why.recentlyRecalledPenalty).toBe(0);
     expect(penalised.length).toBeGreaterThan(0);
     // continuation context decays in days, facts do not

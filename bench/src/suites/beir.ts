@@ -50,8 +50,30 @@ export async function freshStore(cacheDir: string, prefix: string): Promise<Benc
   };
 }
 
-export function benchCairn(store: Store, embedder: Embedder | null): Cairn {
-  return createCairn({ store, embedder, clock: { now: () => BENCH_NOW }, actor: 'bench' });
+export function benchCairn(store: Store, embedder: Embedder | null, fusion?: BenchFusion): Cairn {
+  return createCairn({ store, embedder, clock: { now: () => BENCH_NOW }, actor: 'bench', ...(fusion ? { fusion } : {}) });
+}
+
+/** Hybrid fusion weights to try: vector weight in the rank fusion and the cosine's share in the signal. */
+export interface BenchFusion {
+  vectorRankWeight: number;
+  vectorSignalShare: number;
+}
+
+/**
+ * `$CAIRN_BENCH_FUSION`: fusion weights to measure besides the defaults, as `rank:share` pairs,
+ * comma-separated (e.g. `0.5:0.5,1:1`). Tune on the tuning split only; both splits are reported.
+ */
+export function benchFusionGrid(): BenchFusion[] {
+  return (process.env.CAIRN_BENCH_FUSION ?? '')
+    .split(',')
+    .map((pair) => pair.trim())
+    .filter(Boolean)
+    .map((pair) => {
+      const [rank, share] = pair.split(':').map(Number);
+      if (!Number.isFinite(rank) || !Number.isFinite(share)) throw new Error(`$CAIRN_BENCH_FUSION: "${pair}" is not rank:share`);
+      return { vectorRankWeight: rank!, vectorSignalShare: share! };
+    });
 }
 
 export interface BulkItem {

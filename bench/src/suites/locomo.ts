@@ -3,7 +3,10 @@
  * a conversation becomes one memory (`<speaker> (<session date>): <text>`, plus the shared
  * photo's caption when there is one; the dialogue id such as `D1:3` in `meta.diaId`), one project
  * per conversation. Each question of categories 1–4 runs `cairn.recall` with k = 10 scoped to its
- * conversation, without touching, in two modes: BM25 alone, and hybrid with the hash embedder.
+ * conversation, without touching, in two modes: BM25 alone, and hybrid with the hash embedder
+ * (or `$CAIRN_BENCH_EMBEDDERS`, each also at the `$CAIRN_BENCH_FUSION` weights). Every mode is
+ * also reported on two halves: even conversations (tuning) and odd ones (report). Last, the same
+ * questions are asked twice with touching (#15.6), with and without `diversify`.
  * recall@k = share of the question's evidence turns among the first k hits, averaged over
  * questions. Malformed evidence ids (`D8:6; D9:17`, `D:11:26`, `D30:05`) are normalised; what
  * cannot be, or names no turn, is counted and left out.
@@ -14,7 +17,7 @@ import { reindex } from 'cairn-memory/testing';
 import type { Embedder } from 'cairn-memory';
 import { atLeast, metric } from '../metrics.js';
 import type { Dataset, Metric, Suite, SuiteOutcome } from '../types.js';
-import { benchCairn, benchEmbedder, benchEmbedderSpecs, bulkRemember, defaultEmbedderSpecs, freshStore, sha256Files, type BulkItem } from './beir.js';
+import { benchCairn, benchEmbedder, benchEmbedderSpecs, benchFusionGrid, bulkRemember, defaultEmbedderSpecs, freshStore, sha256Files, type BulkItem } from './beir.js';
 
 const K = 10;
 const CATEGORIES = new Set([1, 2, 3, 4]);
@@ -108,7 +111,16 @@ export function parseLocomo(raw: unknown): LocomoData {
   return { conversations, questions, badEvidence, noEvidence };
 }
 
+/** recall@5 / @10 over one half of the conversations. */
+interface SplitResult {
+  questions: number;
+  recallAt5: number;
+  recallAt10: number;
+}
+
 interface ModeResult {
+  /** Even-numbered conversations (tune weights here only) and odd-numbered ones (report). */
+  splits: { tuning: SplitResult; report: SplitResult };
   recallAt5: number;
   recallAt10: number;
   /** Share of questions with at least one evidence turn in the top 10. */
@@ -148,14 +160,16 @@ export async function runLocomo(
     const loaded = await bulkRemember(bm25, items);
     const loadMs = performance.now() - started;
     log(`locomo: ${loaded.written} memories from ${items.length} turns; ${data.questions.length} questions`);
-    const evaluate = async (cairn: ReturnType<typeof benchCairn>): Promise<ModeResult> => {
+    const half = new Map(data.conversations.map((c, i) => [c.id, i % 2 === 0 ? 'tuning' : 'report'] as const));
+    const evaluate = async (cairn: ReturnType<typeof benchCairn>, ask: { touch?: boolean; diversify?: boolean } = {}): Promise<ModeResult> => {
       let at5 = 0;
       let at10 = 0;
       let any10 = 0;
       const cats: Record<string, { questions: number; at5: number; at10: number }> = {};
+      const splits = { tuning: { questions: 0, recallAt5: 0, recallAt10: 0 }, report: { questions: 0, recallAt5: 0, recallAt10: 0 } };
       const started = performance.now();
       for (const q of data.questions) {
-        const result = await cairn.recall({ query: q.question, k: K, project: `locomo-${q.conversation}`, touch: false, checkFiles: false });
+        const result = await cairn.recall({ query: q.question, k: K, project: `locomo-${q.conversation}`, touch: ask.touch === true, diversify: ask.diversify === true, checkFiles: false });
         const keys = result.hits.map((h) => loaded.keysOf.get(h.memory.id) ?? []);
         const within = (n: number): Set<string> => new Set(keys.slice(0, n).flat().map((key) => key.slice(key.indexOf('/') + 1)));
         const top5 = within(5);
@@ -165,6 +179,10 @@ export async function runLocomo(
         at5 += r5;
         at10 += r10;
         if (r10 > 0) any10++;
+        const split = splits[half.get(q.conversation) ?? 'report'];
+        split.questions++;
+        split.recallAt5 += r5;
+        split.recallAt10 += r10;
         const cat = (cats[String(q.category)] ??= { questions: 0, at5: 0, at10: 0 });
         cat.questions++;
         cat.at5 += r5;
@@ -173,7 +191,11 @@ export async function runLocomo(
       const n = Math.max(1, data.questions.length);
       const byCategory: ModeResult['byCategory'] = {};
       for (const [cat, c] of Object.entries(cats)) byCategory[cat] = { questions: c.questions, recallAt5: c.at5 / c.questions, recallAt10: c.at10 / c.questions };
-      return { recallAt5: at5 / n, recallAt10: at10 / n, anyAt10: any10 / n, byCategory, queryMs: (performance.now() - started) / n };
+      for (const s of Object.values(splits)) {
+        s.recallAt5 /= Math.max(1, s.questions);
+        s.recallAt10 /= Math.max(1, s.questions);
+      }
+      return { splits, recallAt5: at5 / n, recallAt10: at10 / n, anyAt10: any10 / n, byCategory, queryMs: (performance.now() - started) / n };
     };
     const modes: Record<string, ModeResult> = { bm25: await evaluate(bm25) };
     const specs = embedderSpecs.length ? embedderSpecs : [`hash:${HASH_DIMENSION}`];
@@ -182,8 +204,16 @@ export async function runLocomo(
       const embedder = await load();
       await reindex(store, embedder);
       modes[`hybrid ${embedder.model}`] = await evaluate(benchCairn(store, embedder));
+      for (const fusion of benchFusionGrid()) {
+        modes[`hybrid ${embedder.model} rank ${fusion.vectorRankWeight} share ${fusion.vectorSignalShare}`] = await evaluate(benchCairn(store, embedder, fusion));
+      }
       await embedder.close?.();
     }
+    // Asking twice (#15.6): touch every answer, then ask the same questions again. Last, since
+    // touching changes usage counts for anything measured after it.
+    await evaluate(bm25, { touch: true });
+    modes['bm25, asked again'] = await evaluate(bm25);
+    modes['bm25, asked again, diversify'] = await evaluate(bm25, { diversify: true });
     return {
       conversations: data.conversations.length,
       turns: items.length,
@@ -219,6 +249,8 @@ export const locomoSuite: Suite = {
       metrics.push(
         metric(`evidence recall@5 (${mode})`, r.recallAt5, 'share', { target: atLeast(0.8), anchor: '0.705 @5 (hybrid, Acolyte)', note }),
         metric(`evidence recall@10 (${mode})`, r.recallAt10, 'share'),
+        metric(`evidence recall@5, tuning half (${mode})`, r.splits.tuning.recallAt5, 'share', { note: `${r.splits.tuning.questions} questions, even conversations` }),
+        metric(`evidence recall@5, report half (${mode})`, r.splits.report.recallAt5, 'share', { note: `${r.splits.report.questions} questions, odd conversations` }),
         metric(`any evidence in top 10 (${mode})`, r.anyAt10, 'share', { anchor: 'BM25 0.646 @10 (any evidence turn in the top 10)' }),
       );
     }
