@@ -1,8 +1,9 @@
 /**
- * Rows of the PostgreSQL schema and their mapping to cairn's types, and the SQL for a
- * MemoryFilter with numbered parameters.
+ * What PostgreSQL stores differently (tags as text[], JSON as jsonb, booleans, `$n` parameters,
+ * no U+0000 in text, snapshot members by pk); the memory model itself is ../memory-rows.ts.
  */
-import type { FileRef, Kind, Memory, MemoryFilter, Provenance, ReviewItem, ReviewKind, Scope, Source } from '../../types.js';
+import type { FileRef, Memory, MemoryFilter, Provenance, ReviewItem, ReviewKind } from '../../types.js';
+import { MEMORY_FIELDS, filterWhere, memorySelectList, memoryToRow, rowToMemory as sharedRowToMemory, type MemoryEncoding } from '../memory-rows.js';
 
 /** A `memories` row as `pg` returns it (int8 parsed to numbers, jsonb to values). */
 export interface MemoryRow {
@@ -32,38 +33,7 @@ export interface MemoryRow {
   meta: Record<string, unknown>;
 }
 
-export const MEMORY_COLUMNS =
-  'm.pk, m.id, m.text, m.kind, m.scope, m.project, m.session, m.tags, m.importance, m.source, m.provenance, m.files, ' +
-  'm.created_at, m.updated_at, m.valid_from, m.valid_to, m.supersedes, m.access_count, m.last_accessed_at, ' +
-  'm.last_recalled_at, m.pinned, m.deleted_at, m.content_hash, m.meta';
-
-export function rowToMemory(row: MemoryRow): Memory {
-  return {
-    id: row.id,
-    text: row.text,
-    kind: row.kind as Kind,
-    scope: row.scope as Scope,
-    project: row.project,
-    session: row.session,
-    tags: row.tags,
-    importance: row.importance,
-    source: row.source as Source,
-    provenance: row.provenance,
-    files: row.files,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    validFrom: row.valid_from,
-    validTo: row.valid_to,
-    supersedes: row.supersedes,
-    accessCount: row.access_count,
-    lastAccessedAt: row.last_accessed_at,
-    lastRecalledAt: row.last_recalled_at,
-    pinned: row.pinned,
-    deletedAt: row.deleted_at,
-    contentHash: row.content_hash,
-    meta: row.meta,
-  };
-}
+export const MEMORY_COLUMNS = memorySelectList('m.pk');
 
 /**
  * PostgreSQL text and jsonb cannot hold U+0000 (SQLite can): it becomes U+FFFD, so a transcript
@@ -87,35 +57,39 @@ export class Params {
   }
 }
 
+/** PostgreSQL keeps tags as text[], JSON as jsonb (parsed by the driver), booleans as boolean, and no U+0000 in text. */
+const POSTGRES_ENCODING: MemoryEncoding = {
+  encodeJson: (value) => pgJson(value),
+  decodeJson: (value) => value,
+  encodeTags: (tags) => tags.map(pgText),
+  decodeTags: (value) => value as string[],
+  encodeBool: (value) => value,
+  decodeBool: (value) => value === true,
+  encodeText: (value) => pgText(value),
+};
+
+export function rowToMemory(row: MemoryRow): Memory {
+  return sharedRowToMemory(row, POSTGRES_ENCODING);
+}
+
+/** Parameters of an INSERT INTO memories, in MEMORY_FIELDS order. */
+export function memoryFieldValues(memory: Memory): unknown[] {
+  const row = memoryToRow(memory, POSTGRES_ENCODING);
+  return MEMORY_FIELDS.map((field) => row[field]);
+}
+
 /** A WHERE clause over alias `m` for a MemoryFilter, parameters appended to `p`. */
 export function filterSql(filter: MemoryFilter, p: Params): string {
-  const clauses: string[] = [];
-  if (filter.project !== undefined) {
-    if (filter.project === null) clauses.push('m.project IS NULL');
-    else if (filter.includeUserScope === false) clauses.push(`m.project = ${p.add(filter.project)}`);
-    else clauses.push(`(m.project = ${p.add(filter.project)} OR m.project IS NULL)`);
-  }
-  if (filter.session !== undefined) clauses.push(`m.session = ${p.add(filter.session)}`);
-  const inList = (column: string, values: readonly string[] | undefined): void => {
-    if (values && values.length > 0) clauses.push(`${column} = ANY(${p.add(values)}::text[])`);
-  };
-  inList('m.kind', filter.kinds);
-  inList('m.scope', filter.scopes);
-  inList('m.source', filter.sources);
-  if (filter.tags && filter.tags.length > 0) clauses.push(`m.tags @> ${p.add(filter.tags)}::text[]`);
-  if (filter.anyTags && filter.anyTags.length > 0) clauses.push(`m.tags && ${p.add(filter.anyTags)}::text[]`);
-  if (filter.snapshotId !== undefined) {
-    // A snapshot's members are what was current when it was sealed, whatever happened since.
-    clauses.push(`m.pk IN (SELECT memory_pk FROM snapshot_members WHERE snapshot_id = ${p.add(filter.snapshotId)})`);
-  } else {
-    if (!filter.includeSuperseded) clauses.push('m.valid_to IS NULL');
-    if (filter.onlyDeleted) clauses.push('m.deleted_at IS NOT NULL');
-    else if (!filter.includeDeleted) clauses.push('m.deleted_at IS NULL');
-  }
-  if (filter.createdAfter !== undefined) clauses.push(`m.created_at >= ${p.add(filter.createdAfter)}`);
-  if (filter.createdBefore !== undefined) clauses.push(`m.created_at < ${p.add(filter.createdBefore)}`);
-  if (filter.pinned !== undefined) clauses.push(`m.pinned = ${p.add(filter.pinned)}`);
-  return clauses.length > 0 ? clauses.join(' AND ') : 'true';
+  return filterWhere(filter, {
+    param: (value) => p.add(value),
+    projectIs: (project, orUserScope) => (orUserScope ? `(m.project = ${p.add(project)} OR m.project IS NULL)` : `m.project = ${p.add(project)}`),
+    oneOf: (column, values) => `${column} = ANY(${p.add(values)}::text[])`,
+    hasAllTags: (tags) => `m.tags @> ${p.add(tags)}::text[]`,
+    hasAnyTag: (tags) => `m.tags && ${p.add(tags)}::text[]`,
+    inSnapshot: (snapshotId) => `m.pk IN (SELECT memory_pk FROM snapshot_members WHERE snapshot_id = ${p.add(snapshotId)})`,
+    bool: (value) => p.add(value),
+    always: 'true',
+  });
 }
 
 export interface ReviewRow {

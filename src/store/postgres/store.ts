@@ -23,7 +23,8 @@ import type {
 import { PgDatabase, isUniqueViolation, type DatabaseOptions, type Queryable } from './driver.js';
 import { queryLexemes, tsqueryOf, tsvectorLiteral } from './fts.js';
 import { migrate } from './migrate.js';
-import { MEMORY_COLUMNS, Params, filterSql, pgJson, pgText, rowToMemory, rowToReview, type MemoryRow, type ReviewRow } from './rows.js';
+import { MEMORY_FIELDS, ORDER_SQL } from '../memory-rows.js';
+import { MEMORY_COLUMNS, Params, filterSql, memoryFieldValues, pgJson, pgText, rowToMemory, rowToReview, type MemoryRow, type ReviewRow } from './rows.js';
 import { PostgresSubstrate } from './substrate.js';
 import { versionChain } from '../versions.js';
 import { postgresEmbeddingCache } from './embed-cache.js';
@@ -31,53 +32,16 @@ import { postgresLedger } from './ledger.js';
 import { TermStats } from './term-stats.js';
 import { PgVectors } from './vectors.js';
 
-const ORDER_SQL: Record<NonNullable<ListOptions['order']>, string> = {
-  'created-desc': 'm.created_at DESC, m.id DESC',
-  'created-asc': 'm.created_at ASC, m.id ASC',
-  'updated-desc': 'm.updated_at DESC, m.id DESC',
-  'importance-desc': 'm.importance DESC, m.created_at DESC',
-  'access-desc': 'm.access_count DESC, m.created_at DESC',
-};
-
 /** The text a memory is indexed under: its text and its tags (as on SQLite). */
 function memoryTerms(memory: Pick<Memory, 'text' | 'tags'>): string {
   return tsvectorLiteral(`${memory.text} ${memory.tags.join(' ')}`);
 }
 
-const INSERT_COLUMNS = [
-  'id', 'text', 'kind', 'scope', 'project', 'session', 'tags', 'importance', 'source', 'provenance', 'files',
-  'created_at', 'updated_at', 'valid_from', 'valid_to', 'supersedes', 'access_count', 'last_accessed_at',
-  'last_recalled_at', 'pinned', 'deleted_at', 'content_hash', 'meta', 'terms',
-] as const;
+const INSERT_COLUMNS = [...MEMORY_FIELDS, 'terms'] as const;
 
 /** Parameters of an INSERT INTO memories (INSERT_COLUMNS order). */
 export function memoryValues(memory: Memory): unknown[] {
-  return [
-    memory.id,
-    pgText(memory.text),
-    memory.kind,
-    memory.scope,
-    memory.project,
-    memory.session,
-    memory.tags.map(pgText),
-    memory.importance,
-    memory.source,
-    memory.provenance === null ? null : pgJson(memory.provenance),
-    pgJson(memory.files),
-    memory.createdAt,
-    memory.updatedAt,
-    memory.validFrom,
-    memory.validTo,
-    memory.supersedes,
-    memory.accessCount,
-    memory.lastAccessedAt,
-    memory.lastRecalledAt,
-    memory.pinned,
-    memory.deletedAt,
-    memory.contentHash,
-    pgJson(memory.meta),
-    memoryTerms(memory),
-  ];
+  return [...memoryFieldValues(memory), memoryTerms(memory)];
 }
 
 const INSERT_MEMORY = `INSERT INTO memories (${INSERT_COLUMNS.join(', ')})

@@ -40,14 +40,7 @@ import {
   vectorToBlob,
   type MemoryRow,
 } from './rows.js';
-
-const ORDER_SQL: Record<NonNullable<ListOptions['order']>, string> = {
-  'created-desc': 'm.created_at DESC, m.id DESC',
-  'created-asc': 'm.created_at ASC, m.id ASC',
-  'updated-desc': 'm.updated_at DESC, m.id DESC',
-  'importance-desc': 'm.importance DESC, m.created_at DESC',
-  'access-desc': 'm.access_count DESC, m.created_at DESC',
-};
+import { ORDER_SQL } from '../memory-rows.js';
 
 /** The text a memory is indexed under: its text and its tags. */
 function ftsTerms(memory: Pick<Memory, 'text' | 'tags'>): string {
