@@ -223,8 +223,8 @@ describe.skipIf(!HAVE_CHROMIUM)(HAVE_CHROMIUM ? "a newcomer's first look at the 
         await page.keyboard.press('/');
         await page.keyboard.type('Terraform state bucket');
         await page.keyboard.press('Enter');
-        await page.waitForSelector('.list .row.selected');
-        expect(await page.locator('.list .row.selected').innerText()).toContain('acme-tf-state');
+        // The search's first hit is selected (the row selected before it is gone with its list).
+        await expect.poll(() => page.locator('.list .row.selected').innerText().catch(() => '')).toContain('acme-tf-state');
         await page.keyboard.press('Enter');
         await page.waitForSelector('.d-text');
         // 3. The detail view gives the full project name.
@@ -268,13 +268,17 @@ describe.skipIf(!HAVE_CHROMIUM)(HAVE_CHROMIUM ? "a newcomer's first look at the 
         expect(await items.nth(3).innerText()).toMatch(/core memory: persona/);
         expect(await items.nth(4).innerText()).toMatch(/the working set/);
         expect(await first.locator('.inj-items a').first().getAttribute('href')).toBe(`#/memories?open=${fx.ids.pnpm}`);
-        const bars = page.locator('#quality .shares li');
-        expect(await bars.count()).toBe(3);
-        expect(await bars.first().innerText()).toMatch(/SciFact nDCG@10 \(bm25\)\s*0\.664/);
+        // Recall quality: one small chart per figure, a bar per method, so the methods compare at a glance.
+        expect(await page.locator('#quality .metric-group h4').allInnerTexts()).toEqual(['SciFact nDCG@10', 'CoSQA MRR@10']);
+        const scifact = page.locator('#quality .metric-group').first().locator('.shares li');
+        expect(await scifact.locator('.bl-label').allInnerTexts()).toEqual(['bm25', 'hybrid']);
+        expect(await scifact.first().innerText()).toMatch(/bm25\s*0\.664/);
+        expect(await scifact.nth(1).getAttribute('title')).toBe('SciFact nDCG@10 (hybrid): 0.694 (target >= 0.7) — BM25 0.665');
         expect(await page.locator('#quality .bl-fill.miss').count()).toBe(1);
+        expect(await page.locator('#quality .bl-fill.pass').count()).toBe(1);
         expect(await page.locator('#quality .quality-key').innerText()).toMatch(/score from 0 to 1\s+the target\s+meets it\s+misses it/);
-        // Whole metric names, at any width.
-        expect(await bars.nth(1).locator('.bl-label').evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+        // Whole names, at any width.
+        for (const label of await page.locator('#quality .bl-label, #quality h4').all()) expect(await label.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
         expect(await page.locator('#quality').innerText()).toContain('cairn bench beir --data ../shared/data');
         const projects = await page.locator('.barlist li.clickable .bl-label').allInnerTexts();
         expect(projects).toEqual(expect.arrayContaining(['acme/app', 'acme/infra', 'user-wide', 'no project']));

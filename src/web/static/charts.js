@@ -138,7 +138,7 @@ export function projectLines({ unit, starts, series }, { width = 720, height = 2
   );
 }
 
-/** Shares from 0 to 1 as bars, each with its target (a tick) when it has one: [{ label, value, target, pass, note }]. */
+/** Shares from 0 to 1 as bars, each with its target (a tick) when it has one: [{ label, title?, value, target, pass, note }]. */
 export function shareBars(rows) {
   return h(
     'ul',
@@ -146,7 +146,7 @@ export function shareBars(rows) {
     rows.map((r) =>
       h(
         'li',
-        { title: `${r.label}: ${r.value.toFixed(3)}${r.target ? ` (target ${r.target.op} ${r.target.value})` : ''}${r.note ? ` — ${r.note}` : ''}` },
+        { title: `${r.title ?? r.label}: ${r.value.toFixed(3)}${r.target ? ` (target ${r.target.op} ${r.target.value})` : ''}${r.note ? ` — ${r.note}` : ''}` },
         h('span', { class: 'bl-label' }, r.label),
         h(
           'span',

@@ -205,6 +205,30 @@ function ledgerSessions(sessions) {
   );
 }
 
+/**
+ * A suite's figures side by side: "SciFact nDCG@10 (bm25)", "… (vector …)", "… (hybrid …)" become
+ * one group, "SciFact nDCG@10", with a bar per method, so the methods compare at a glance.
+ */
+function metricGroups(metrics) {
+  const groups = new Map();
+  for (const m of metrics) {
+    const split = /^(.*?) \(([^()]+)\)$/.exec(m.name);
+    const key = split ? split[1] : m.name;
+    if (!groups.has(key)) groups.set(key, []);
+    // "vector hash:v1:1024": the method names the bar, the embedder is said once under the heading.
+    const [method, ...rest] = (split ? split[2] : m.name).split(' ');
+    groups.get(key).push({ label: method, with: rest.join(' '), title: m.name, value: m.value, target: m.target, pass: m.pass, note: m.note ?? m.anchor });
+  }
+  return h(
+    'div',
+    { class: 'metric-groups' },
+    [...groups.entries()].map(([name, rows]) => {
+      const used = [...new Set(rows.map((r) => r.with).filter(Boolean))];
+      return h('div', { class: 'metric-group' }, h('h4', {}, name), used.length ? h('p', { class: 'muted small full-name', title: used.join(', ') }, `embedder ${used.join(', ')}`) : null, shareBars(rows));
+    }),
+  );
+}
+
 /** Recall quality from the latest bench result of each suite, or how to produce one. */
 function qualityCard(quality) {
   const head = h('div', { class: 'card-head' }, h('h2', {}, 'Recall quality on the built-in benchmarks'));
@@ -235,7 +259,7 @@ function qualityCard(quality) {
         'div',
         { class: 'quality' },
         h('h3', {}, r.suite, h('span', { class: 'muted small' }, ` — ${r.description}`)),
-        shareBars(r.metrics.map((m) => ({ label: m.name, value: m.value, target: m.target, pass: m.pass, note: m.note ?? m.anchor }))),
+        metricGroups(r.metrics),
         h(
           'p',
           { class: 'muted small' },
