@@ -122,7 +122,10 @@ describe('Ollama embedder', () => {
     const started = Date.now();
     await expect(embedder.embed(['a'])).rejects.toThrow(/no response within 100 ms/);
     expect(Date.now() - started).toBeLessThan(5_000);
-    expect(server.seen).toHaveLength(1);
+    // On a loaded machine the 100 ms can pass before the server has parsed the request, so the
+    // one attempt may not be seen; what must never happen is a second attempt.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(server.seen.length).toBeLessThanOrEqual(1);
   });
 
   it('reports a server that is not running, without retrying', async () => {
