@@ -35,11 +35,30 @@ export interface FusionWeights {
  */
 export async function embedAll(deps: Deps, texts: string[]): Promise<Array<Float32Array | null>> {
   if (!deps.embedder || texts.length === 0) return texts.map(() => null);
+  // The index holds another model's vectors (the embedder was switched and `cairn reindex` has
+  // not run yet): write without a vector rather than mix models; the reindex embeds these too.
+  if (!(await vectorIndexMatches(deps))) return texts.map(() => null);
   const vectors = await embedOrUnavailable(deps, texts);
   return vectors ?? texts.map(() => null);
 }
 
 const warned = new WeakSet<Logger>();
+const warnedMismatch = new WeakSet<Logger>();
+
+/**
+ * True when the store's vector index is empty or holds the embedder's own model and dimension.
+ * Otherwise logs once that `cairn reindex` switches it: until then recall runs on BM25.
+ */
+export async function vectorIndexMatches(deps: Deps): Promise<boolean> {
+  if (!deps.embedder || !deps.store.capabilities.vectors) return false;
+  const stored = await deps.store.vectorModel();
+  if (stored === null || (stored.model === deps.embedder.model && stored.dimension === deps.embedder.dimension)) return true;
+  if (!warnedMismatch.has(deps.logger)) {
+    warnedMismatch.add(deps.logger);
+    deps.logger.warn(`the vector index holds ${stored.model} (${stored.dimension} dims), the embedder is ${deps.embedder.model}: recall uses BM25 alone until \`cairn reindex\` rebuilds it`);
+  }
+  return false;
+}
 
 /**
  * The embedder's vectors, or null when its model is unavailable (`EMBEDDER_UNAVAILABLE`): the

@@ -6,6 +6,7 @@ import { invalid } from 'cairn-memory/testing';
 import { suiteSpec } from './spec.js';
 import { beirSuite } from './suites/beir.js';
 import { contextSuite } from './suites/context.js';
+import { embedSuite } from './suites/embed.js';
 import { fidelitySuite } from './suites/fidelity.js';
 import { hooksSuite } from './suites/hooks.js';
 import { ingestSuite } from './suites/ingest.js';
@@ -39,6 +40,7 @@ export const SUITES: readonly Suite[] = [
   locomoSuite,
   beirSuite,
   fidelitySuite,
+  embedSuite,
   peersSuite,
 ];
 

@@ -66,6 +66,12 @@ export const SPEC_SUITES: readonly SuiteSpec[] = [
     target: "≥ 2× the summary's share; ≥ 0.90 with summary + cairn (report half)",
   },
   {
+    name: 'embed',
+    measures: 'the embedder in a fresh process: model load on first use, RSS, query and memory embed p50, the five paraphrase cases',
+    anchor: 'USE-lite: 58 ms a query, +277 MB, 3/5 paraphrases',
+    target: 'query p50 ≤ 10 ms on 2 cores; loaded ≤ +200 MB; 5/5 paraphrases; 100K memories ≤ 10 min',
+  },
+  {
     name: 'peers',
     measures: 'the same workload through peer tools installable from npm (MCP reference memory server, vectra, a plain BM25 library)',
     anchor: '—',

@@ -3,7 +3,7 @@
  * vectors over the whole query when an embedder and a vector index are there, fused by
  * reciprocal rank. Scoring and cutting are the callers' business.
  */
-import { embedOrUnavailable, type Deps } from '../deps.js';
+import { embedOrUnavailable, vectorIndexMatches, type Deps } from '../deps.js';
 import { queryTerms } from '../store/tokenize.js';
 import type { MemoryFilter, ScoredId } from '../types.js';
 import { dot } from '../embed/vector.js';
@@ -52,7 +52,7 @@ export async function retrieve(deps: Deps, input: RetrieveInput): Promise<Retrie
   const cosines = new Map<string, number>();
   let queryVector: Float32Array | null = null;
   const embedder = deps.embedder;
-  if (embedder && deps.store.capabilities.vectors && (await deps.store.vectorModel()) !== null) {
+  if (embedder && deps.store.capabilities.vectors && (await deps.store.vectorModel()) !== null && (await vectorIndexMatches(deps))) {
     [queryVector = null] = (await embedOrUnavailable(deps, [input.query])) ?? [];
     if (queryVector) {
       const floor = input.minCosine ?? DEFAULT_MIN_COSINE;

@@ -32,6 +32,26 @@ async function seeded() {
   return store;
 }
 
+describe('a switched embedder before reindex', () => {
+  it('never mixes models: writes go in without a vector, recall runs on BM25, one warning; reindex then switches the index', async () => {
+    const store = await seeded();
+    await reindex(store, createHashEmbedder({ dimension: 64 }));
+    const warnings: string[] = [];
+    const logger = { debug() {}, info() {}, error() {}, warn: (m: string) => warnings.push(m) };
+    const switched = createHashEmbedder({ dimension: 128 });
+    const cairn = createCairn({ store, embedder: switched, project: 'p', logger });
+    await cairn.remember({ text: 'the release train leaves on Thursdays' });
+    expect((await cairn.recall({ query: 'release train', touch: false })).mode).toBe('bm25');
+    expect(await store.vectorModel()).toEqual({ model: 'hash:v1:64', dimension: 64 });
+    expect((await store.stats()).vectors).toBe(TEXTS.length);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/holds hash:v1:64 \(64 dims\).*cairn reindex/);
+    expect(await reindex(store, switched)).toMatchObject({ cleared: true, embedded: TEXTS.length + 1, vectors: TEXTS.length + 1 });
+    expect((await cairn.recall({ query: 'release train', touch: false })).mode).toBe('hybrid');
+    await store.close();
+  });
+});
+
 describe('reindex', () => {
   it('embeds every memory without a vector, in batches, and recall turns hybrid', async () => {
     const store = await seeded();
@@ -74,14 +94,16 @@ describe('reindex', () => {
     await store.close();
   });
 
-  it('a mismatched embedder without reindex is a clear EMBEDDER_MISMATCH error, on recall and on write', async () => {
+  it('a mismatched embedder without reindex falls back to BM25 on recall and writes without a vector (never mixed)', async () => {
     const store = await seeded();
     await reindex(store, createHashEmbedder({ dimension: 64 }));
     const other = createCairn({ store, embedder: createHashEmbedder({ dimension: 16 }), project: 'p' });
-    const recall = other.recall({ query: 'staging', touch: false });
-    await expect(recall).rejects.toBeInstanceOf(CairnError);
-    await expect(other.recall({ query: 'staging', touch: false })).rejects.toMatchObject({ code: 'EMBEDDER_MISMATCH', message: expect.stringMatching(/reindex/) });
-    await expect(other.remember({ text: 'a brand new finding about caching' })).rejects.toMatchObject({ code: 'EMBEDDER_MISMATCH' });
+    expect((await other.recall({ query: 'staging', touch: false })).mode).toBe('bm25');
+    await other.remember({ text: 'a brand new finding about caching' });
+    expect(await store.vectorModel()).toEqual({ model: 'hash:v1:64', dimension: 64 });
+    expect((await store.stats()).vectors).toBe(TEXTS.length);
+    // The store itself still refuses another model's vectors outright.
+    await expect(store.searchVector(new Float32Array(16), { model: 'hash:v1:16', dimension: 16 }, { limit: 5 })).rejects.toBeInstanceOf(CairnError);
     await store.close();
   });
 
@@ -93,7 +115,7 @@ describe('reindex', () => {
 });
 
 describe('cairn reindex', () => {
-  it('builds, switches and reports as JSON; a mismatch without reindex fails with EMBEDDER_MISMATCH', async () => {
+  it('builds, switches and reports as JSON; a mismatch without reindex recalls on BM25 and says to reindex', async () => {
     const home = tempDir('cairn-reindex-cli-');
     dirs.push(home);
     for (const text of TEXTS.slice(0, 4)) {
@@ -110,9 +132,10 @@ describe('cairn reindex', () => {
 
     const env = { CAIRN_EMBEDDER: 'hash:32' };
     const mismatch = await runCli(['recall', 'staging cluster', '--json'], { home, cwd: home, env });
-    expect(mismatch.code).toBe(1);
-    expect(JSON.parse(mismatch.stdout).error.code).toBe('EMBEDDER_MISMATCH');
-    expect(mismatch.stderr).toMatch(/reindex/);
+    expect(mismatch.code).toBe(0);
+    expect(JSON.parse(mismatch.stdout).mode).toBe('bm25');
+    const doctor = await runCli(['doctor', '--json'], { home, cwd: home, env });
+    expect(doctor.stdout).toMatch(/the vector index holds hash:v1:64, the configured embedder is hash:v1:32/);
 
     const switched = await runCli(['reindex', '--json'], { home, cwd: home, env });
     expect(switched.code).toBe(0);
