@@ -2,8 +2,9 @@
  * What PostgreSQL stores differently (tags as text[], JSON as jsonb, booleans, `$n` parameters,
  * no U+0000 in text, snapshot members by pk); the memory model itself is ../memory-rows.ts.
  */
-import type { FileRef, Memory, MemoryFilter, Provenance, ReviewItem, ReviewKind } from '../../types.js';
+import type { FileRef, Memory, MemoryFilter, Provenance, ReviewItem } from '../../types.js';
 import { MEMORY_FIELDS, filterWhere, memorySelectList, memoryToRow, rowToMemory as sharedRowToMemory, type MemoryEncoding } from '../memory-rows.js';
+import { rowToReview as sharedRowToReview, type StoredReviewRow } from '../review-rows.js';
 
 /** A `memories` row as `pg` returns it (int8 parsed to numbers, jsonb to values). */
 export interface MemoryRow {
@@ -92,32 +93,10 @@ export function filterSql(filter: MemoryFilter, p: Params): string {
   });
 }
 
-export interface ReviewRow {
-  id: string;
-  key: string;
-  kind: string;
-  project: string | null;
-  memory_ids: string[];
-  reason: string;
-  data: Record<string, unknown>;
-  created_at: number;
-  resolved_at: number | null;
-  resolution: string | null;
-}
+export type { StoredReviewRow as ReviewRow } from '../review-rows.js';
 
-export function rowToReview(row: ReviewRow): ReviewItem {
-  return {
-    id: row.id,
-    key: row.key,
-    kind: row.kind as ReviewKind,
-    project: row.project,
-    memoryIds: row.memory_ids,
-    reason: row.reason,
-    data: row.data,
-    createdAt: row.created_at,
-    resolvedAt: row.resolved_at,
-    resolution: row.resolution,
-  };
+export function rowToReview(row: StoredReviewRow): ReviewItem {
+  return sharedRowToReview(row, POSTGRES_ENCODING);
 }
 
 /** pgvector's text form of a vector: `[0.1,0.2,…]`. */

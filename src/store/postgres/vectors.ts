@@ -13,6 +13,7 @@ import { CairnError, notFound } from '../../errors.js';
 import type { EmbedderIdentity, Memory, VectorSearchOptions, ScoredId } from '../../types.js';
 import { ExactVectorIndex } from '../vector-index.js';
 import type { PgDatabase, Queryable } from './driver.js';
+import { searchFiltered } from '../filtered-search.js';
 import { MEMORY_COLUMNS, Params, filterSql, rowToMemory, toFloat32, vectorLiteral, type MemoryRow } from './rows.js';
 
 export type VectorMode = 'pgvector' | 'exact';
@@ -223,22 +224,18 @@ export class PgVectors {
             const of = this.projectOf.get(key);
             return of === project || (of === null && project !== null && options.includeUserScope !== false);
           };
-    for (let fetch = Math.max(options.limit * 4, 64); ; fetch *= 4) {
-      const hits = index.search(vector, fetch, accept);
-      if (hits.length === 0) return [];
-      const p = new Params();
-      const keys = p.add(hits.map((h) => h.key));
-      const where = filterSql(options, p);
-      const rows = await this.db.query<{ pk: number; id: string }>(`SELECT m.pk, m.id FROM memories m WHERE m.pk = ANY(${keys}::bigint[]) AND ${where}`, p.values);
-      const accepted = new Map(rows.rows.map((r) => [r.pk, r.id]));
-      const out: ScoredId[] = [];
-      for (const hit of hits) {
-        const id = accepted.get(hit.key);
-        if (id !== undefined) out.push({ id, score: hit.score });
-        if (out.length >= options.limit) break;
-      }
-      if (out.length >= options.limit || hits.length < fetch || fetch >= index.size) return out;
-    }
+    return searchFiltered({
+      limit: options.limit,
+      size: index.size,
+      nearest: (fetch) => index.search(vector, fetch, accept),
+      accept: async (pks) => {
+        const p = new Params();
+        const keys = p.add(pks);
+        const where = filterSql(options, p);
+        const rows = await this.db.query<{ pk: number; id: string }>(`SELECT m.pk, m.id FROM memories m WHERE m.pk = ANY(${keys}::bigint[]) AND ${where}`, p.values);
+        return new Map(rows.rows.map((r) => [r.pk, r.id]));
+      },
+    });
   }
 
   /** Bring the in-memory index up to date with what any process wrote since the last call. */

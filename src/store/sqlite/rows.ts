@@ -2,8 +2,9 @@
  * What SQLite stores differently (JSON as text, booleans as 0/1, `?` parameters, tags through
  * json_each, snapshot members by rowid); the memory model itself is ../memory-rows.ts.
  */
-import type { Memory, MemoryFilter } from '../../types.js';
+import type { Memory, MemoryFilter, ReviewItem } from '../../types.js';
 import { filterWhere, memorySelectList, memoryToRow, rowToMemory as sharedRowToMemory, type MemoryEncoding } from '../memory-rows.js';
+import { rowToReview as sharedRowToReview, type StoredReviewRow } from '../review-rows.js';
 
 /** A `memories` row as better-sqlite3 returns it. */
 export interface MemoryRow {
@@ -48,6 +49,10 @@ const SQLITE_ENCODING: MemoryEncoding = {
 
 export function rowToMemory(row: MemoryRow): Memory {
   return sharedRowToMemory(row, SQLITE_ENCODING);
+}
+
+export function rowToReview(row: StoredReviewRow): ReviewItem {
+  return sharedRowToReview(row, SQLITE_ENCODING);
 }
 
 /** Named parameters (`@column`) of an INSERT INTO memories. */

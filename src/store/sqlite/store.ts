@@ -14,7 +14,6 @@ import type {
   MemoryWrite,
   ReviewFilter,
   ReviewItem,
-  ReviewKind,
   ScoredId,
   Snapshot,
   Store,
@@ -37,10 +36,13 @@ import {
   filterSql,
   memoryToParams,
   rowToMemory,
+  rowToReview,
   vectorToBlob,
   type MemoryRow,
 } from './rows.js';
+import { searchFiltered } from '../filtered-search.js';
 import { ORDER_SQL } from '../memory-rows.js';
+import type { StoredReviewRow as ReviewRow } from '../review-rows.js';
 
 /** The text a memory is indexed under: its text and its tags. */
 function ftsTerms(memory: Pick<Memory, 'text' | 'tags'>): string {
@@ -284,25 +286,12 @@ export class SqliteStore implements Store {
     this.capabilities.ann = this.vectorIndex.annAvailable;
     if (!index || index.size === 0) return [];
     const { where, params } = filterSql(options);
-    const unfiltered = where === '1';
-    // Over-fetch, then keep the hits that pass the filter; widen when the filter is selective.
-    for (let fetch = Math.max(options.limit * 4, 64); ; fetch *= 4) {
-      const hits = index.search(vector, fetch);
-      if (hits.length === 0) return [];
-      let accepted: Map<number, string>;
-      if (unfiltered) {
-        accepted = this.idsForRowids(hits.map((h) => h.key), '1', []);
-      } else {
-        accepted = this.idsForRowids(hits.map((h) => h.key), where, params);
-      }
-      const out: ScoredId[] = [];
-      for (const hit of hits) {
-        const id = accepted.get(hit.key);
-        if (id !== undefined) out.push({ id, score: hit.score });
-        if (out.length >= options.limit) break;
-      }
-      if (out.length >= options.limit || hits.length < fetch || fetch >= index.size) return out;
-    }
+    return searchFiltered({
+      limit: options.limit,
+      size: index.size,
+      nearest: (fetch) => index.search(vector, fetch),
+      accept: (rowids) => this.idsForRowids(rowids, where, params),
+    });
   }
 
   async putVectors(model: EmbedderIdentity, items: Array<{ id: string; vector: Float32Array }>): Promise<void> {
@@ -735,34 +724,6 @@ export class SqliteStore implements Store {
   private writeState(key: string, value: string): void {
     this.db.prepare('INSERT INTO state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, value);
   }
-}
-
-interface ReviewRow {
-  id: string;
-  key: string;
-  kind: string;
-  project: string | null;
-  memory_ids: string;
-  reason: string;
-  data: string;
-  created_at: number;
-  resolved_at: number | null;
-  resolution: string | null;
-}
-
-function rowToReview(row: ReviewRow): ReviewItem {
-  return {
-    id: row.id,
-    key: row.key,
-    kind: row.kind as ReviewKind,
-    project: row.project,
-    memoryIds: JSON.parse(row.memory_ids) as string[],
-    reason: row.reason,
-    data: JSON.parse(row.data) as Record<string, unknown>,
-    createdAt: row.created_at,
-    resolvedAt: row.resolved_at,
-    resolution: row.resolution,
-  };
 }
 
 function reviewWhere(filter: Omit<ReviewFilter, 'limit' | 'offset'>): { where: string; params: unknown[] } {
