@@ -24,6 +24,8 @@ const SHOTS = fileURLToPath(new URL('../../test-artifacts/screenshots/first-hour
 const REASON = `skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CAIRN_CHROMIUM)`;
 if (!HAVE_CHROMIUM) console.warn(`[test/web/first-hour] ${REASON}`);
 
+const LONG_PROJECT = 'github.com/acme/monorepo-worktrees/monorepo-';
+
 const VIEWPORTS = [
   { width: 360, height: 780 },
   { width: 1280, height: 860 },
@@ -115,6 +117,8 @@ describe.skipIf(!HAVE_CHROMIUM)(HAVE_CHROMIUM ? "a newcomer's first look at the 
     home = mkdtempSync(join(tmpdir(), 'cairn-ui-home-'));
     // A memory of a session whose folder was unknown: not user scope, and in no project.
     noProjectId = (await fx.cairn.remember({ text: 'The build cache lives in /var/cache/build (from a session without a folder)', kind: 'fact', project: null, scope: 'session', session: 'sess-unknown' })).memory.id;
+    // Two projects whose names differ only at their end (worktrees of one repository).
+    for (const wt of ['feature-alpha', 'feature-beta']) await fx.cairn.remember({ text: `The ${wt} worktree builds with make ${wt}`, kind: 'procedure', project: `${LONG_PROJECT}${wt}` });
     // Only stale items wait: the review must open on the Stale tab, not the empty first one.
     const stale = await fx.cairn.deps.store.getMemory(fx.ids.stale);
     await fx.cairn.deps.store.queueReview([
@@ -282,9 +286,17 @@ describe.skipIf(!HAVE_CHROMIUM)(HAVE_CHROMIUM ? "a newcomer's first look at the 
         expect(await page.locator('#quality').innerText()).toContain('cairn bench beir --data ../shared/data');
         const projects = await page.locator('.barlist li.clickable .bl-label').allInnerTexts();
         expect(projects).toEqual(expect.arrayContaining(['acme/app', 'acme/infra', 'user-wide', 'no project']));
+        // Long project names that differ at their end: cut at the start, so their ends (what tells
+        // them apart) stay in view; the full name on hover.
+        for (const wt of ['feature-alpha', 'feature-beta']) {
+          for (const label of [page.locator(`.barlist li[title="${LONG_PROJECT}${wt}"] .bl-label`), page.locator(`#by-project .series-legend li[title="${LONG_PROJECT}${wt}"] .lg-label`)]) {
+            const edges = await label.evaluate((el) => ({ label: el.getBoundingClientRect().right, text: (el.firstElementChild as HTMLElement).getBoundingClientRect().right }));
+            expect(edges.text, `${wt}: the end of its name is in view`).toBeLessThanOrEqual(edges.label + 1);
+          }
+        }
         await noOverflow(page, 'overview');
         await shot('overview');
-        for (const card of ['by-project', 'hooks', 'quality']) await page.locator(`#${card}`).screenshot({ path: join(SHOTS, `${tag}-overview-${card}.png`) });
+        for (const card of ['by-project', 'projects', 'hooks', 'quality']) await page.locator(`#${card}`).screenshot({ path: join(SHOTS, `${tag}-overview-${card}.png`) });
         await noOverflow(page, 'overview, an injection open');
 
         // 5. g r: the review opens on the tab that has items.

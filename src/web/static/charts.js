@@ -76,7 +76,7 @@ export function donut(parts, { size = 150, thickness = 22, center } = {}) {
   );
 }
 
-/** Horizontal bars: rows of { label, value, onClick? }. */
+/** Horizontal bars: rows of { label, value, title?, onClick?, cutStart? } (cutStart: a label too long loses its start, not its end — project names differ at the end). */
 export function barList(rows, { max } = {}) {
   const top = max ?? Math.max(...rows.map((r) => r.value), 1);
   return h(
@@ -92,7 +92,7 @@ export function barList(rows, { max } = {}) {
           // Reachable and usable from the keyboard like a link.
           ...(r.onClick ? { tabindex: '0', role: 'link', onKeydown: (e) => e.key === 'Enter' && (e.preventDefault(), r.onClick()) } : {}),
         },
-        h('span', { class: 'bl-label' }, r.label),
+        r.cutStart ? h('span', { class: 'bl-label cut-start' }, h('bdi', {}, r.label)) : h('span', { class: 'bl-label' }, r.label),
         h('span', { class: 'bl-track' }, h('span', { class: `bl-fill ${r.cls ?? ''}`, style: { width: `${Math.max(1, (r.value / top) * 100)}%` } })),
         h('span', { class: 'bl-n' }, num(r.value)),
       ),

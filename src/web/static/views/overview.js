@@ -37,7 +37,8 @@ function legend(series) {
     { class: 'legend series-legend' },
     named({ series }).series.map((sr, k) => {
       const href = seriesHref(sr);
-      return h('li', { title: sr.title }, h('span', { class: `swatch series-sw-${k}` }), href ? h('a', { class: 'lg-label', href }, sr.label) : h('span', { class: 'lg-label' }, sr.label), h('span', { class: 'lg-n' }, num(sr.total)));
+      const label = h('bdi', {}, sr.label);
+      return h('li', { title: sr.title }, h('span', { class: `swatch series-sw-${k}` }), href ? h('a', { class: 'lg-label cut-start', href }, label) : h('span', { class: 'lg-label cut-start' }, label), h('span', { class: 'lg-n' }, num(sr.total)));
     }),
   );
 }
@@ -352,11 +353,11 @@ export async function render(root, route, app) {
           ),
           h(
             'section',
-            { class: 'card' },
+            { class: 'card', id: 'projects' },
             h('h2', {}, 'Projects'),
             cat
               ? barList([
-                  ...cat.projects.slice(0, 15).map((p) => ({ label: projectName(p.project), title: p.project, value: p.count, cls: 'alt', onClick: () => app.go('memories', null, { project: p.project }) })),
+                  ...cat.projects.slice(0, 15).map((p) => ({ label: projectName(p.project), title: p.project, cutStart: true, value: p.count, cls: 'alt', onClick: () => app.go('memories', null, { project: p.project }) })),
                   ...(cat.userWide ? [{ label: 'user-wide', title: 'user scope: recalled in every project', value: cat.userWide, cls: 'alt', onClick: () => app.go('memories', null, { project: '~', scopes: 'user' }) }] : []),
                   ...(cat.noProject ? [{ label: 'no project', title: 'memories whose session had no known folder: no project recalls them', value: cat.noProject, cls: 'alt', onClick: () => app.go('memories', null, { project: '~', scopes: 'project,session' }) }] : []),
                 ])
