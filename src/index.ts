@@ -26,6 +26,9 @@ export type { SnapshotDiff, ForgetResult, MemoryDetail, ReviseOptions, UpdateInp
 export type { ImportResult } from './memory/transfer.js';
 export { MAX_TEXT_CHARS, contentHash } from './memory/normalize.js';
 export { estimateTokens } from './tokens.js';
+export { DEFAULT_VALUE_MODEL } from './context/value-model.js';
+export type { ValueModel } from './context/value-model.js';
+export type { ChosenDetail } from './context/session-context.js';
 export type { ContextInput, ContextResult, ContextSection } from './context/build.js';
 export { RankerRegistry, RANKER_NAMES } from './context/rankers.js';
 export type { Ranker, Candidate, RankContext } from './context/rankers.js';

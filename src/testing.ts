@@ -27,3 +27,8 @@ export { VectorFiles } from './store/sqlite/vector-files.js';
 export type { SqliteVectorIndexOptions } from './store/sqlite/vectors.js';
 export { memoryValues } from './store/postgres/store.js';
 export { PgDatabase } from './store/postgres/driver.js';
+export { contextHeader, gatherCandidates } from './context/build.js';
+export { sessionCandidates, packDetails } from './context/session-context.js';
+export type { Detail, DetailKind } from './context/details.js';
+export { adjusted, FEATURES, FIT_OPTIONS, fitValueModel, learnStep, valueOf } from './context/value-model.js';
+export type { Example, Feature } from './context/value-model.js';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { estimateTokens } from 'cairn-memory';
-import { DEFAULT_HOOK_SETTINGS, loadConfig, openCairn, runHook } from 'cairn-memory/testing';
+import { contextHeader, DEFAULT_HOOK_SETTINGS, gatherCandidates, loadConfig, openCairn, runHook, sessionCandidates, type Detail } from 'cairn-memory/testing';
 import { coverage, recencyBaseline, type CompactSplit } from './fidelity.js';
 import { round } from './stats.js';
 
@@ -38,6 +38,9 @@ export interface CutFigures {
   byBudget: Record<string, { cairn: Record<string, number>; recency: number }>;
   /** Needed details no text carried (for reading, capped). */
   missedByCairn: string[];
+  /** Needed details that no candidate line holds at all (no budget would carry them), for reading, capped; and their count. */
+  notCandidates: string[];
+  notCandidatesCount: number;
 }
 
 async function hook(event: string, input: Record<string, unknown>, home: string): Promise<string> {
@@ -65,16 +68,27 @@ export interface MeasureInput {
   seed: number;
 }
 
+/** A cut's candidate details as the context saw them, for fitting and replaying the value model offline. */
+export interface CutCandidates {
+  details: Detail[];
+  endSeq: number;
+  /** Tokens the context spends before the details (its header): offline packing gets the rest. */
+  headerTokens: number;
+  needed: string[];
+}
+
 /** Measure one cut in a throw-away home. */
-export async function measureCut(input: MeasureInput): Promise<CutFigures> {
+export async function measureCut(input: MeasureInput): Promise<{ figures: CutFigures; candidates: CutCandidates }> {
   const { split, needed } = input;
   const work = mkdtempSync(join(tmpdir(), 'cairn-fidelity-'));
   try {
     const home = join(work, 'home');
     mkdirSync(home);
     const transcript = join(work, basename(input.file));
-    const first = JSON.parse(split.before.find((l) => l.includes('"sessionId"')) ?? '{}') as { sessionId?: string; cwd?: string };
-    const sessionId = first.sessionId ?? basename(input.file, '.jsonl');
+    const first = JSON.parse(split.before.find((l) => l.includes('"sessionId"')) ?? '{}') as { sessionId?: string; cwd?: string; agentId?: string };
+    const parent = first.sessionId ?? basename(input.file, '.jsonl');
+    // A subagent's transcript is its own session in cairn (the reader keys it `<parent>/agent-<id>`).
+    const sessionId = typeof first.agentId === 'string' ? `${parent}/agent-${first.agentId}` : parent;
     const base = { session_id: sessionId, transcript_path: transcript, cwd: first.cwd ?? work };
     writeFileSync(transcript, `${split.before.join('\n')}\n`);
     await hook('pre-compact', { ...base, hook_event_name: 'PreCompact', trigger: split.trigger ?? 'auto' }, home);
@@ -86,6 +100,7 @@ export async function measureCut(input: MeasureInput): Promise<CutFigures> {
     const byBudget: CutFigures['byBudget'] = {};
     let atSummary: CutFigures['atSummary'] = null;
     let defaultText = '';
+    let candidates: CutCandidates = { details: [], endSeq: 0, headerTokens: 0, needed };
     try {
       const build = async (budget: number, ranker: string): Promise<string> =>
         (await cairn.context({ budget: Math.max(50, budget), favorSession: sessionId, ranker, seed: input.seed })).markdown;
@@ -112,11 +127,16 @@ export async function measureCut(input: MeasureInput): Promise<CutFigures> {
           summaryPlusCairn: round(coverage(needed, `${split.summary}\n${composite}`).share),
         };
       }
+      const deps = cairn.deps;
+      const turns = deps.store.substrate ? await deps.store.substrate.getTurns(sessionId, { limit: 50_000 }) : [];
+      const memories = (await gatherCandidates(deps, { favorSession: sessionId }, { project: deps.project })).candidates.map((c) => c.memory);
+      const { details, endSeq } = await sessionCandidates(deps, sessionId, turns, memories);
+      candidates = { details, endSeq, headerTokens: estimateTokens(contextHeader(deps.project)), needed };
     } finally {
       await cairn.close();
     }
     const carried = `${split.summary}\n${hookText}\n${defaultText}`;
-    return {
+    const figures: CutFigures = {
       cut: input.cut,
       sessionId,
       half: input.half,
@@ -131,7 +151,14 @@ export async function measureCut(input: MeasureInput): Promise<CutFigures> {
       atSummary,
       byBudget,
       missedByCairn: needed.filter((d) => !carried.includes(d)).slice(0, 40),
+      notCandidates: [],
+      notCandidatesCount: 0,
     };
+    const pool = candidates.details.map((d) => d.line).join('\n');
+    const absent = needed.filter((d) => !pool.includes(d));
+    figures.notCandidates = absent.slice(0, 60);
+    figures.notCandidatesCount = absent.length;
+    return { figures, candidates };
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -99,8 +99,8 @@ export function transcriptText(lines: string[], includeToolResults: boolean): st
 const NOT_CALLS = new Set(['if', 'for', 'while', 'switch', 'catch', 'function', 'return', 'typeof', 'await', 'print', 'console.log', 'require', 'import', 'e.g', 'i.e']);
 
 /**
- * The exact details a text uses: file paths and `path:line`, identifiers written as calls,
- * command lines (from Bash tool inputs) and flags, error names.
+ * The exact details a text uses: file paths and `path:line`, identifiers written as calls
+ * (without a `this.`/`self.` receiver), command lines (from Bash tool inputs) and flags, error names.
  */
 export function extractDetails(text: string, commands: string[] = []): Set<string> {
   const details = new Set<string>();
@@ -109,7 +109,8 @@ export function extractDetails(text: string, commands: string[] = []): Set<strin
     if (ref.line !== undefined) details.add(`${ref.path}:${ref.line}`);
   }
   for (const match of text.matchAll(/\b([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\(/g)) {
-    const name = match[1] as string;
+    // `this.save(` and `save(` are one detail: the receiver `this`/`self` says nothing.
+    const name = (match[1] as string).replace(/^(?:this|self)\./, '');
     if (name.length >= 4 && !NOT_CALLS.has(name)) details.add(`${name}(`);
   }
   for (const match of text.matchAll(/(?<![\w-])(--[a-z][\w-]{2,})\b/g)) details.add(match[1] as string);

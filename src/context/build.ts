@@ -9,6 +9,8 @@ import type { Kind, Memory, MemoryFilter } from '../types.js';
 import { coreForInjection, readCores } from './core.js';
 import type { Candidate, RankContext } from './rankers.js';
 import { estimateTokens } from '../tokens.js';
+import { packSession, type ChosenDetail } from './session-context.js';
+import type { ValueModel } from './value-model.js';
 import { workingSetLines, workingSetOf } from './working-set.js';
 
 export interface ContextInput {
@@ -30,8 +32,10 @@ export interface ContextInput {
   touch?: boolean;
   /** Memory ids the agent already has in this context window (the injection ledger): left out. */
   exclude?: ReadonlySet<string>;
-  /** Include the favoured session's working set. @default true */
+  /** Include the favoured session's working set (its details, after /compact). @default true */
   workingSet?: boolean;
+  /** The value-per-token model for a session's details (learned adjustments applied). @default DEFAULT_VALUE_MODEL */
+  valueModel?: ValueModel;
 }
 
 export interface ContextSection {
@@ -50,6 +54,8 @@ export interface ContextResult {
   /** Candidates left out, and why. */
   omitted: Array<{ id: string; reason: 'budget' | 'near-duplicate'; detail?: string }>;
   warnings: string[];
+  /** For a session with a history: every detail included, with the model's value (what learning from use compares against). */
+  details?: ChosenDetail[];
 }
 
 type SectionKey = 'continuation' | 'rules' | 'facts';
@@ -81,7 +87,8 @@ function jaccard(a: Set<string>, b: Set<string>): number {
   return union === 0 ? 0 : shared / union;
 }
 
-async function gatherCandidates(deps: Deps, input: ContextInput, filter: MemoryFilter): Promise<{ candidates: Candidate[]; maxRrf: number; bm25Max: number; cosineMax: number | null }> {
+/** The memories a context considers (retrieved for the query, pinned, continuation, the favoured session's, recent and important ones), less `exclude`. */
+export async function gatherCandidates(deps: Deps, input: ContextInput, filter: MemoryFilter): Promise<{ candidates: Candidate[]; maxRrf: number; bm25Max: number; cosineMax: number | null }> {
   const limit = input.candidates ?? (input.query ? 120 : 300);
   const byId = new Map<string, Candidate>();
   const blank = (memory: Memory): Candidate => ({ memory, bm25Rank: null, bm25: null, vectorRank: null, cosine: null, rrf: 0, coverage: 0 });
@@ -139,6 +146,11 @@ export interface ContextDeps extends Deps {
   rankers: RankerRegistry;
 }
 
+/** The first lines of every context (counted in its budget). */
+export function contextHeader(project: string | null): string {
+  return `# cairn memory${project ? ` — ${project}` : ''}\n` + '<!-- Exact findings kept across /compact and sessions. Expand an id with the get tool or `cairn get ID`. -->\n';
+}
+
 export async function buildContext(deps: ContextDeps, input: ContextInput = {}): Promise<ContextResult> {
   const budget = input.budget ?? 2000;
   if (!Number.isFinite(budget) || budget < 50 || budget > 200_000) throw invalid(`budget must be 50–200000 tokens (got ${budget})`, 'budget');
@@ -147,8 +159,7 @@ export async function buildContext(deps: ContextDeps, input: ContextInput = {}):
   const warnings: string[] = [];
   const filter: MemoryFilter = deps.project === null ? { project: null } : { project: deps.project };
 
-  const header = `# cairn memory${deps.project ? ` — ${deps.project}` : ''}\n` +
-    '<!-- Exact findings kept across /compact and sessions. Expand an id with the get tool or `cairn get ID`. -->\n';
+  const header = contextHeader(deps.project);
   let used = estimateTokens(header);
   const parts: string[] = [header];
   const sections: ContextSection[] = [];
@@ -165,13 +176,33 @@ export async function buildContext(deps: ContextDeps, input: ContextInput = {}):
     }
   }
 
+  // A session with a history (after /compact, on resume), no query: its details by the value model.
+  const sessionTurns =
+    input.favorSession && input.workingSet !== false && deps.store.capabilities.substrate && deps.store.substrate
+      ? await deps.store.substrate.getTurns(input.favorSession, { limit: 50_000 })
+      : [];
+  if (input.favorSession && sessionTurns.length > 0 && !input.query) {
+    const { candidates } = await gatherCandidates(deps, input, filter);
+    const pack = await packSession(deps, {
+      session: input.favorSession,
+      turns: sessionTurns,
+      memories: candidates.map((c) => c.memory),
+      budget: Math.max(0, budget - used),
+      ranker: rankerName,
+      seed: input.seed ?? 1,
+      ...(input.valueModel ? { model: input.valueModel } : {}),
+    });
+    sections.push(...pack.sections);
+    const included = pack.chosen.flatMap((c) => (c.memoryId ? [c.memoryId] : []));
+    if (input.touch && included.length > 0) await deps.store.touch(included, deps.clock.now(), false);
+    const markdown = pack.chosen.length === 0 && sections.length === 0 ? '' : `${parts.join('')}${pack.text}`;
+    return { markdown, tokens: estimateTokens(markdown), budget, ranker: rankerName, query: input.query ?? null, sections, omitted: pack.omitted, warnings, details: pack.chosen };
+  }
+
   // The favoured session's working set: files and commands verbatim, from its transcript.
   let workingBlock: string | null = null;
   let workingTokens = 0;
-  const workingSet =
-    input.favorSession && input.workingSet !== false && deps.store.capabilities.substrate && deps.store.substrate
-      ? workingSetOf(await deps.store.substrate.getTurns(input.favorSession, { limit: 50_000 }))
-      : null;
+  const workingSet = sessionTurns.length > 0 ? workingSetOf(sessionTurns) : null;
   const setWorkingBlock = (tokens: number): void => {
     if (!workingSet) return;
     const header = `\n## ${WORKING_SET_TITLE}\n`;
@@ -209,9 +240,9 @@ export async function buildContext(deps: ContextDeps, input: ContextInput = {}):
     let note = '';
     const moved = staleness.files.find((f) => f.status === 'line-moved' && f.movedTo);
     const missing = staleness.files.find((f) => f.status === 'file-missing');
+    // A missing file costs the item half its score, not a notice on every line (they were ~9% of the text).
     if (moved) note = ` (${moved.path}:${moved.line} is now line ${moved.movedTo})`;
-    else if (missing) note = ` (${missing.path} is not in the workspace now)`;
-    else if (staleness.reasons.includes('file-changed')) note = ' (file changed since — verify)';
+    else if (!missing && staleness.reasons.includes('file-changed')) note = ' (file changed since — verify)';
     const line = itemLine(c.memory, note);
     const tokens = estimateTokens(`${line}\n`);
     // A finding about a file that is gone is worth less, not nothing (it may have moved).

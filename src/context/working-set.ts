@@ -115,20 +115,17 @@ export function workingSetOf(turns: readonly TurnRecord[], limits = { files: 100
   };
 }
 
-/** The working set as Markdown lines, most useful first, packed into `budgetTokens` (chars / 4). */
+/**
+ * The working set as Markdown lines, most useful first, packed into `budgetTokens` (chars / 4):
+ * edited files, commands that ran, read files, interleaved so a small budget gets some of each.
+ * Symbols are not listed (bare identifier lists cost tokens and rarely help; a session's code
+ * reaches the context as details with their signatures, see session-context.ts).
+ */
 export function workingSetLines(set: WorkingSet, budgetTokens: number): string[] {
-  const candidates: string[] = [
-    ...set.edited.map((p) => `- edited \`${p}\``),
-    ...set.commands.map((c) => `- ran \`${c}\``),
-    ...set.read.map((p) => `- read \`${p}\``),
-  ];
-  // Interleave so a small budget still gets some of each kind: edited, ran, read, edited, …
-  const symbolLines: string[] = [];
-  for (let i = 0; i < set.symbols.length; i += 8) symbolLines.push(`- calls: ${set.symbols.slice(i, i + 8).map((s) => `\`${s}\``).join(' ')}`);
-  candidates.push(...symbolLines);
-  const groups = [set.edited.map((p) => `- edited \`${p}\``), set.commands.map((c) => `- ran \`${c}\``), symbolLines, set.read.map((p) => `- read \`${p}\``)];
+  const groups = [set.edited.map((p) => `- edited \`${p}\``), set.commands.map((c) => `- ran \`${c}\``), set.read.map((p) => `- read \`${p}\``)];
+  const total = groups.reduce((n, g) => n + g.length, 0);
   const ordered: string[] = [];
-  for (let i = 0; ordered.length < candidates.length; i++) {
+  for (let i = 0; ordered.length < total; i++) {
     for (const group of groups) if (i < group.length) ordered.push(group[i] as string);
   }
   const out: string[] = [];

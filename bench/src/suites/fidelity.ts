@@ -8,11 +8,13 @@
  * Sessions are split into a tuning half and a report half before any figure is seen (see
  * `assignHalves`); both halves are reported, and only the tuning half may inform heuristics.
  */
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { basename, join } from 'node:path';
+import { DEFAULT_VALUE_MODEL } from 'cairn-memory';
 import { DEFAULT_HOOK_SETTINGS } from 'cairn-memory/testing';
 import { assignHalves, cutPoints, neededDetails, splitAtCompactions, type CompactSplit } from '../fidelity.js';
+import { fitOnTuning, pooledShare, replayLearning, topWeights, type ModelCut } from '../fidelity-model.js';
 import { FIDELITY_BUDGETS, FIDELITY_RANKERS, measureCut, type CutFigures } from '../fidelity-run.js';
 import { atLeast, metric } from '../metrics.js';
 import { round } from '../stats.js';
@@ -56,6 +58,15 @@ function unitOf(file: string, text: string): Unit | null {
     }
   }
   return null;
+}
+
+/** The first timestamp of a transcript (ISO strings sort in time order), '' when none. */
+function startOf(lines: readonly string[]): string {
+  for (const line of lines.slice(0, 50)) {
+    const m = /"timestamp":"([^"]+)"/.exec(line);
+    if (m) return m[1] as string;
+  }
+  return '';
 }
 
 /** Pooled share over cuts, each weighted by its needed details (the share of all needed details). */
@@ -139,12 +150,36 @@ export const fidelitySuite: Suite = {
     if (plan.length === 0) return { status: 'skipped', reason: `no compaction or cut point with ≥ ${MIN_NEEDED} needed details under ${root}` };
     const halves = assignHalves(plan.map((p) => ({ id: p.unit.sessionId, real: plan.some((q) => q.unit.sessionId === p.unit.sessionId && q.split.real) })));
     const cuts: CutFigures[] = [];
+    const modelCuts: Array<ModelCut & { startedAt: string; position: number }> = [];
     for (const item of plan) {
       const half = halves.get(item.unit.sessionId) ?? 'report';
       ctx.log(`fidelity: ${item.cut} (${half}${item.split.real ? ', real compaction' : ''}): ${item.needed.length} needed details`);
-      cuts.push(await measureCut({ file: item.unit.file, cut: item.cut, split: item.split, needed: item.needed, half, seed: ctx.seed }));
+      const { figures, candidates } = await measureCut({ file: item.unit.file, cut: item.cut, split: item.split, needed: item.needed, half, seed: ctx.seed });
+      cuts.push(figures);
+      modelCuts.push({ cut: item.cut, sessionId: item.unit.sessionId, half, candidates, startedAt: startOf(item.unit.lines), position: item.split.before.length });
     }
     const metrics: Metric[] = [...halfMetrics('report', cuts.filter((c) => c.half === 'report')), ...halfMetrics('tuning', cuts.filter((c) => c.half === 'tuning'))];
+    // The cuts' candidates, kept for reading and for replaying the model offline (fidelity-model.ts).
+    mkdirSync(ctx.cacheDir, { recursive: true });
+    writeFileSync(join(ctx.cacheDir, 'fidelity-cuts.json'), JSON.stringify(modelCuts));
+    // The value model: refit on the tuning half (never the report half), scored on both with the product's packer.
+    const fit = fitOnTuning(modelCuts);
+    const budget = DEFAULT_HOOK_SETTINGS.sessionStartBudget;
+    for (const half of ['report', 'tuning'] as const) {
+      const list = modelCuts.filter((c) => c.half === half);
+      for (const b of FIDELITY_BUDGETS) {
+        metrics.push(metric(`${half}: model refit on the tuning half @${label(b)} (offline)`, pooledShare(list, fit.model, b), 'share', b === FIDELITY_BUDGETS[0] ? { note: `${fit.examples} examples, ${fit.positives} positive` } : {}));
+      }
+    }
+    // Learning from use, replayed in the order the sessions happened; each cut scored before it teaches.
+    const ordered = [...modelCuts].sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.sessionId.localeCompare(b.sessionId) || a.position - b.position);
+    const replay = replayLearning(ordered, DEFAULT_VALUE_MODEL, budget);
+    const mean = (xs: number[]): number | null => (xs.length === 0 ? null : round(xs.reduce((a, x) => a + x, 0) / xs.length));
+    const secondHalf = replay.slice(Math.floor(replay.length / 2));
+    metrics.push(
+      metric(`learn from use @${label(budget)}: shipped model, later half of the replay`, mean(secondHalf.map((s) => s.prior)), 'share', { note: `${secondHalf.length} of ${replay.length} cuts, in session order; mean per cut` }),
+      metric(`learn from use @${label(budget)}: learned from the earlier cuts, later half of the replay`, mean(secondHalf.map((s) => s.learned)), 'share'),
+    );
     const dataset: Dataset = {
       name: `claude-code transcripts: ${units.size} sessions/agents, ${cuts.filter((c) => c.real).length} real compactions, ${cuts.filter((c) => !c.real).length} cut points`,
       sha256: hash.digest('hex'),
@@ -160,7 +195,7 @@ export const fidelitySuite: Suite = {
       status: 'ok',
       datasets: [dataset],
       metrics,
-      details: { sessions, cuts, defaultBudget: DEFAULT_HOOK_SETTINGS.sessionStartBudget, halves: Object.fromEntries(halves), neededTotal: cuts.reduce((n, c) => n + c.needed, 0) },
+      details: { sessions, cuts, model: { shipped: DEFAULT_VALUE_MODEL, refit: fit.model, refitTop: topWeights(fit.model), examples: fit.examples, positives: fit.positives }, replay, defaultBudget: DEFAULT_HOOK_SETTINGS.sessionStartBudget, halves: Object.fromEntries(halves), neededTotal: cuts.reduce((n, c) => n + c.needed, 0) },
     };
   },
 };

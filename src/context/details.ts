@@ -1,0 +1,252 @@
+/**
+ * Candidate details for a session's post-compact context: its session facts (paths, `path:line`s,
+ * symbols with signatures, commands with their outcome, errors, tests, settings, versions, URLs,
+ * ids), the calls its edits and messages made, and memories — each with the features the value
+ * model scores (value-model.ts) and the one line the context would spend on it, saying why it
+ * matters. Pure functions over what the store returned.
+ */
+import type { Memory, SessionFact, TurnRecord } from '../types.js';
+import { FEATURES, type Feature } from './value-model.js';
+
+/** What a candidate is, for features and sections. */
+export type DetailKind =
+  | 'path'
+  | 'pathLine'
+  | 'symbol'
+  | 'call'
+  | 'command'
+  | 'error'
+  | 'test'
+  | 'config'
+  | 'version'
+  | 'url'
+  | 'id'
+  | 'rule'
+  | 'decision'
+  | 'fact'
+  | 'continuation';
+
+export interface Detail {
+  /** Stable key within one build (fact id, `call:name`, memory id). */
+  key: string;
+  kind: DetailKind;
+  /** The Markdown line, without its trailing newline. */
+  line: string;
+  features: Record<Feature, number>;
+  /** Last turn (seq) it occurred in, when known (recency ranker). */
+  lastSeq: number | null;
+  memory: Memory | null;
+  factId: string | null;
+}
+
+const EDIT_TOOLS = new Set(['edit', 'write', 'multiedit', 'notebookedit', 'apply_patch', 'write_file', 'replace', 'edit_file', 'create_file', 'str_replace_editor', 'str_replace_based_edit_tool', 'search_replace', 'update_file']);
+const READ_TOOLS = new Set(['read', 'read_file', 'notebookread', 'view', 'view_file', 'open_file']);
+const toolBase = (name: string | null): string => {
+  if (!name) return '';
+  const mcp = name.lastIndexOf('__');
+  return (mcp >= 0 ? name.slice(mcp + 2) : name).toLowerCase();
+};
+
+/** Call-shaped identifiers (`name(`, `obj.method(`), at least 4 characters; `this.`/`self.` dropped. */
+const CALL = /\b([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\(/g;
+const NOT_CALLS = new Set(['if', 'for', 'while', 'switch', 'catch', 'function', 'return', 'typeof', 'await', 'super', 'elif']);
+
+/** Strip a receiver that carries no information (`this.save(` → `save(`). */
+export function normaliseCall(name: string): string {
+  return name.replace(/^(?:this|self)\./, '');
+}
+
+/** What the session did with files and calls, from its turns. */
+export interface SessionActivity {
+  /** Last seq of the session (the compaction point). */
+  endSeq: number;
+  /** Path → last seq it was edited / read. */
+  edited: Map<string, number>;
+  read: Map<string, number>;
+  /** Call name → weighted count (edits 2, assistant text 1, read output 0.5) and last seq. */
+  calls: Map<string, { weight: number; lastSeq: number; inEdit: boolean }>;
+  /** The text of the last user prompts (the task in progress). */
+  task: string;
+}
+
+function pathOfInput(raw: string | null): string | null {
+  if (!raw || !raw.trimStart().startsWith('{')) return null;
+  try {
+    const value = JSON.parse(raw) as Record<string, unknown>;
+    for (const key of ['file_path', 'notebook_path', 'path', 'absolute_path', 'filename']) {
+      const v = value[key];
+      if (typeof v === 'string' && v.length > 0 && v.length < 400) return v;
+    }
+  } catch {
+    // a bounded (cut) input: look for the path key in the text
+    const m = /"(?:file_path|notebook_path|path)"\s*:\s*"([^"]{1,400})"/.exec(raw);
+    if (m) return m[1] as string;
+  }
+  return null;
+}
+
+function addCalls(text: string, weight: number, seq: number, inEdit: boolean, calls: SessionActivity['calls']): void {
+  if (!text.includes('(')) return;
+  for (const match of text.matchAll(CALL)) {
+    const name = normaliseCall(match[1] as string);
+    if (name.length < 4 || NOT_CALLS.has(name)) continue;
+    const known = calls.get(name);
+    if (known) {
+      known.weight += weight;
+      known.lastSeq = Math.max(known.lastSeq, seq);
+      known.inEdit ||= inEdit;
+    } else calls.set(name, { weight, lastSeq: seq, inEdit });
+  }
+}
+
+/** Read a session's activity from its turns. */
+export function activityOf(turns: readonly TurnRecord[]): SessionActivity {
+  const edited = new Map<string, number>();
+  const read = new Map<string, number>();
+  const calls: SessionActivity['calls'] = new Map();
+  const prompts: string[] = [];
+  let endSeq = 0;
+  for (const turn of turns) {
+    endSeq = Math.max(endSeq, turn.seq);
+    const tool = toolBase(turn.toolName);
+    if (turn.role === 'user' && !turn.flags.includes('meta') && !turn.flags.includes('compact-summary') && turn.text.trim().length > 0) prompts.push(turn.text);
+    else if (turn.role === 'assistant') addCalls(turn.text, 1, turn.seq, false, calls);
+    else if (turn.role === 'tool_call') {
+      const path = pathOfInput(turn.toolInput);
+      if (EDIT_TOOLS.has(tool)) {
+        if (path) edited.set(path, turn.seq);
+        addCalls(turn.toolInput ?? '', 2, turn.seq, true, calls);
+      } else if (READ_TOOLS.has(tool) && path) read.set(path, turn.seq);
+    } else if (turn.role === 'tool_result' && !turn.isError) addCalls(turn.text, READ_TOOLS.has(tool) ? 0.5 : 0.25, turn.seq, false, calls);
+  }
+  return { endSeq, edited, read, calls, task: prompts.slice(-3).join('\n').slice(-4000) };
+}
+
+const zero = (): Record<Feature, number> => Object.fromEntries(FEATURES.map((f) => [f, 0])) as Record<Feature, number>;
+const recencyOf = (endSeq: number, seq: number): number => Math.exp(-Math.max(0, endSeq - seq) / 60);
+const frequencyOf = (n: number): number => Math.min(1, Math.log2(1 + n) / 5);
+const code = (text: string): string => `\`${text.replace(/`/g, 'ˋ').replace(/\s*\n\s*/g, ' ⏎ ')}\``;
+
+function lastIn(map: Map<string, number>, path: string | null): number | null {
+  if (!path) return null;
+  const direct = map.get(path);
+  if (direct !== undefined) return direct;
+  // The same file written relative and absolute.
+  for (const [known, seq] of map) if (known.endsWith(`/${path}`) || path.endsWith(`/${known}`)) return seq;
+  return null;
+}
+
+function isFailing(fact: SessionFact): boolean {
+  const note = fact.note ?? '';
+  return fact.kind === 'error' || /exit [1-9]|fail|error/i.test(note);
+}
+
+function ago(endSeq: number, seq: number): string {
+  const turns = Math.max(0, endSeq - seq);
+  return turns <= 2 ? 'just before the compaction' : `${turns} turns before the compaction`;
+}
+
+/** One candidate per session fact. */
+export function factDetails(facts: readonly SessionFact[], activity: SessionActivity): Detail[] {
+  const out: Detail[] = [];
+  const task = activity.task;
+  for (const fact of facts) {
+    const features = zero();
+    const path = fact.path ?? (fact.kind === 'path' ? fact.text : null);
+    const editedAt = lastIn(activity.edited, path);
+    const readAt = lastIn(activity.read, path);
+    const kind: DetailKind = fact.kind === 'path' && fact.line !== null ? 'pathLine' : fact.kind;
+    features[`kind:${kind}` as Feature] = 1;
+    features.recency = recencyOf(activity.endSeq, fact.last.seq);
+    features.frequency = frequencyOf(fact.occurrences);
+    features.byUser = fact.byUser ? 1 : 0;
+    features.edited = editedAt !== null ? 1 : 0;
+    features.editedRecently = editedAt !== null ? recencyOf(activity.endSeq, editedAt) : 0;
+    features.read = readAt !== null ? 1 : 0;
+    features.failing = isFailing(fact) ? 1 : 0;
+    features.failingRecently = features.failing * features.recency;
+    const needle = fact.kind === 'path' ? (fact.text.split('/').pop() ?? fact.text) : fact.text;
+    features.inTask = needle.length >= 3 && task.includes(needle) ? 1 : 0;
+    features.absolute = fact.kind === 'path' && fact.text.startsWith('/') ? 1 : 0;
+    const why: string[] = [];
+    if (editedAt !== null) why.push(`edited ${ago(activity.endSeq, editedAt)}`);
+    else if (readAt !== null) why.push('read');
+    if (fact.byUser) why.push('named by the user');
+    if (fact.note && fact.kind !== 'symbol') why.push(fact.note.slice(0, 160));
+    if (fact.occurrences > 1) why.push(`${fact.occurrences}×`);
+    let line: string;
+    if (fact.kind === 'symbol') {
+      const at = fact.path ? ` at ${fact.path}${fact.line !== null ? `:${fact.line}` : ''}` : '';
+      const signature = fact.note ? ` — ${code(fact.note.slice(0, 200))}` : '';
+      line = `- ${code(`${fact.text}(`)}${at}${signature}`;
+    } else {
+      const label = fact.kind === 'command' ? 'ran ' : fact.kind === 'error' ? 'error ' : fact.kind === 'test' ? 'test ' : '';
+      line = `- ${label}${code(fact.text.slice(0, 400))}${why.length > 0 ? ` — ${why.join(', ')}` : ''}`;
+    }
+    out.push({ key: fact.id, kind, line, features, lastSeq: fact.last.seq, memory: null, factId: fact.id });
+  }
+  return out;
+}
+
+/** One candidate per call the session made or talked about, unless a symbol fact names it. */
+export function callDetails(activity: SessionActivity, symbols: ReadonlySet<string>, limit = 300): Detail[] {
+  const ranked = [...activity.calls.entries()].sort((a, b) => b[1].weight - a[1].weight).slice(0, limit);
+  const out: Detail[] = [];
+  for (const [name, info] of ranked) {
+    if (symbols.has(name)) continue;
+    const features = zero();
+    features['kind:call'] = 1;
+    features.recency = recencyOf(activity.endSeq, info.lastSeq);
+    features.frequency = frequencyOf(info.weight);
+    features.edited = info.inEdit ? 1 : 0;
+    features.inTask = activity.task.includes(name) ? 1 : 0;
+    features.dotted = name.includes('.') ? 1 : 0;
+    const line = `- ${code(`${name}(`)} — ${info.inEdit ? 'in code written this session' : 'used this session'}`;
+    out.push({ key: `call:${name}`, kind: 'call', line, features, lastSeq: info.lastSeq, memory: null, factId: null });
+  }
+  return out;
+}
+
+const MEMORY_KIND: Record<string, DetailKind> = {
+  correction: 'rule',
+  preference: 'rule',
+  procedure: 'rule',
+  decision: 'decision',
+  continuation: 'continuation',
+};
+
+/** One candidate per memory; `note` is a staleness remark to append, or ''. */
+export function memoryDetail(memory: Memory, session: string | null, task: string, note: string): Detail {
+  const kind = MEMORY_KIND[memory.kind] ?? 'fact';
+  const features = zero();
+  features[`kind:${kind}` as Feature] = 1;
+  features.thisSession = session !== null && memory.session === session ? 1 : 0;
+  features.importance = memory.importance;
+  features.pinned = memory.pinned ? 1 : 0;
+  const words = memory.text.match(/[\w./-]{6,}/g) ?? [];
+  features.inTask = words.some((w) => task.includes(w)) ? 1 : 0;
+  const line = `- ${memory.text.replace(/\s*\n\s*/g, ' ⏎ ')}${note} [${memory.id}]`;
+  return { key: memory.id, kind, line, features, lastSeq: null, memory, factId: null };
+}
+
+/**
+ * Merge a relative path's candidate into the absolute one that ends with it (the absolute line
+ * carries both spellings), keeping the stronger features.
+ */
+export function mergePathVariants(details: Detail[]): Detail[] {
+  const absolute = details.filter((d) => d.kind === 'path' && d.features.absolute === 1);
+  if (absolute.length === 0) return details;
+  const out: Detail[] = [];
+  for (const d of details) {
+    if (d.kind === 'path' && d.features.absolute === 0) {
+      const text = /^- `([^`]+)`/.exec(d.line)?.[1];
+      const host = text ? absolute.find((a) => a.line.includes(`/${text}\``)) : undefined;
+      if (host) {
+        for (const f of FEATURES) host.features[f] = Math.max(host.features[f], d.features[f]);
+        continue;
+      }
+    }
+    out.push(d);
+  }
+  return out;
+}

@@ -1,0 +1,214 @@
+/**
+ * The context for a session that has a history (after /compact, or on resume): its details —
+ * session facts, the calls it made, this session's rules, decisions and where it left off — then
+ * project knowledge, ranked by the value-per-token model (value-model.ts) and packed greedily into
+ * the budget, one line per detail saying why it matters. No bare identifier lists, no repeated
+ * notices: a detail another chosen line already carries verbatim is skipped.
+ */
+import type { Deps } from '../deps.js';
+import { stalenessOf } from '../recall/recall.js';
+import { indexTerms } from '../store/tokenize.js';
+import type { Memory, TurnRecord } from '../types.js';
+import { activityOf, callDetails, factDetails, memoryDetail, mergePathVariants, type Detail, type DetailKind } from './details.js';
+import { estimateTokens } from '../tokens.js';
+import { DEFAULT_VALUE_MODEL, valueOf, type ValueModel } from './value-model.js';
+
+export interface SessionPackInput {
+  session: string;
+  turns: readonly TurnRecord[];
+  memories: readonly Memory[];
+  budget: number;
+  ranker: string;
+  seed: number;
+  model?: ValueModel;
+}
+
+export interface ChosenDetail {
+  key: string;
+  kind: DetailKind;
+  factId: string | null;
+  memoryId: string | null;
+  line: string;
+  /** The model's chance that it is needed (whatever ranker packed it). */
+  value: number;
+}
+
+export interface SessionPack {
+  text: string;
+  tokens: number;
+  sections: Array<{ name: string; tokens: number; ids: string[] }>;
+  chosen: ChosenDetail[];
+  omitted: Array<{ id: string; reason: 'budget' | 'near-duplicate'; detail?: string }>;
+}
+
+type SectionKey = 'rules' | 'left' | 'problems' | 'files' | 'commands' | 'code' | 'other' | 'project';
+const SECTIONS: ReadonlyArray<[SectionKey, string]> = [
+  ['rules', 'Corrections and rules'],
+  ['left', 'Where we left off'],
+  ['problems', 'Errors and tests'],
+  ['files', 'Files'],
+  ['commands', 'Commands'],
+  ['code', 'Code'],
+  ['other', 'Other details'],
+  ['project', 'Decisions and project knowledge'],
+];
+
+function sectionOf(detail: Detail): SectionKey {
+  switch (detail.kind) {
+    case 'rule':
+      return 'rules';
+    case 'continuation':
+      return 'left';
+    case 'error':
+    case 'test':
+      return 'problems';
+    case 'command':
+      return detail.features.failing ? 'problems' : 'commands';
+    case 'path':
+    case 'pathLine':
+    case 'config':
+      return 'files';
+    case 'symbol':
+    case 'call':
+      return 'code';
+    case 'decision':
+    case 'fact':
+      return 'project';
+    default:
+      return 'other';
+  }
+}
+
+function hash01(text: string, seed: number): number {
+  let h = seed ^ 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0) / 0xffffffff;
+}
+
+/** The ranker's score for a detail (composite: the value model). */
+function scoreOf(detail: Detail, ranker: string, model: ValueModel, endSeq: number, seed: number): number {
+  switch (ranker) {
+    case 'recency':
+      return detail.lastSeq !== null ? 0.5 + 0.5 * (detail.lastSeq / Math.max(1, endSeq)) : detail.features.thisSession * 0.5 + (detail.memory ? detail.memory.updatedAt / 1e14 : 0);
+    case 'random':
+      return hash01(detail.key, seed);
+    case 'importance':
+      return detail.memory ? detail.memory.importance : detail.features.frequency;
+    default:
+      return valueOf(model, detail.features);
+  }
+}
+
+/** Every candidate of a session with its features (the bench fits the model on these). */
+export async function sessionCandidates(deps: Deps, session: string, turns: readonly TurnRecord[], memories: readonly Memory[]): Promise<{ details: Detail[]; endSeq: number }> {
+  const activity = activityOf(turns);
+  const facts = deps.store.substrate ? await deps.store.substrate.listFacts(session, { limit: 3000 }) : [];
+  const symbols = new Set(facts.filter((f) => f.kind === 'symbol').map((f) => f.text));
+  const details = mergePathVariants([...factDetails(facts, activity), ...callDetails(activity, symbols)]);
+  // Where we left off: only this session's latest continuation (older ones are stale).
+  const continuation = memories.filter((m) => m.kind === 'continuation' && m.session === session).sort((a, b) => b.updatedAt - a.updatedAt)[0];
+  for (const memory of memories) {
+    if (memory.kind === 'continuation' && memory !== continuation) continue;
+    let note = '';
+    if (memory.session !== session) {
+      const staleness = stalenessOf(deps, memory);
+      const moved = staleness.files.find((f) => f.status === 'line-moved' && f.movedTo);
+      if (moved) note = ` (${moved.path}:${moved.line} is now line ${moved.movedTo})`;
+      else if (staleness.reasons.includes('file-changed')) note = ' (file changed since — verify)';
+    }
+    details.push(memoryDetail(memory, session, activity.task, note));
+  }
+  return { details, endSeq: activity.endSeq };
+}
+
+const firstSpan = (line: string): string | null => /`([^`]{3,})`/.exec(line)?.[1] ?? null;
+
+function jaccard(a: Set<string>, b: Set<string>): number {
+  let shared = 0;
+  for (const t of a) if (b.has(t)) shared++;
+  const union = a.size + b.size - shared;
+  return union === 0 ? 0 : shared / union;
+}
+
+export interface PackOptions {
+  budget: number;
+  ranker: string;
+  seed: number;
+  model?: ValueModel;
+  endSeq: number;
+}
+
+/**
+ * Rank candidates and pack them into `budget` tokens (pure: the bench replays it on stored
+ * candidates). Greedy by score per token; a line whose detail a chosen line already carries
+ * verbatim is skipped, and so is a memory too similar to a chosen one.
+ */
+export function packDetails(details: readonly Detail[], options: PackOptions): SessionPack {
+  const model = options.model ?? DEFAULT_VALUE_MODEL;
+  const scored = details.map((d) => {
+    const tokens = estimateTokens(`${d.line}\n`);
+    const score = scoreOf(d, options.ranker, model, options.endSeq, options.seed) + (d.memory?.pinned ? 10 : 0);
+    return { d, tokens, score, value: valueOf(model, d.features) };
+  });
+  scored.sort((a, b) => b.score / b.tokens - a.score / a.tokens || b.score - a.score || a.d.key.localeCompare(b.d.key));
+
+  const chosen = new Map<SectionKey, typeof scored>();
+  const omitted: SessionPack['omitted'] = [];
+  const chosenText: string[] = [];
+  const memoryTerms: Array<{ id: string; terms: Set<string> }> = [];
+  let used = 0;
+  for (const item of scored) {
+    const key = sectionOf(item.d);
+    const title = SECTIONS.find(([k]) => k === key)?.[1] ?? '';
+    const headerCost = chosen.has(key) ? 0 : estimateTokens(`\n## ${title}\n`);
+    if (used + item.tokens + headerCost > options.budget) {
+      omitted.push({ id: item.d.key, reason: 'budget' });
+      continue;
+    }
+    // Carried already: a chosen line holds this one's detail verbatim.
+    const span = item.d.memory ? null : firstSpan(item.d.line);
+    if (span && chosenText.some((t) => t.includes(span))) {
+      omitted.push({ id: item.d.key, reason: 'near-duplicate' });
+      continue;
+    }
+    if (item.d.memory) {
+      const terms = new Set(indexTerms(item.d.memory.text));
+      const dup = memoryTerms.find((o) => jaccard(terms, o.terms) >= 0.6);
+      if (dup) {
+        omitted.push({ id: item.d.key, reason: 'near-duplicate', detail: dup.id });
+        continue;
+      }
+      memoryTerms.push({ id: item.d.key, terms });
+    }
+    const list = chosen.get(key) ?? [];
+    list.push(item);
+    chosen.set(key, list);
+    chosenText.push(item.d.line);
+    used += item.tokens + headerCost;
+  }
+
+  const parts: string[] = [];
+  const sections: SessionPack['sections'] = [];
+  const picked: ChosenDetail[] = [];
+  for (const [key, title] of SECTIONS) {
+    const items = chosen.get(key);
+    if (!items || items.length === 0) continue;
+    // Within a section, the most valuable first.
+    items.sort((a, b) => b.value - a.value || a.d.key.localeCompare(b.d.key));
+    const block = `\n## ${title}\n${items.map((i) => i.d.line).join('\n')}\n`;
+    parts.push(block);
+    sections.push({ name: key, tokens: estimateTokens(block), ids: items.filter((i) => i.d.memory).map((i) => i.d.key) });
+    for (const i of items) picked.push({ key: i.d.key, kind: i.d.kind, factId: i.d.factId, memoryId: i.d.memory?.id ?? null, line: i.d.line, value: Math.round(i.value * 1000) / 1000 });
+  }
+  const text = parts.join('');
+  return { text, tokens: estimateTokens(text), sections, chosen: picked, omitted };
+}
+
+/** Rank a session's candidates and pack them into `budget` tokens. */
+export async function packSession(deps: Deps, input: SessionPackInput): Promise<SessionPack> {
+  const { details, endSeq } = await sessionCandidates(deps, input.session, input.turns, input.memories);
+  return packDetails(details, { budget: input.budget, ranker: input.ranker, seed: input.seed, endSeq, ...(input.model ? { model: input.model } : {}) });
+}
