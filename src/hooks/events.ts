@@ -82,6 +82,21 @@ function contextItems(sections: Array<{ name: string; ids: string[] }>): { memor
   };
 }
 
+/** Marks a PreCompact injection whose output the client shows in the next window (a manual /compact). */
+export const ECHOED_BLOCK = 'echoed-after-compact';
+
+/**
+ * Claude Code shows a manual /compact's PreCompact output in the new context window (as the
+ * command's output): what that guidance listed is in the window, so the post-compact context
+ * leaves it out. After an automatic compaction only the summary carries it, so it is given again.
+ */
+async function carryEchoedGuidance(ledger: NonNullable<Cairn['ledger']>, session: string, previousWindow: number): Promise<boolean> {
+  const guidance = (await ledger.injections(session, { window: previousWindow, target: 'summary' })).filter((i) => i.name === 'pre-compact').at(-1);
+  if (!guidance || !guidance.blocks.includes(ECHOED_BLOCK)) return false;
+  await ledger.record({ session, via: 'hook', name: 'pre-compact', memories: guidance.memories, facts: guidance.facts, tokens: guidance.tokens });
+  return guidance.memories.length + guidance.facts.length > 0;
+}
+
 /**
  * session-start: the context for this session; after /compact it favours the compacted session.
  * With the injection ledger, `startup`, `clear` and `compact` start a new context window and
@@ -92,7 +107,12 @@ export async function sessionStart(cairn: Cairn, input: HookInput, settings: Hoo
   const compacted = input.source === 'compact';
   const session = typeof input.session_id === 'string' && input.session_id.length > 0 ? input.session_id : null;
   const ledger = session ? cairn.ledger : undefined;
-  if (ledger && session) await ledger.startWindow(session, typeof input.source === 'string' ? input.source : undefined);
+  let echoed = false;
+  if (ledger && session) {
+    const previous = compacted ? await ledger.currentWindow(session) : null;
+    await ledger.startWindow(session, typeof input.source === 'string' ? input.source : undefined);
+    if (previous) echoed = await carryEchoedGuidance(ledger, session, previous.window);
+  }
   const seen = ledger && session ? await ledger.seen(session) : null;
   const result = await cairn.context({
     budget: settings.sessionStartBudget,
@@ -100,7 +120,11 @@ export async function sessionStart(cairn: Cairn, input: HookInput, settings: Hoo
     touch: true,
     ...(seen ? { exclude: seen.memories, core: ![...seen.blocks].some((b) => b.startsWith('core:')), workingSet: !seen.blocks.has('working-set') } : {}),
   });
-  if (result.markdown.length === 0) return { kind: 'none' };
+  if (result.markdown.length === 0) {
+    if (!echoed) return { kind: 'none' };
+    const note = 'cairn: the conversation was just compacted. The exact details cairn kept for it are the ones listed in the /compact output above; nothing else in memory is new to this session.';
+    return { kind: 'json', value: { hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: note } } };
+  }
   const lead = compacted
     ? 'cairn: the conversation was just compacted. These exact details were established before it (ids in brackets; the `get` tool or `cairn get ID` expands them):\n\n'
     : '';
@@ -166,7 +190,10 @@ export async function preCompact(cairn: Cairn, input: HookInput, settings: HookS
   // Guidance for the compaction request, not part of the next context window.
   const session = typeof input.session_id === 'string' && input.session_id.length > 0 ? input.session_id : null;
   if (cairn.ledger && session) {
-    await cairn.ledger.record({ session, via: 'hook', name: 'pre-compact', target: 'summary', ...contextItems(result.sections), tokens: estimateTokens(value) });
+    const { memories, blocks } = contextItems(result.sections);
+    // A manual /compact shows this output in the next window too (see carryEchoedGuidance).
+    if (input.trigger === 'manual') blocks.push(ECHOED_BLOCK);
+    await cairn.ledger.record({ session, via: 'hook', name: 'pre-compact', target: 'summary', memories, blocks, tokens: estimateTokens(value) });
   }
   return { kind: 'text', value };
 }

@@ -66,6 +66,8 @@ export interface Ledger {
    * window 0 when the session has none.
    */
   startWindow(session: string, source: string | undefined): Promise<LedgerWindow>;
+  /** The session's current window, or null when it has none. */
+  currentWindow(session: string): Promise<LedgerWindow | null>;
   /** The ids the session's current window already holds. */
   seen(session: string): Promise<WindowContents>;
   /** Record one injection into the session's current window. */
@@ -91,6 +93,7 @@ export function createLedger(store: LedgerStore, clock: Clock, project: string |
       const reason = source && source.length > 0 ? source : 'startup';
       return store.openWindow(session, reason, clock.now(), { project, onlyIfNone: !NEW_WINDOW_SOURCES.has(reason) });
     },
+    currentWindow: (session) => store.currentWindow(session),
     async seen(session) {
       const window = await store.currentWindow(session);
       const contents: WindowContents = { window: window?.window ?? null, memories: new Set(), facts: new Set(), blocks: new Set() };

@@ -203,13 +203,12 @@ describe.skipIf(reason !== null)('Claude Code (real client) with cairn', () => {
     expect(readFileSync(debug, 'utf8')).toMatch(/"systemMessage":"cairn is not built in [^"]*: run cd/);
   });
 
-  // Issue #16 item 2 (mcp-surface's part): known defects of main at the time these tests were
-  // written. `it.fails` keeps them visible and turns red the moment the fix lands — then make them `it`.
-  it.fails('tool results carry no scoring internals (issue #16 item 2, open)', () => {
+  // Issue #16 item 2: what the model reads from cairn's tools, and no repeats across hooks and tools.
+  it('tool results carry no scoring internals (issue #16 item 2)', () => {
     for (const name of ['install', 'plugin', 'marketplace']) expectNoScoringInternals(sessions[name] ?? [], name);
   });
 
-  it.fails('no memory is repeated within a request, at session start, per prompt or after /compact (issue #16 item 2, open)', () => {
+  it('no memory is repeated within a request, at session start, per prompt or after /compact (issue #16 item 2)', () => {
     for (const name of ['install', 'plugin', 'marketplace', 'compact']) expectNoRepeats(sessions[name] ?? [], name);
   });
 });

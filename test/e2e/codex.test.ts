@@ -74,20 +74,19 @@ describe.skipIf(reason !== null)('Codex CLI (real client) with cairn', () => {
     expect(toolOutputs(requests[requests.length - 1]!).join('\n')).toContain(M2);
   });
 
-  // Issue #16 item 2 (mcp-surface's part): known defects of main when these tests were written.
-  // `it.fails` keeps them visible and turns red the moment the fix lands — then make them `it`.
-  it.fails('the model is told cairn’s tools are memory: the namespace has a description (issue #16 item 2, open)', () => {
+  // Issue #16 item 2: cairn's tools described as memory, what the model reads, no repeats.
+  it('the model is told cairn’s tools are memory: the namespace has a description (issue #16 item 2)', () => {
     // With no server instructions Codex shows "Tools in the mcp__cairn namespace.".
     expect(cairnNamespace(requests[0]!)?.description ?? '').toMatch(/memor/i);
   });
 
-  it.fails('recall’s result carries no scoring internals (issue #16 item 2, open)', () => {
+  it('recall’s result carries no scoring internals (issue #16 item 2)', () => {
     const outputs = requests.flatMap(toolOutputs).join('\n');
     expect(outputs).toContain(M2);
     for (const key of SCORING_INTERNALS) expect(outputs, `no scoring internals (${key})`).not.toContain(key);
   });
 
-  it.fails('no memory is repeated within a request: session start and the prompt hook (issue #16 item 2, open)', () => {
+  it('no memory is repeated within a request: session start and the prompt hook (issue #16 item 2)', () => {
     expect(requests.length).toBeGreaterThan(0);
     for (const request of requests) {
       for (const marker of ['ALPHA-7731', 'BRAVO-5512']) expect(occurrences(readable(request), marker), `${marker} at most once in one request`).toBeLessThanOrEqual(1);

@@ -46,9 +46,11 @@ export function sandbox(prefix: string): Sandbox {
   const home = join(dir, 'home');
   const project = join(dir, 'project');
   const bin = join(dir, 'bin');
-  for (const d of [home, project, bin]) mkdirSync(d, { recursive: true });
+  // CAIRN_HOME names the store folder explicitly, so it must exist (cairn refuses a missing one).
+  const cairnHome = join(home, '.cairn');
+  for (const d of [home, cairnHome, project, bin]) mkdirSync(d, { recursive: true });
   execFileSync('git', ['init', '-q', project]);
-  return { dir, home, cairnHome: join(home, '.cairn'), project, bin, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  return { dir, home, cairnHome, project, bin, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 /** Put this checkout's `cairn` bin on the sandbox PATH, as `npm install -g cairn-memory` would. */

@@ -60,7 +60,8 @@ describe('Claude Code hooks, end to end', () => {
     const prompt = await hook('prompt', { ...base, hook_event_name: 'UserPromptSubmit', prompt: 'where is process_workspace_changes defined?' }, home, repo);
     expect(prompt.code).toBe(0);
 
-    const pre = await hook('pre-compact', { ...base, hook_event_name: 'PreCompact', trigger: 'manual', custom_instructions: '' }, home, repo);
+    // An automatic compaction: only the summary carries PreCompact's guidance into the next window.
+    const pre = await hook('pre-compact', { ...base, hook_event_name: 'PreCompact', trigger: 'auto', custom_instructions: '' }, home, repo);
     expect(pre.code).toBe(0);
     expect(pre.out).toContain('process_workspace_changes');
 
@@ -127,10 +128,14 @@ describe('Claude Code hooks, end to end', () => {
     // Resuming continues the window: nothing again (core memory and all).
     expect((await hook('session-start', { ...base, source: 'resume' }, home, cwd)).out).toBe('');
     // PreCompact still lists it for the summary (guidance for the compaction, not the window)…
-    expect(count((await hook('pre-compact', { ...base, trigger: 'manual' }, home, cwd)).out)).toBe(1);
+    expect(count((await hook('pre-compact', { ...base, trigger: 'auto' }, home, cwd)).out)).toBe(1);
     // …and the compaction opens a new window, which gets it once.
     expect(count((await hook('session-start', { ...base, source: 'compact' }, home, cwd)).out)).toBe(1);
     expect((await hook('prompt', { ...base, prompt: 'how do I run the deploy script?' }, home, cwd)).out).toBe('');
+    // A manual /compact: Claude Code shows PreCompact's output in the new window, so the
+    // post-compact context does not give the same memory again.
+    expect(count((await hook('pre-compact', { ...base, trigger: 'manual' }, home, cwd)).out)).toBe(1);
+    expect(count((await hook('session-start', { ...base, source: 'compact' }, home, cwd)).out)).toBe(0);
     // A hook without a session id has no window to consult: it answers as before.
     expect(count((await hook('prompt', { cwd, prompt: 'how do I run the deploy script?' }, home, cwd)).out)).toBe(1);
 
@@ -138,8 +143,14 @@ describe('Claude Code hooks, end to end', () => {
     const store = await openSqliteStore(join(home, 'cairn.db'));
     try {
       const injections = await store.ledger.injections('led-1');
-      expect(injections.map((i) => `${i.window}:${i.name}:${i.target}:${i.memories.length}`)).toEqual(['0:session-start:context:1', '0:pre-compact:summary:1', '1:session-start:context:1']);
-      expect((await store.ledger.windows('led-1')).map((w) => w.reason)).toEqual(['startup', 'compact']);
+      expect(injections.map((i) => `${i.window}:${i.name}:${i.target}:${i.memories.length}`)).toEqual([
+        '0:session-start:context:1',
+        '0:pre-compact:summary:1',
+        '1:session-start:context:1',
+        '1:pre-compact:summary:1',
+        '2:pre-compact:context:1',
+      ]);
+      expect((await store.ledger.windows('led-1')).map((w) => w.reason)).toEqual(['startup', 'compact', 'compact']);
     } finally {
       await store.close();
     }
