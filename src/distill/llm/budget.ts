@@ -76,7 +76,3 @@ export async function overBudget(deps: Deps, budget: LlmBudget, at: number, sess
   return null;
 }
 
-/** Token estimate of a text (chars / 4, the estimate used everywhere in cairn). */
-export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / 4);
-}

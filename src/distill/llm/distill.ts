@@ -23,7 +23,8 @@ import { applyCandidate, existingDir, nearest, type LadderContext } from '../lad
 import { SessionView } from '../session.js';
 import { NEAR_DUPLICATE_JACCARD, jaccard, lshPairs, minhash, shingles } from '../similarity.js';
 import type { Candidate, Outcome } from '../types.js';
-import { DEFAULT_BUDGET, estimateTokens, overBudget, recordSpend, type LlmBudget } from './budget.js';
+import { estimateTokens } from '../../tokens.js';
+import { DEFAULT_BUDGET, overBudget, recordSpend, type LlmBudget } from './budget.js';
 import { parseConsolidation, parseJudgment, parseObservations } from './parse.js';
 import { JUDGE_SYSTEM, OBSERVER_SYSTEM, REFLECTOR_SYSTEM, judgePrompt, observerPrompt, reflectorPrompt, renderTranscript } from './prompts.js';
 import { LlmError, type LlmProvider, type LlmRequest, type LlmResponse } from './types.js';
