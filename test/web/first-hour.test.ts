@@ -257,6 +257,17 @@ describe.skipIf(!HAVE_CHROMIUM)(HAVE_CHROMIUM ? "a newcomer's first look at the 
         // User-wide memories and those without a project are two lines, named as in the list.
         const names = await page.locator('#by-project .series-legend .lg-label').allInnerTexts();
         expect(names).toEqual(expect.arrayContaining(['acme/app', 'acme/infra', 'user-wide', 'no project']));
+        // Every control of the overview is reached by Tab and shows its focus.
+        const overviewUnseen: string[] = [];
+        await page.locator('body').click({ position: { x: 1, y: 200 } });
+        for (let i = 0; i < 70; i++) {
+          await page.keyboard.press('Tab');
+          const at = await focused(page);
+          if (at.tag === 'BODY') break;
+          if (!at.visible) overviewUnseen.push(`${at.tag}.${at.cls} "${at.text.trim().slice(0, 30)}"`);
+        }
+        expect(overviewUnseen, 'overview: Tab stops without a visible focus').toEqual([]);
+
         // What the hooks and tools gave the agent, from the ledger: newest session first, a bar
         // per injection, a line where /compact opened a new window, items used or not.
         const sessions = page.locator('#hooks .hook-session');
