@@ -14,6 +14,10 @@
  * per character), and its output is a one-byte string whenever it can be.
  */
 
+import { scriptTerms } from './script-terms.js';
+
+export { scriptTerms, TERMS_VERSION } from './script-terms.js';
+
 const MAX_TERM = 64;
 const SPACE = 32;
 const UNDERSCORE = 95;
@@ -267,9 +271,18 @@ function isAllDigitRange(text: string, from: number, to: number): boolean {
 
 /**
  * The string stored in a full-text column: the index terms of `text`, lower-cased, in order,
- * duplicates kept, joined by single spaces (see {@link indexTerms}).
+ * duplicates kept, joined by single spaces (see {@link indexTerms}): the words of
+ * {@link wordIndexText}, then the {@link scriptTerms}.
  */
 export function indexText(text: string): string {
+  const words = wordIndexText(text);
+  const scripts = scriptTerms(text);
+  if (scripts.length === 0) return words;
+  return words.length === 0 ? scripts : `${words} ${scripts}`;
+}
+
+/** The word terms of `text` alone: what {@link indexText} was at terms version 1. */
+export function wordIndexText(text: string): string {
   const n = text.length;
   const out = new TermWriter(n + (n >> 1) + 16);
   // Lower-case once (native and fast); take parts from it. A few characters change length when

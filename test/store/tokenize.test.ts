@@ -37,9 +37,15 @@ describe('code-aware tokenizer', () => {
 });
 
 describe('code-aware tokenizer edge cases', () => {
-  it('treats emoji, variation selectors and CJK punctuation as separators', () => {
-    expect(indexTerms('🎯 core ✔️ done')).toEqual(['core', 'done']);
-    expect(indexTerms('重複したコンポーネント・型定義')).toEqual(['重複したコンポーネント', '型定義']);
+  it('treats emoji, variation selectors and CJK punctuation as separators, and adds script terms after the words', () => {
+    // Each emoji becomes a u<hex> term of its own (terms version 2); the variation selector does not.
+    expect(indexTerms('🎯 core ✔️ done')).toEqual(['core', 'done', 'u1f3af', 'u2714']);
+    const terms = indexTerms('重複したコンポーネント・型定義');
+    expect(terms.slice(0, 2)).toEqual(['重複したコンポーネント', '型定義']);
+    // CJK unigrams and bigrams within a run; the middle dot ends the run.
+    expect(terms).toEqual(expect.arrayContaining(['重', '重複', '複', 'ント', 'ト', '型', '型定', '定義']));
+    expect(terms).not.toContain('ト・');
+    expect(terms).not.toContain('ト型');
   });
 
   it('keeps :: and -> member access as one compound', () => {
@@ -72,7 +78,7 @@ describe('index text written as one buffer', () => {
     ];
     for (const text of texts) expect(indexText(text)).toBe(indexTerms(text).join(' '));
     expect(indexTerms('first café then fooБар')).toEqual(['first', 'café', 'then', 'fooбар', 'foo', 'бар']);
-    expect(indexTerms('src/重複/файл.ts:7')).toEqual(['src_重複_файл_ts_7', 'файл_ts_7', 'файл_ts', 'src', '重複', 'файл', 'ts', '7']);
+    expect(indexTerms('src/重複/файл.ts:7')).toEqual(['src_重複_файл_ts_7', 'файл_ts_7', 'файл_ts', 'src', '重複', 'файл', 'ts', '7', '重', '重複', '複']);
   });
 
   it('leaves out terms longer than 64 characters, whole or part', () => {

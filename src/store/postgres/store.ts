@@ -22,6 +22,7 @@ import type {
 } from '../../types.js';
 import { PgDatabase, isUniqueViolation, type DatabaseOptions, type Queryable } from './driver.js';
 import { queryLexemes, tsqueryOf, tsvectorLiteral } from './fts.js';
+import { refreshPgFtsTerms } from './fts-refresh.js';
 import { migrate } from './migrate.js';
 import { MEMORY_FIELDS, ORDER_SQL } from '../memory-rows.js';
 import { MEMORY_COLUMNS, Params, filterSql, memoryFieldValues, pgJson, pgText, rowToMemory, rowToReview, type MemoryRow, type ReviewRow } from './rows.js';
@@ -115,6 +116,8 @@ export class PostgresStore implements Store {
     const db = await PgDatabase.connect(this.options.url, this.options);
     try {
       await migrate(db);
+      // Terms version 2 (CJK, emoji): re-index the rows it changes, once (see fts-refresh.ts).
+      await refreshPgFtsTerms(db);
       const { mode, iterativeScan } = await PgVectors.detect(db);
       if (mode === 'pgvector') {
         this.capabilities.ann = true;

@@ -22,6 +22,7 @@ import type {
   TextSearchOptions,
   VectorSearchOptions,
 } from '../../types.js';
+import { refreshFtsTerms } from './fts-refresh.js';
 import { indexText, queryTerms } from '../tokenize.js';
 import { openDatabase, schemaVersion, type OpenOptions } from './database.js';
 import { versionChain } from '../versions.js';
@@ -118,6 +119,8 @@ export class SqliteStore implements Store {
   async open(): Promise<void> {
     if (this.database) return;
     this.database = openDatabase(this.options.path, this.options);
+    // Terms version 2 (CJK, emoji): re-index the rows it changes, once (see fts-refresh.ts).
+    if (!this.database.readonly) refreshFtsTerms(this.database, this.termFrequencies);
   }
 
   async close(): Promise<void> {
