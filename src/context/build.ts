@@ -32,6 +32,8 @@ export interface ContextInput {
   touch?: boolean;
   /** Memory ids the agent already has in this context window (the injection ledger): left out. */
   exclude?: ReadonlySet<string>;
+  /** Session fact ids the agent already has in this context window: left out of a session's details. */
+  excludeFacts?: ReadonlySet<string>;
   /** Include the favoured session's working set (its details, after /compact). @default true */
   workingSet?: boolean;
   /** The value-per-token model for a session's details (learned adjustments applied). @default DEFAULT_VALUE_MODEL */
@@ -191,6 +193,7 @@ export async function buildContext(deps: ContextDeps, input: ContextInput = {}):
       ranker: rankerName,
       seed: input.seed ?? 1,
       ...(input.valueModel ? { model: input.valueModel } : {}),
+      ...(input.exclude || input.excludeFacts ? { exclude: new Set([...(input.exclude ?? []), ...(input.excludeFacts ?? [])]) } : {}),
     });
     sections.push(...pack.sections);
     const included = pack.chosen.flatMap((c) => (c.memoryId ? [c.memoryId] : []));

@@ -21,6 +21,8 @@ export interface SessionPackInput {
   ranker: string;
   seed: number;
   model?: ValueModel;
+  /** Memory and session fact ids the agent already has in this context window (the injection ledger): left out. */
+  exclude?: ReadonlySet<string>;
 }
 
 export interface ChosenDetail {
@@ -209,6 +211,9 @@ export function packDetails(details: readonly Detail[], options: PackOptions): S
 
 /** Rank a session's candidates and pack them into `budget` tokens. */
 export async function packSession(deps: Deps, input: SessionPackInput): Promise<SessionPack> {
-  const { details, endSeq } = await sessionCandidates(deps, input.session, input.turns, input.memories);
+  const candidates = await sessionCandidates(deps, input.session, input.turns, input.memories);
+  const { endSeq } = candidates;
+  const exclude = input.exclude;
+  const details = exclude && exclude.size > 0 ? candidates.details.filter((d) => !(d.factId && exclude.has(d.factId)) && !(d.memory && exclude.has(d.memory.id))) : candidates.details;
   return packDetails(details, { budget: input.budget, ranker: input.ranker, seed: input.seed, endSeq, ...(input.model ? { model: input.model } : {}) });
 }

@@ -1,4 +1,5 @@
 import type { Cairn } from '../cairn.js';
+import type { ContextResult } from '../context/build.js';
 import type { RecallHit } from '../recall/recall.js';
 import { estimateTokens } from '../tokens.js';
 
@@ -74,11 +75,18 @@ export function relevantToPrompt(hit: RecallHit, settings: HookSettings): boolea
   return hit.why.coverage >= settings.promptMinCoverage || (hit.why.cosine ?? 0) >= settings.promptMinCosine;
 }
 
-/** Ids of a context result: memories, and blocks without an id (core memory, the working set). */
-function contextItems(sections: Array<{ name: string; ids: string[] }>): { memories: string[]; blocks: string[] } {
+/** Ids of a context result: memories, session facts, and blocks without an id (core memory, the working set). */
+export function contextItems(result: Pick<ContextResult, 'sections' | 'details'>): { memories: string[]; facts: string[]; blocks: string[] } {
+  const memories = new Set(result.sections.flatMap((s) => s.ids));
+  const facts = new Set<string>();
+  for (const detail of result.details ?? []) {
+    if (detail.memoryId) memories.add(detail.memoryId);
+    if (detail.factId) facts.add(detail.factId);
+  }
   return {
-    memories: sections.flatMap((s) => s.ids),
-    blocks: sections.filter((s) => s.name.startsWith('core:') || s.name === 'working-set').map((s) => s.name),
+    memories: [...memories],
+    facts: [...facts],
+    blocks: result.sections.filter((s) => s.name.startsWith('core:') || s.name === 'working-set').map((s) => s.name),
   };
 }
 
@@ -118,7 +126,7 @@ export async function sessionStart(cairn: Cairn, input: HookInput, settings: Hoo
     budget: settings.sessionStartBudget,
     ...(session ? { favorSession: session } : {}),
     touch: true,
-    ...(seen ? { exclude: seen.memories, core: ![...seen.blocks].some((b) => b.startsWith('core:')), workingSet: !seen.blocks.has('working-set') } : {}),
+    ...(seen ? { exclude: seen.memories, excludeFacts: seen.facts, core: ![...seen.blocks].some((b) => b.startsWith('core:')), workingSet: !seen.blocks.has('working-set') } : {}),
   });
   if (result.markdown.length === 0) {
     if (!echoed) return { kind: 'none' };
@@ -129,7 +137,7 @@ export async function sessionStart(cairn: Cairn, input: HookInput, settings: Hoo
     ? 'cairn: the conversation was just compacted. These exact details were established before it (ids in brackets; the `get` tool or `cairn get ID` expands them):\n\n'
     : '';
   const text = `${lead}${result.markdown}`;
-  if (ledger && session) await ledger.record({ session, via: 'hook', name: 'session-start', ...contextItems(result.sections), tokens: estimateTokens(text) });
+  if (ledger && session) await ledger.record({ session, via: 'hook', name: 'session-start', ...contextItems(result), tokens: estimateTokens(text) });
   return {
     kind: 'json',
     value: { hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: text } },
@@ -190,10 +198,10 @@ export async function preCompact(cairn: Cairn, input: HookInput, settings: HookS
   // Guidance for the compaction request, not part of the next context window.
   const session = typeof input.session_id === 'string' && input.session_id.length > 0 ? input.session_id : null;
   if (cairn.ledger && session) {
-    const { memories, blocks } = contextItems(result.sections);
+    const { memories, facts, blocks } = contextItems(result);
     // A manual /compact shows this output in the next window too (see carryEchoedGuidance).
     if (input.trigger === 'manual') blocks.push(ECHOED_BLOCK);
-    await cairn.ledger.record({ session, via: 'hook', name: 'pre-compact', target: 'summary', memories, blocks, tokens: estimateTokens(value) });
+    await cairn.ledger.record({ session, via: 'hook', name: 'pre-compact', target: 'summary', memories, facts, blocks, tokens: estimateTokens(value) });
   }
   return { kind: 'text', value };
 }

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import type { Cairn } from '../cairn.js';
 import { estimateTokens } from '../tokens.js';
+import { contextItems } from '../hooks/events.js';
 import type { WindowContents } from '../ledger/ledger.js';
 import { expandIds, MAX_EXPAND_IDS } from './expand.js';
 import { contextSections, factForModel, hitForModel, hitLine, memoryForModel } from './format.js';
@@ -191,15 +192,15 @@ export function registerTools(cairn: Cairn, { guard, tool, options, budget }: To
         ...(args.query ? { query: args.query } : {}),
         ...(args.ranker ? { ranker: args.ranker } : {}),
         ...(session ? { favorSession: session } : {}),
-        ...(window ? { exclude: window.memories, core: ![...window.blocks].some((b) => b.startsWith('core:')), workingSet: !window.blocks.has('working-set') } : {}),
+        ...(window ? { exclude: window.memories, excludeFacts: window.facts, core: ![...window.blocks].some((b) => b.startsWith('core:')), workingSet: !window.blocks.has('working-set') } : {}),
       });
-      const ids = result.sections.flatMap((s) => s.ids);
+      const given = contextItems(result);
+      const ids = given.memories;
       const skipped = window?.memories.size ?? 0;
       const note = skipped > 0 ? `\n(${skipped} memories already in your context are left out)` : '';
       const text = (result.markdown || 'no memories to add') + note;
-      if (ledger && session && ids.length + result.sections.length > 0) {
-        const blocks = result.sections.filter((s) => s.name.startsWith('core:') || s.name === 'working-set').map((s) => s.name);
-        await ledger.record({ session, via: 'mcp', name: 'context', memories: ids, blocks, tokens: result.tokens });
+      if (ledger && session && ids.length + given.facts.length + given.blocks.length > 0) {
+        await ledger.record({ session, via: 'mcp', name: 'context', ...given, tokens: result.tokens });
       }
       const structured: Record<string, unknown> = { sections: contextSections(result.markdown), tokens: result.tokens };
       if (skipped > 0) structured.alreadyInContext = skipped;

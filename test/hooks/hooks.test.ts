@@ -78,6 +78,19 @@ describe('Claude Code hooks, end to end', () => {
     expect(context).toMatch(/don't mock the database/i);
     expect(estimateTokens(context)).toBeLessThanOrEqual(2100);
 
+    // Resuming in the same window gives none of those details again (memories and session facts).
+    const resumed = await hook('session-start', { ...base, hook_event_name: 'SessionStart', source: 'resume' }, home, repo);
+    expect(resumed.out).not.toContain('src/workspace/resolver.py:214');
+    expect(resumed.out).not.toContain(SIGNATURE);
+    const store = await openSqliteStore(join(home, 'cairn.db'));
+    try {
+      const compacted = (await store.ledger.injections('sess-1', { window: 1 }))[0];
+      expect(compacted?.name).toBe('session-start');
+      expect(compacted?.facts.length, 'session facts recorded in the ledger').toBeGreaterThan(0);
+    } finally {
+      await store.close();
+    }
+
     // A later prompt about the function: the memory is already in this context window (the
     // post-compact context gave it), so the prompt hook does not give it again…
     const later = await hook('prompt', { ...base, prompt: 'remind me of the process_workspace_changes signature' }, home, repo);
