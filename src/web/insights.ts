@@ -172,6 +172,8 @@ export interface LedgerSession {
   tokens: number;
   /** Whether any injection of this session says which items were used afterwards. */
   usageKnown: boolean;
+  /** Whether its transcript has been ingested (so the browser can open the session). */
+  ingested: boolean;
 }
 
 export interface Injections {
@@ -198,8 +200,10 @@ export async function injections(cairn: Cairn, home: string | null, limit = 8): 
     if (!full) continue;
     const shown = full.injections.slice(-SHOWN_INJECTIONS);
     const texts = new Map((await cairn.deps.store.getMemories([...new Set(shown.flatMap((i) => i.memories))])).map((m) => [m.id, m.text]));
+    const ingested = (await cairn.deps.store.substrate?.getSession(info.session)) != null;
     sessions.push({
       session: info.session,
+      ingested,
       project: full.project ?? info.project,
       lastAt: info.lastAt,
       windows: full.windows,

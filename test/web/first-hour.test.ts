@@ -277,6 +277,8 @@ describe.skipIf(!HAVE_CHROMIUM)(HAVE_CHROMIUM ? "a newcomer's first look at the 
         expect(head).toMatch(/sess-7f3a\s+acme\/app\s+2,130 tokens · 10 items · 2 used afterwards · 2 windows/);
         const rows = sessions.nth(1).locator('.injections > li');
         expect(await rows.allInnerTexts().then((t) => t.map((x) => x.split('\n')[0]))).toEqual(['session start', 'prompt', 'before /compact', 'new context window — after /compact', 'session start', 'recall (MCP)']);
+        // An ingested session links to its page (test/web/insights.test.ts: one not ingested does not).
+        expect(await sessions.nth(1).locator('.hs-head a.full-name').getAttribute('href')).toBe('#/session/sess-7f3a');
         const first = sessions.nth(1).locator('.inj').first();
         expect(await first.locator('.inj-n').innerText()).toBe('820 tok · 5 items · 2 used');
         expect(await first.locator('.inj-item.used').count()).toBe(2);

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { benchQuality, hookActivity, injections } from '../../src/web/insights.js';
-import { createFixture, PROJECT } from './fixture.js';
+import { createFixture, PROJECT, SESSION_ID } from './fixture.js';
 
 let home: string;
 afterEach(() => rmSync(home, { recursive: true, force: true }));
@@ -103,7 +103,7 @@ describe('what the hooks and tools injected, from the ledger', () => {
       expect(source).toBe('ledger');
       expect(sessions).toHaveLength(1);
       const s1 = sessions[0]!;
-      expect(s1).toMatchObject({ session: 's1', project: PROJECT, tokens: 620, injectionCount: 2, usageKnown: true });
+      expect(s1).toMatchObject({ session: 's1', project: PROJECT, tokens: 620, injectionCount: 2, usageKnown: true, ingested: false });
       expect(s1.windows.map((w) => w.reason)).toEqual(['startup', 'compact']);
       expect(s1.injections.map((i) => [i.window, i.via, i.name])).toEqual([
         [0, 'hook', 'session-start'],
@@ -114,6 +114,13 @@ describe('what the hooks and tools injected, from the ledger', () => {
         { id: 'gone-id', kind: 'memory', text: null, used: false },
         { id: 'f1', kind: 'fact', text: null, used: false },
         { id: 'working-set', kind: 'block', text: null, used: false },
+      ]);
+      // A session whose transcript is ingested can be opened in the browser.
+      fx.clock.advance(60_000);
+      await ledger.record({ session: SESSION_ID, via: 'hook', name: 'prompt', memories: [fx.ids.lock], tokens: 40 });
+      expect((await injections(fx.cairn, home)).ledger.map((s) => [s.session, s.ingested])).toEqual([
+        [SESSION_ID, true],
+        ['s1', false],
       ]);
       // Not measured yet: neither used nor unused.
       expect(s1.injections[1]!.items[0]).toMatchObject({ id: fx.ids.lock, used: null });

@@ -196,7 +196,9 @@ function ledgerSessions(sessions) {
         h(
           'div',
           { class: 'hs-head' },
-          h('a', { class: 'full-name', href: `#/session/${encodeURIComponent(sess.session)}`, title: sess.session }, sess.session),
+          sess.ingested
+            ? h('a', { class: 'full-name', href: `#/session/${encodeURIComponent(sess.session)}`, title: sess.session }, sess.session)
+            : h('span', { class: 'full-name', title: `${sess.session} — its transcript is not ingested yet (cairn ingest reads it)` }, sess.session),
           sess.project ? h('span', { class: 'where', title: sess.project }, projectName(sess.project)) : null,
           h('span', { class: 'muted small' }, `${num(sess.tokens)} tokens · ${plural(items, 'item')}${sess.usageKnown ? ` · ${num(used)} used afterwards` : ''} · ${plural(sess.windows.length || 1, 'window')} · `, time(sess.lastAt)),
         ),
