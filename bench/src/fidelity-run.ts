@@ -9,6 +9,7 @@ import { basename, join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { estimateTokens } from 'cairn-memory';
 import { contextHeader, DEFAULT_HOOK_SETTINGS, gatherCandidates, loadConfig, openCairn, runHook, sessionCandidates, type Detail } from 'cairn-memory/testing';
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { coverage, recencyBaseline, type CompactSplit } from './fidelity.js';
 import { round } from './stats.js';
 
@@ -26,6 +27,10 @@ export interface CutFigures {
   needed: number;
   /** Claude Code's summary: its tokens and share (real compactions only). */
   summaryTokens: number | null;
+  /** The same counted with a real tokenizer (o200k_base, gpt-tokenizer): the unit of the equal-token comparison. */
+  summaryRealTokens: number | null;
+  /** Real tokens of cairn's context at the summary's token count (≤ summaryRealTokens). */
+  cairnRealTokens: number | null;
   summary: number | null;
   /** What the session-start hook injected (default budget), and its tokens. */
   hookContext: number;
@@ -96,6 +101,8 @@ export async function measureCut(input: MeasureInput): Promise<{ figures: CutFig
     const hookText = additionalContext(await hook('session-start', { ...base, hook_event_name: 'SessionStart', source: 'compact' }, home));
 
     const summaryTokens = split.real ? estimateTokens(split.summary) : null;
+    const summaryRealTokens = split.real ? countTokens(split.summary) : null;
+    let cairnRealTokens: number | null = null;
     const { cairn } = await openCairn(loadConfig({ home, env: {} }), { cwd: base.cwd, actor: 'bench', session: sessionId });
     const byBudget: CutFigures['byBudget'] = {};
     let atSummary: CutFigures['atSummary'] = null;
@@ -113,17 +120,31 @@ export async function measureCut(input: MeasureInput): Promise<{ figures: CutFig
         }
         byBudget[String(budget)] = { cairn: byRanker, recency: round(coverage(needed, recencyBaseline(split, budget)).share) };
       }
-      if (summaryTokens !== null) {
+      if (summaryRealTokens !== null) {
+        // Equal tokens by a real tokenizer: chars/4 overcounts prose (the summary) and undercounts
+        // code-heavy lines (cairn's), so the budget shrinks until cairn's text counts no more.
+        const fit = async (ranker: string): Promise<string> => {
+          let budget = summaryRealTokens;
+          let text = await build(budget, ranker);
+          for (let i = 0; i < 6 && countTokens(text) > summaryRealTokens && budget > 50; i++) {
+            budget = Math.floor((budget * summaryRealTokens) / countTokens(text) * 0.99);
+            text = await build(budget, ranker);
+          }
+          return text;
+        };
         const byRanker: Record<string, number> = {};
         let composite = '';
         for (const ranker of FIDELITY_RANKERS) {
-          const text = await build(summaryTokens, ranker);
+          const text = await fit(ranker);
           byRanker[ranker] = round(coverage(needed, text).share);
           if (ranker === 'composite') composite = text;
         }
+        cairnRealTokens = countTokens(composite);
+        let recency = recencyBaseline(split, summaryRealTokens);
+        while (recency.length > 0 && countTokens(recency) > summaryRealTokens) recency = recency.slice(Math.ceil(recency.length * 0.05));
         atSummary = {
           cairn: byRanker,
-          recency: round(coverage(needed, recencyBaseline(split, summaryTokens)).share),
+          recency: round(coverage(needed, recency).share),
           summaryPlusCairn: round(coverage(needed, `${split.summary}\n${composite}`).share),
         };
       }
@@ -144,6 +165,8 @@ export async function measureCut(input: MeasureInput): Promise<{ figures: CutFig
       trigger: split.trigger,
       needed: needed.length,
       summaryTokens,
+      summaryRealTokens,
+      cairnRealTokens,
       summary: split.real ? round(coverage(needed, split.summary).share) : null,
       hookContext: round(coverage(needed, hookText).share),
       hookContextTokens: estimateTokens(hookText),

@@ -2,6 +2,7 @@ import { invalid } from '../errors.js';
 import type { Deps } from '../deps.js';
 import type { CorePaths } from './core.js';
 import type { RankerRegistry } from './rankers.js';
+import { admissible } from '../recall/isolation.js';
 import { stalenessOf, termCoverage } from '../recall/recall.js';
 import { retrieve } from '../recall/retrieve.js';
 import { indexTerms } from '../store/tokenize.js';
@@ -16,7 +17,7 @@ import { workingSetLines, workingSetOf } from './working-set.js';
 export interface ContextInput {
   /** What the agent is about to do; without it, the session's and project's most valuable memories. */
   query?: string;
-  /** Token budget for the whole Markdown (chars / 4). @default 2000 */
+  /** Token budget for the whole Markdown (chars / 4), any size from 50 to 200,000. @default DEFAULT_CONTEXT_BUDGET (4000) */
   budget?: number;
   /** Ranker name from the registry. @default 'composite' */
   ranker?: string;
@@ -127,6 +128,8 @@ export async function gatherCandidates(deps: Deps, input: ContextInput, filter: 
   ]);
   for (const list of extra) for (const memory of list) if (!byId.has(memory.id)) byId.set(memory.id, blank(memory));
   if (input.exclude) for (const id of input.exclude) byId.delete(id);
+  // Projects stay apart: other projects' memories and project-unknown sessions' never come in; user-scope rules do.
+  for (const [id, c] of byId) if (!admissible(c.memory, filter.project ?? null)) byId.delete(id);
   return { candidates: [...byId.values()], maxRrf, bm25Max, cosineMax };
 }
 
@@ -148,13 +151,20 @@ export interface ContextDeps extends Deps {
   rankers: RankerRegistry;
 }
 
+/**
+ * The default context budget, chosen from the fidelity curve on the tuning half (share of needed
+ * details at 1K/2K/4K/8K: 0.38 / 0.60 / 0.77 / 0.78 — the curve flattens after 4K; see
+ * docs/BENCHMARKS.md). Claude Code's summaries it sits beside are 1,700–6,100 tokens.
+ */
+export const DEFAULT_CONTEXT_BUDGET = 4000;
+
 /** The first lines of every context (counted in its budget). */
 export function contextHeader(project: string | null): string {
   return `# cairn memory${project ? ` — ${project}` : ''}\n` + '<!-- Exact findings kept across /compact and sessions. Expand an id with the get tool or `cairn get ID`. -->\n';
 }
 
 export async function buildContext(deps: ContextDeps, input: ContextInput = {}): Promise<ContextResult> {
-  const budget = input.budget ?? 2000;
+  const budget = input.budget ?? DEFAULT_CONTEXT_BUDGET;
   if (!Number.isFinite(budget) || budget < 50 || budget > 200_000) throw invalid(`budget must be 50–200000 tokens (got ${budget})`, 'budget');
   const rankerName = input.ranker ?? 'composite';
   const ranker = deps.rankers.get(rankerName);

@@ -1,5 +1,5 @@
 import type { Cairn } from '../cairn.js';
-import type { ContextResult } from '../context/build.js';
+import { DEFAULT_CONTEXT_BUDGET, type ContextResult } from '../context/build.js';
 import type { RecallHit } from '../recall/recall.js';
 import { estimateTokens } from '../tokens.js';
 
@@ -46,7 +46,7 @@ export interface HookInput {
 export type HookOutput = { kind: 'json'; value: Record<string, unknown> } | { kind: 'text'; value: string } | { kind: 'none' };
 
 export interface HookSettings {
-  /** session-start context budget in tokens. @default 2000 */
+  /** session-start context budget in tokens. @default DEFAULT_CONTEXT_BUDGET (4000, from the fidelity curve) */
   sessionStartBudget: number;
   /** prompt hook budget. @default 300 */
   promptBudget: number;
@@ -60,7 +60,7 @@ export interface HookSettings {
 }
 
 export const DEFAULT_HOOK_SETTINGS: HookSettings = {
-  sessionStartBudget: 2000,
+  sessionStartBudget: DEFAULT_CONTEXT_BUDGET,
   promptBudget: 300,
   promptMinScore: 0.45,
   promptMinCoverage: 0.34,

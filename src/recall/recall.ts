@@ -6,6 +6,7 @@ import { indexTerms } from '../store/tokenize.js';
 import { KINDS, SCOPES, type Kind, type Memory, type MemoryFilter, type Scope } from '../types.js';
 import { checkStaleness, type FileStatus } from '../workspace/files.js';
 import { compositeScore, precedence, type Why } from './score.js';
+import { admissible } from './isolation.js';
 import { retrieve } from './retrieve.js';
 
 export interface RecallInput {
@@ -140,6 +141,8 @@ export async function recall(deps: Deps, input: RecallInput): Promise<RecallResu
   for (const [position, hit] of fused.entries()) {
     const memory = memories.get(hit.id);
     if (!memory) continue;
+    // Projects stay apart: the store's project filter also lets every project-less memory through.
+    if (!input.allProjects && !admissible(memory, filter.project ?? null)) continue;
     const why = compositeScore({
       memory,
       now,

@@ -99,6 +99,7 @@ function halfMetrics(half: 'tuning' | 'report', cuts: CutFigures[]): Metric[] {
       metric(`${half}: cairn at the summary's token count`, atSummary, 'share', {
         ...(judged ? { target: atLeast(round(2 * summary)) } : {}),
         anchor: '≥ 2× the summary’s share',
+        note: `equal o200k tokens: summary ~${Math.round(real.reduce((a, c) => a + (c.summaryRealTokens ?? 0), 0) / real.length)}, cairn ~${Math.round(real.reduce((a, c) => a + (c.cairnRealTokens ?? 0), 0) / real.length)}`,
       }),
       metric(`${half}: cairn at its default budget (session-start hook)`, pooled(real, (c) => c.hookContext), 'share', {
         note: `~${Math.round(real.reduce((a, c) => a + c.hookContextTokens, 0) / real.length)} tokens`,

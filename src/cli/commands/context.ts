@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import type { Command } from 'commander';
+import { DEFAULT_CONTEXT_BUDGET } from '../../context/build.js';
 import { CORE_LINE_BUDGET, ensureCoreFile, readCore } from '../../context/core.js';
 import { RANKER_NAMES } from '../../context/rankers.js';
 import { invalid } from '../../errors.js';
@@ -16,7 +17,7 @@ export function registerContextCommands(program: Command, run: Run): void {
           '--json adds the budget accounting: tokens per section and what was left out and why.',
       )
       .option('-q, --query <text>', 'what the agent is about to work on')
-      .option('-b, --budget <tokens>', 'token budget (chars / 4)', positiveInt('budget'), 2000)
+      .option('-b, --budget <tokens>', 'token budget (chars / 4), any size from 50 to 200000', positiveInt('budget'), DEFAULT_CONTEXT_BUDGET)
       .option('-r, --ranker <name>', `one of ${RANKER_NAMES.join(', ')}`, 'composite')
       .option('--session <id>', 'favour memories from this agent session'),
     async (ctx, opts: { query?: string; budget: number; ranker: string; session?: string }) => {
