@@ -59,6 +59,13 @@ module.exports = {
       to: { path: '^src/store/(sqlite|postgres)/' },
     },
     {
+      name: 'store-dialects-are-independent',
+      comment: 'What SQLite and PostgreSQL share lives in src/store/ (memory-rows, review-rows, substrate-rows, embedding-rows …), never in one dialect for the other to import; only `cairn copy` (postgres/copy*) knows both.',
+      severity: 'error',
+      from: { path: '^src/store/(sqlite|postgres)/', pathNot: '^src/store/postgres/copy' },
+      to: { path: '^src/store/(sqlite|postgres)/', pathNot: '^src/store/$1/' },
+    },
+    {
       name: 'the-product-imports-no-benchmarks',
       comment: 'Benchmarks are the bench/ workspace; the published package carries none (cairn bench loads them at run time).',
       severity: 'error',

@@ -217,3 +217,69 @@ export function listedFacts(rows: readonly FactRefRow[], options: FactListOption
 export function factIndexSource(fact: { text: string }): string {
   return fact.text;
 }
+
+/** A `turns` row as a driver returns it; `is_error` and `flags` as the dialect stores them. */
+export interface StoredTurnRow {
+  id: string;
+  session_id: string;
+  seq: number;
+  role: string;
+  text: string;
+  tool_name: string | null;
+  tool_input: string | null;
+  tool_use_id: string | null;
+  is_error: unknown;
+  flags: unknown;
+  at: number | null;
+  source_uuid: string | null;
+  source_line: number;
+}
+
+/** How a dialect stores a turn's error mark (0/1, boolean) and flags (JSON text, text[]). */
+export interface TurnDecoding {
+  isError(value: unknown): boolean;
+  flags(value: unknown): string[];
+}
+
+export function rowToTurn(row: StoredTurnRow, decode: TurnDecoding): TurnRecord {
+  return {
+    id: row.id,
+    sessionId: row.session_id,
+    seq: row.seq,
+    role: row.role as TurnRole,
+    text: row.text,
+    toolName: row.tool_name,
+    toolInput: row.tool_input,
+    toolUseId: row.tool_use_id,
+    isError: decode.isError(row.is_error),
+    flags: decode.flags(row.flags),
+    at: row.at,
+    sourceUuid: row.source_uuid,
+    sourceLine: row.source_line,
+  };
+}
+
+const SNIPPET_RADIUS = 80;
+
+/** A short excerpt of `text` around the first place a query term (or its stem) occurs. */
+export function snippetFor(text: string, terms: string[]): string {
+  const lower = text.toLowerCase();
+  let best = -1;
+  let length = 0;
+  for (const term of terms) {
+    for (const candidate of [term, term.replaceAll('_', ' '), term.length > 5 ? term.slice(0, Math.max(4, term.length - 3)) : null]) {
+      if (candidate === null) continue;
+      const at = lower.indexOf(candidate);
+      if (at >= 0 && (best < 0 || at < best)) {
+        best = at;
+        length = candidate.length;
+        break;
+      }
+    }
+  }
+  const flat = (s: string): string => s.replace(/\s+/g, ' ');
+  if (best < 0) return flat(text.length > 2 * SNIPPET_RADIUS ? `${text.slice(0, 2 * SNIPPET_RADIUS)}…` : text);
+  const start = Math.max(0, best - SNIPPET_RADIUS);
+  const end = Math.min(text.length, best + length + SNIPPET_RADIUS);
+  return flat(`${start > 0 ? '…' : ''}${text.slice(start, end)}${end < text.length ? '…' : ''}`);
+}

@@ -2,7 +2,8 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openDatabase, schemaVersion } from '../../src/store/sqlite/database.js';
-import { createSqliteSubstrate, snippetFor } from '../../src/store/sqlite/substrate.js';
+import { createSqliteSubstrate } from '../../src/store/sqlite/substrate.js';
+import { snippetFor } from '../../src/store/substrate-rows.js';
 import { openSubstrate, tempDir } from '../ingest/helpers.js';
 import { batch, session, substrateConformance, turn } from './substrate-conformance.js';
 

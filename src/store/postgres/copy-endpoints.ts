@@ -6,7 +6,7 @@
  */
 import { indexText } from '../tokenize.js';
 import type { SqliteStore } from '../sqlite/store.js';
-import { blobToVector } from '../sqlite/rows.js';
+import { blobToVector } from '../embedding-rows.js';
 import type { CompactionRecord, CorrectionRecord, IngestCursor, Store, TurnRecord } from '../../types.js';
 import { quoteColumn, vectorValues, type CopyEndpoint, type Row, type TableSpec } from './copy-tables.js';
 import { tsvectorLiteral } from './fts.js';

@@ -1,7 +1,6 @@
 /** The persistent layer of the embedding cache in PostgreSQL: table `embed_cache` (migration 005). */
 import type { EmbeddingCacheStore } from '../../types.js';
-import { blobToVector, vectorToBlob } from '../sqlite/rows.js';
-import { splitCacheKey } from '../sqlite/embed-cache.js';
+import { blobToVector, splitCacheKey, vectorToBlob } from '../embedding-rows.js';
 import type { Queryable } from './driver.js';
 
 export function postgresEmbeddingCache(db: () => Queryable): EmbeddingCacheStore {

@@ -3,7 +3,7 @@
  * no U+0000 in text, snapshot members by pk); the memory model itself is ../memory-rows.ts.
  */
 import type { FileRef, Memory, MemoryFilter, Provenance, ReviewItem } from '../../types.js';
-import { MEMORY_FIELDS, filterWhere, memorySelectList, memoryToRow, rowToMemory as sharedRowToMemory, type MemoryEncoding } from '../memory-rows.js';
+import { MEMORY_FIELDS, filterWhere, memorySelectList, memoryToRow, rowToMemory as sharedRowToMemory, type FilterDialect, type MemoryEncoding } from '../memory-rows.js';
 import { rowToReview as sharedRowToReview, type StoredReviewRow } from '../review-rows.js';
 
 /** A `memories` row as `pg` returns it (int8 parsed to numbers, jsonb to values). */
@@ -79,9 +79,9 @@ export function memoryFieldValues(memory: Memory): unknown[] {
   return MEMORY_FIELDS.map((field) => row[field]);
 }
 
-/** A WHERE clause over alias `m` for a MemoryFilter, parameters appended to `p`. */
-export function filterSql(filter: MemoryFilter, p: Params): string {
-  return filterWhere(filter, {
+/** PostgreSQL's spelling of a filter: `$n` parameters (added to `p`), array operators for tags, pk for snapshots. */
+export function postgresDialect(p: Params): FilterDialect {
+  return {
     param: (value) => p.add(value),
     projectIs: (project, orUserScope) => (orUserScope ? `(m.project = ${p.add(project)} OR m.project IS NULL)` : `m.project = ${p.add(project)}`),
     oneOf: (column, values) => `${column} = ANY(${p.add(values)}::text[])`,
@@ -90,7 +90,12 @@ export function filterSql(filter: MemoryFilter, p: Params): string {
     inSnapshot: (snapshotId) => `m.pk IN (SELECT memory_pk FROM snapshot_members WHERE snapshot_id = ${p.add(snapshotId)})`,
     bool: (value) => p.add(value),
     always: 'true',
-  });
+  };
+}
+
+/** A WHERE clause over alias `m` for a MemoryFilter, parameters appended to `p`. */
+export function filterSql(filter: MemoryFilter, p: Params): string {
+  return filterWhere(filter, postgresDialect(p));
 }
 
 export type { StoredReviewRow as ReviewRow } from '../review-rows.js';

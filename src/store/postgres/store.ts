@@ -25,7 +25,8 @@ import { queryLexemes, tsqueryOf, tsvectorLiteral } from './fts.js';
 import { refreshPgFtsTerms } from './fts-refresh.js';
 import { migrate } from './migrate.js';
 import { MEMORY_FIELDS, ORDER_SQL } from '../memory-rows.js';
-import { MEMORY_COLUMNS, Params, filterSql, memoryFieldValues, pgJson, pgText, rowToMemory, rowToReview, type MemoryRow, type ReviewRow } from './rows.js';
+import { reviewWhere as sharedReviewWhere } from '../review-rows.js';
+import { MEMORY_COLUMNS, Params, filterSql, memoryFieldValues, postgresDialect, pgJson, pgText, rowToMemory, rowToReview, type MemoryRow, type ReviewRow } from './rows.js';
 import { PostgresSubstrate } from './substrate.js';
 import { versionChain } from '../versions.js';
 import { postgresEmbeddingCache } from './embed-cache.js';
@@ -583,13 +584,7 @@ function rowToSnapshot(row: SnapshotRow): Snapshot {
 }
 
 function reviewWhere(filter: Omit<ReviewFilter, 'limit' | 'offset'>, p: Params): string {
-  const clauses: string[] = [];
-  if (filter.open === true) clauses.push('resolved_at IS NULL');
-  if (filter.open === false) clauses.push('resolved_at IS NOT NULL');
-  if (filter.project === null) clauses.push('project IS NULL');
-  else if (filter.project !== undefined) clauses.push(`(project = ${p.add(filter.project)} OR project IS NULL)`);
-  if (filter.kinds && filter.kinds.length > 0) clauses.push(`kind = ANY(${p.add(filter.kinds)}::text[])`);
-  return clauses.length > 0 ? clauses.join(' AND ') : 'true';
+  return sharedReviewWhere(filter, postgresDialect(p));
 }
 
 /** Open a PostgreSQL store (the schema is created and migrated when needed). */

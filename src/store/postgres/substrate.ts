@@ -22,7 +22,6 @@ import type {
   TurnRole,
   TurnSearchOptions,
 } from '../../types.js';
-import { snippetFor } from '../sqlite/substrate.js';
 import {
   FACT_REF_COLUMNS,
   factIndexSource,
@@ -32,11 +31,14 @@ import {
   rowToCompaction,
   rowToCorrection,
   rowToSession,
+  rowToTurn as sharedRowToTurn,
+  snippetFor,
   turnIndexSource,
   type CompactionRow,
   type CorrectionRow,
   type FactRefRow,
   type SessionRow,
+  type TurnDecoding,
 } from '../substrate-rows.js';
 import { queryTerms } from '../tokenize.js';
 import type { PgDatabase, Queryable } from './driver.js';
@@ -65,22 +67,11 @@ const SESSION_COLUMNS =
 const TURN_COLUMNS = 'id, session_id, seq, role, text, tool_name, tool_input, tool_use_id, is_error, flags, at, source_uuid, source_line';
 const CURSOR_COLUMNS = 'path, size, mtime_ms, "offset" AS offset, head_hash, state, updated_at';
 
+/** PostgreSQL keeps a turn's error mark as boolean and its flags as text[]. */
+const POSTGRES_TURNS: TurnDecoding = { isError: (value) => value === true, flags: (value) => value as string[] };
+
 function rowToTurn(row: TurnRow): TurnRecord {
-  return {
-    id: row.id,
-    sessionId: row.session_id,
-    seq: row.seq,
-    role: row.role as TurnRole,
-    text: row.text,
-    toolName: row.tool_name,
-    toolInput: row.tool_input,
-    toolUseId: row.tool_use_id,
-    isError: row.is_error,
-    flags: row.flags,
-    at: row.at,
-    sourceUuid: row.source_uuid,
-    sourceLine: row.source_line,
-  };
+  return sharedRowToTurn(row, POSTGRES_TURNS);
 }
 
 interface CursorRow {

@@ -4,14 +4,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { EmbeddingCacheStore } from '../../types.js';
-import { blobToVector, vectorToBlob } from './rows.js';
-
-/** Split `<model>#<hash>` at the last `#` (model ids may hold `#`, sha256 hex never does). */
-export function splitCacheKey(key: string): { model: string; hash: string } | null {
-  const at = key.lastIndexOf('#');
-  if (at <= 0 || at === key.length - 1) return null;
-  return { model: key.slice(0, at), hash: key.slice(at + 1) };
-}
+import { blobToVector, splitCacheKey, vectorToBlob } from '../embedding-rows.js';
 
 /** Lookups are chunked so a large batch stays under SQLite's bound-parameter limit. */
 const CHUNK = 400;

@@ -3,7 +3,7 @@
  * json_each, snapshot members by rowid); the memory model itself is ../memory-rows.ts.
  */
 import type { Memory, MemoryFilter, ReviewItem } from '../../types.js';
-import { filterWhere, memorySelectList, memoryToRow, rowToMemory as sharedRowToMemory, type MemoryEncoding } from '../memory-rows.js';
+import { filterWhere, memorySelectList, memoryToRow, rowToMemory as sharedRowToMemory, type FilterDialect, type MemoryEncoding } from '../memory-rows.js';
 import { rowToReview as sharedRowToReview, type StoredReviewRow } from '../review-rows.js';
 
 /** A `memories` row as better-sqlite3 returns it. */
@@ -60,14 +60,13 @@ export function memoryToParams(memory: Memory): Record<string, unknown> {
   return memoryToRow(memory, SQLITE_ENCODING);
 }
 
-/** A WHERE clause (over alias `m`) and its positional parameters for a MemoryFilter. */
-export function filterSql(filter: MemoryFilter): { where: string; params: unknown[] } {
-  const params: unknown[] = [];
+/** SQLite's spelling of a filter: `?` parameters (appended to `params`), json_each for tags, rowid for snapshots. */
+export function sqliteDialect(params: unknown[]): FilterDialect {
   const param = (value: unknown): string => {
     params.push(value);
     return '?';
   };
-  const where = filterWhere(filter, {
+  return {
     param,
     // Unary + keeps the planner on the ordered partial indexes (see migration 004).
     projectIs: (project, orUserScope) => (orUserScope ? `(+m.project = ${param(project)} OR +m.project IS NULL)` : `+m.project = ${param(project)}`),
@@ -77,17 +76,14 @@ export function filterSql(filter: MemoryFilter): { where: string; params: unknow
     inSnapshot: (snapshotId) => `m.rowid IN (SELECT memory_rowid FROM snapshot_members WHERE snapshot_id = ${param(snapshotId)})`,
     bool: (value) => param(value ? 1 : 0),
     always: '1',
-  });
+  };
+}
+
+/** A WHERE clause (over alias `m`) and its positional parameters for a MemoryFilter. */
+export function filterSql(filter: MemoryFilter): { where: string; params: unknown[] } {
+  const params: unknown[] = [];
+  const where = filterWhere(filter, sqliteDialect(params));
   return { where, params };
 }
 
-export function vectorToBlob(vector: Float32Array): Buffer {
-  return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
-}
-
-export function blobToVector(blob: Buffer): Float32Array {
-  // Copy: the Buffer may be a view into a pooled allocation with an unaligned offset.
-  const copy = new Float32Array(blob.byteLength / 4);
-  new Uint8Array(copy.buffer).set(blob);
-  return copy;
-}
+export { blobToVector, vectorToBlob } from '../embedding-rows.js';

@@ -38,12 +38,13 @@ import {
   memoryToParams,
   rowToMemory,
   rowToReview,
+  sqliteDialect,
   vectorToBlob,
   type MemoryRow,
 } from './rows.js';
 import { searchFiltered } from '../filtered-search.js';
 import { ORDER_SQL } from '../memory-rows.js';
-import type { StoredReviewRow as ReviewRow } from '../review-rows.js';
+import { reviewWhere as sharedReviewWhere, type StoredReviewRow as ReviewRow } from '../review-rows.js';
 
 /** The text a memory is indexed under: its text and its tags. */
 function ftsTerms(memory: Pick<Memory, 'text' | 'tags'>): string {
@@ -730,20 +731,8 @@ export class SqliteStore implements Store {
 }
 
 function reviewWhere(filter: Omit<ReviewFilter, 'limit' | 'offset'>): { where: string; params: unknown[] } {
-  const clauses: string[] = [];
   const params: unknown[] = [];
-  if (filter.open === true) clauses.push('resolved_at IS NULL');
-  if (filter.open === false) clauses.push('resolved_at IS NOT NULL');
-  if (filter.project === null) clauses.push('project IS NULL');
-  else if (filter.project !== undefined) {
-    clauses.push('(project = ? OR project IS NULL)');
-    params.push(filter.project);
-  }
-  if (filter.kinds && filter.kinds.length > 0) {
-    clauses.push(`kind IN (${filter.kinds.map(() => '?').join(', ')})`);
-    params.push(...filter.kinds);
-  }
-  return { where: clauses.length > 0 ? clauses.join(' AND ') : '1', params };
+  return { where: sharedReviewWhere(filter, sqliteDialect(params)), params };
 }
 
 /** Open a SQLite store at `path` (created and migrated when needed). */

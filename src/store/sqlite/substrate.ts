@@ -43,11 +43,14 @@ import {
   rowToCompaction,
   rowToCorrection,
   rowToSession,
+  rowToTurn as sharedRowToTurn,
+  snippetFor,
   turnIndexText,
   type CompactionRow,
   type CorrectionRow,
   type FactRefRow,
   type SessionRow,
+  type TurnDecoding,
 } from '../substrate-rows.js';
 import { indexText, queryTerms } from '../tokenize.js';
 
@@ -91,22 +94,11 @@ function parseFlags(flags: string): string[] {
   }
 }
 
+/** SQLite keeps a turn's error mark as 0/1 and its flags as JSON text (unreadable flags read as none). */
+const SQLITE_TURNS: TurnDecoding = { isError: (value) => value === 1, flags: (value) => parseFlags(value as string) };
+
 function rowToTurn(row: TurnRow): TurnRecord {
-  return {
-    id: row.id,
-    sessionId: row.session_id,
-    seq: row.seq,
-    role: row.role as TurnRole,
-    text: row.text,
-    toolName: row.tool_name,
-    toolInput: row.tool_input,
-    toolUseId: row.tool_use_id,
-    isError: row.is_error === 1,
-    flags: parseFlags(row.flags),
-    at: row.at,
-    sourceUuid: row.source_uuid,
-    sourceLine: row.source_line,
-  };
+  return sharedRowToTurn(row, SQLITE_TURNS);
 }
 
 function parseState(json: string): Record<string, unknown> {
@@ -176,30 +168,6 @@ function matchExpression(terms: string[]): string {
   return terms.map((term) => `"${term.replaceAll('"', '""')}"`).join(' OR ');
 }
 
-const SNIPPET_RADIUS = 80;
-
-/** A short excerpt of `text` around the first place a query term (or its stem) occurs. */
-export function snippetFor(text: string, terms: string[]): string {
-  const lower = text.toLowerCase();
-  let best = -1;
-  let length = 0;
-  for (const term of terms) {
-    for (const candidate of [term, term.replaceAll('_', ' '), term.length > 5 ? term.slice(0, Math.max(4, term.length - 3)) : null]) {
-      if (candidate === null) continue;
-      const at = lower.indexOf(candidate);
-      if (at >= 0 && (best < 0 || at < best)) {
-        best = at;
-        length = candidate.length;
-        break;
-      }
-    }
-  }
-  const flat = (s: string): string => s.replace(/\s+/g, ' ');
-  if (best < 0) return flat(text.length > 2 * SNIPPET_RADIUS ? `${text.slice(0, 2 * SNIPPET_RADIUS)}…` : text);
-  const start = Math.max(0, best - SNIPPET_RADIUS);
-  const end = Math.min(text.length, best + length + SNIPPET_RADIUS);
-  return flat(`${start > 0 ? '…' : ''}${text.slice(start, end)}${end < text.length ? '…' : ''}`);
-}
 
 function prepareStatements(db: Database.Database) {
   return {
