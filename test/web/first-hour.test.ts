@@ -318,6 +318,8 @@ describe.skipIf(!HAVE_CHROMIUM)(HAVE_CHROMIUM ? "a newcomer's first look at the 
           }
         }
         await noOverflow(page, 'overview');
+        // A full-page picture from the top (scrolled, the sticky header would be drawn mid-page).
+        await page.evaluate(() => window.scrollTo(0, 0));
         await shot('overview');
         for (const card of ['by-project', 'projects', 'hooks', 'quality']) await page.locator(`#${card}`).screenshot({ path: join(SHOTS, `${tag}-overview-${card}.png`) });
         await noOverflow(page, 'overview, an injection open');
