@@ -84,7 +84,8 @@ async function sha256File(file: string): Promise<string> {
  * bad file and the fix.
  */
 export async function checkOnnxModel(folder: string, manifest: OnnxModelManifest, options: { verify?: boolean } = {}): Promise<string | null> {
-  const fix = `run \`${FETCH_COMMAND} ${manifest.name}\` to fetch it again`;
+  const dest = path.resolve(folder) === path.join(PACKAGE_ROOT, 'models', manifest.name) ? '' : ` --dest ${folder}`;
+  const fix = `run \`${FETCH_COMMAND} ${manifest.name}${dest}\` to fetch it again`;
   for (const file of manifest.files) {
     const full = path.join(folder, file.name);
     const info = await stat(full).catch(() => null);
