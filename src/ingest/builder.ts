@@ -90,6 +90,8 @@ export interface BuiltBatch {
   state: BuilderState;
 }
 
+/** Texts up to this length are sanitized whole (see `turn`). */
+const WHOLE_SANITIZE_MAX = 64 * 1024;
 /** Tool calls remembered across passes while their results are awaited. */
 const MAX_CALLS = 64;
 /** Fact ids remembered within a pass (the same detail recurs turn after turn). */
@@ -208,7 +210,17 @@ export class BatchBuilder {
    */
   turn(session: SessionAcc, input: TurnInput): TurnRecord | null {
     const limit = input.limit ?? ROLE_LIMIT[input.role];
-    const cleaned = this.clean(input.text, limit);
+    // A text of ordinary size is sanitized whole once: the stored text is cut from it and its
+    // facts are read from it, so no secret detector runs twice over the same characters. A huge
+    // one (a 50 MB output) is sanitized only where it is kept, its facts checked in their lines.
+    let sanitized: string | null = null;
+    let cleaned: string;
+    if (input.role !== 'tool_call' && input.text.length > 0 && input.text.length <= WHOLE_SANITIZE_MAX) {
+      sanitized = this.redact(input.text);
+      cleaned = bound(sanitized, limit);
+    } else {
+      cleaned = this.clean(input.text, limit);
+    }
     // Tool results pass the same output as text and summary: sanitize it once.
     const toolInput =
       input.toolInput == null ? null : input.toolInput === input.text && limit === LIMITS.tool ? cleaned : this.clean(input.toolInput, LIMITS.tool);
@@ -235,26 +247,30 @@ export class BatchBuilder {
     if (previous) {
       // A merged message re-emitted in the same pass: update the earlier record in place.
       Object.assign(previous, turn);
-      this.collectFacts(previous, input);
+      this.collectFacts(previous, input, sanitized);
       return previous;
     }
     this.emitted.set(id, turn);
     this.turns.push(turn);
     this.touched.add(session.id);
     this.time(session, input.at);
-    this.collectFacts(turn, input);
+    this.collectFacts(turn, input, sanitized);
     return turn;
   }
 
-  /** The facts of a turn just added, from the full text the reader gave (never from the bounded text). */
-  private collectFacts(turn: TurnRecord, input: TurnInput): void {
+  /**
+   * The facts of a turn just added, from the full text the reader gave (never from the bounded
+   * text): `sanitized` is that text already sanitized whole, else the sink redacts each fact.
+   */
+  private collectFacts(turn: TurnRecord, input: TurnInput, sanitized: string | null): void {
     const callKey = input.toolUseId != null ? `${turn.sessionId}|${input.toolUseId}` : null;
     const call = turn.role === 'tool_result' && callKey !== null ? (this.calls.get(callKey) ?? null) : null;
     let found;
     try {
       found = extractTurnFacts({
         role: turn.role,
-        text: turn.role === 'tool_call' ? '' : input.text,
+        text: turn.role === 'tool_call' ? '' : (sanitized ?? input.text),
+        sanitized: sanitized !== null,
         toolName: turn.toolName,
         toolArgs: turn.role === 'tool_call' ? (input.toolArgs !== undefined ? input.toolArgs : (input.toolInput ?? input.text)) : undefined,
         flags: turn.flags,

@@ -56,6 +56,8 @@ export interface TurnFactInput {
   isError: boolean;
   /** The call a tool result answers. */
   call?: PendingCall | null;
+  /** `text` was sanitized whole already (secrets replaced, `<private>` spans gone): facts need no check of their own. */
+  sanitized?: boolean;
 }
 
 export interface TurnFacts {
@@ -263,6 +265,7 @@ const NOT_WORDS = new Set(['meta', 'slash-command', 'compact-summary', 'queued-m
 /** The facts of one turn, from its full text. Pure; never throws on any input. */
 export function extractTurnFacts(input: TurnFactInput): TurnFacts {
   const sink = new FactSink();
+  if (input.sanitized === true && input.role !== 'tool_call') sink.presanitized();
   let command: string | null = null;
   let path: string | null = null;
   let commandNote: string | null = null;

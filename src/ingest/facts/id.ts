@@ -4,7 +4,7 @@
  * transcript, or reading it on another machine, gives the ids the context already quoted — and an
  * agent can type it back (`expand f3k9w2m7q1xz`).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { FactKind } from '../../types.js';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
@@ -14,7 +14,8 @@ const LENGTH = 11;
 export const FACT_ID = /^f[0-9a-hjkmnp-tv-z]{11}$/;
 
 export function factId(sessionId: string, kind: FactKind, text: string): string {
-  const digest = createHash('sha256').update(sessionId).update('\0').update(kind).update('\0').update(text).digest();
+  // One-shot hash of the same bytes as update(sessionId).update('\0')…: the same ids, less overhead.
+  const digest = hash('sha256', `${sessionId}\0${kind}\0${text}`, 'buffer');
   let out = 'f';
   let bits = 0;
   let value = 0;

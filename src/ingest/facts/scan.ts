@@ -99,7 +99,8 @@ export function scanGrepLines(text: string, sink: FactSink): void {
 /* URLs                                                                                       */
 /* ------------------------------------------------------------------------------------------ */
 
-const URL = /\b(?:https?|wss?|ftp):\/\/[^\s<>"'`)\]}|\\^]{3,2000}/g;
+/** A URL; a `[REDACTED:kind]` marker left by the sanitizer (a password in it) is part of it. */
+const URL = /\b(?:https?|wss?|ftp):\/\/(?:\[REDACTED:[\w-]{1,40}\]|[^\s<>"'`)\]}|\\^]){3,2000}/g;
 
 export function scanUrls(text: string, sink: FactSink): void {
   if (sink.full('url') || text.indexOf('://') < 0) return;
@@ -308,17 +309,29 @@ export function scanCodeSpans(text: string, sink: FactSink): void {
 const VERSION =
   /(?<![\w@/.-])(@?[a-z][\w.-]{0,60}(?:\/[\w.-]{1,60})?)@(\^|~|>=|<=)?(\d{1,4}\.\d{1,4}(?:\.\d{1,6})?(?:-[\w.]{1,30})?)\b|\b(Node(?:\.js)?|node|Python|python3?|Go|go version go|Rust|rustc|cargo|npm|pnpm|yarn|bun|Deno|deno|TypeScript|tsc|java|openjdk|Ruby|ruby|Swift|swift|Xcode|PostgreSQL|psql|SQLite|sqlite3|Docker|docker|git version|gcc|clang|cmake|pip|vitest|jest|pytest|Next\.js|React|Vite|vite)[ \t]v?(\d{1,4}\.\d{1,4}(?:\.\d{1,6})?(?:-[\w.]{1,30})?)\b|\bgo(1\.\d{1,3}(?:\.\d{1,3})?)\b|(?<![\w.-])([a-zA-Z][\w.-]{1,60})(==|>=|~=)(\d{1,4}(?:\.\d{1,6}){1,3})\b/g;
 
+/** Every version pattern holds a digit, a dot and a digit: only lines with one are scanned. */
+const DIGIT_DOT = /\d\.\d/g;
+
 export function scanVersions(text: string, sink: FactSink): void {
   if (sink.full('version')) return;
-  VERSION.lastIndex = 0;
-  for (let m = VERSION.exec(text); m !== null; m = VERSION.exec(text)) {
-    let fact: string;
-    if (m[1] !== undefined) fact = `${m[1]}@${m[2] ?? ''}${m[3]}`;
-    else if (m[4] !== undefined) fact = `${m[4].replace(/ version go$/, '').replace(/ version$/, '')} ${m[5]}`;
-    else if (m[6] !== undefined) fact = `go ${m[6]}`;
-    else fact = `${m[7]}${m[8]}${m[9]}`;
-    sink.add('version', fact, m.index, m.index + m[0].length);
-    if (sink.full('version')) return;
+  // No version spans a line, and a line start looks to the pattern like the text's start (the
+  // look-behind sees nothing either way), so scanning line by line finds exactly what one pass
+  // over the whole text finds — without running the large pattern at every character.
+  DIGIT_DOT.lastIndex = 0;
+  for (let d = DIGIT_DOT.exec(text); d !== null; d = DIGIT_DOT.exec(text)) {
+    const [start, end] = lineAround(text, d.index);
+    DIGIT_DOT.lastIndex = end;
+    const line = text.slice(start, end);
+    VERSION.lastIndex = 0;
+    for (let m = VERSION.exec(line); m !== null; m = VERSION.exec(line)) {
+      let fact: string;
+      if (m[1] !== undefined) fact = `${m[1]}@${m[2] ?? ''}${m[3]}`;
+      else if (m[4] !== undefined) fact = `${m[4].replace(/ version go$/, '').replace(/ version$/, '')} ${m[5]}`;
+      else if (m[6] !== undefined) fact = `go ${m[6]}`;
+      else fact = `${m[7]}${m[8]}${m[9]}`;
+      sink.add('version', fact, start + m.index, start + m.index + m[0].length);
+      if (sink.full('version')) return;
+    }
   }
 }
 

@@ -41,6 +41,8 @@ export const FACT_CAPS: Readonly<Record<FactKind, number>> = {
 
 /** Lines longer than this are checked for secrets in a window around the fact. */
 const CONTEXT_WINDOW = 2_000;
+/** Texts up to this size are scanned for secrets whole once their line windows add up to more. */
+const WHOLE_TEXT_MAX = 256 * 1024;
 
 export class FactSink {
   readonly facts: ExtractedFact[] = [];
@@ -50,11 +52,29 @@ export class FactSink {
   private readonly counts = new Map<FactKind, number>();
   private text = '';
   private readonly spans = new Map<number, { end: number; spans: SecretSpan[] }>();
+  /** The secrets of the whole current text, once the line windows would cost more than one pass. */
+  private whole: SecretSpan[] | null = null;
+  /** Characters of the current text scanned in line windows so far. */
+  private scanned = 0;
+
+  /** The texts given are sanitized already (see {@link presanitized}). */
+  private trusted = false;
+
+  /**
+   * Every text this sink will see went through the privacy sanitizer whole (secrets replaced by
+   * `[REDACTED:kind]` with all their context): facts are kept as found, and the ones holding a
+   * redaction marker are counted as redacted.
+   */
+  presanitized(): void {
+    this.trusted = true;
+  }
 
   /** The text the next spans refer to. */
   source(text: string): void {
     this.text = text;
     this.spans.clear();
+    this.whole = null;
+    this.scanned = 0;
   }
 
   full(kind: FactKind): boolean {
@@ -90,6 +110,10 @@ export class FactSink {
    * text is not a verbatim slice (`path:line`, `name@version`) is dropped when a secret touches it.
    */
   private redact(text: string, start: number, end: number): string | null {
+    if (this.trusted) {
+      if (text.includes('[REDACTED:')) this.redacted++;
+      return text;
+    }
     const spans = this.secretsAround(start, end);
     if (spans.length === 0) return text;
     const verbatim = this.text.slice(start, end) === text;
@@ -125,6 +149,14 @@ export class FactSink {
     if (lineEnd - end > CONTEXT_WINDOW) lineEnd = end + CONTEXT_WINDOW;
     const cached = this.spans.get(lineStart);
     if (cached !== undefined && cached.end >= end) return cached.spans;
+    if (this.whole !== null) return this.whole;
+    // Windows overlap (each takes two lines of context above): once they would add up to more
+    // than the text, one pass over all of it is cheaper, and it sees at least as much context.
+    this.scanned += lineEnd - lineStart;
+    if (this.scanned > this.text.length && this.text.length <= WHOLE_TEXT_MAX) {
+      this.whole = findSecrets(this.text);
+      return this.whole;
+    }
     const spans = findSecrets(this.text.slice(lineStart, lineEnd)).map((s) => ({ ...s, start: s.start + lineStart, end: s.end + lineStart }));
     this.spans.set(lineStart, { end: lineEnd, spans });
     return spans;
