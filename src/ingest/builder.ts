@@ -11,7 +11,12 @@ import { findCorrections, type PendingUser } from './correction-finder.js';
 import { extractTurnFacts, type PendingCall } from './facts/extract.js';
 import { factId } from './facts/id.js';
 import { LIMITS, bound } from './text.js';
+import { storable, storableFields } from './wellformed.js';
 import { emptyStats, type ReaderStats } from './types.js';
+
+/** The outcome of the line being read, strongest first (see `ReaderStats.outcomes`). */
+const OUTCOME_RANK = { none: 0, passed: 1, meta: 2, unknown: 3, bad: 4, stored: 5 } as const;
+type Outcome = keyof typeof OUTCOME_RANK;
 
 /** A session's running state inside one file (serialised into the cursor). */
 export interface SessionAcc {
@@ -112,6 +117,8 @@ export class BatchBuilder {
   private readonly pending: Map<string, PendingUser>;
   /** Turn ids emitted in this pass, to number several turns from one line and drop repeats. */
   private readonly emitted = new Map<string, TurnRecord>();
+  private outcome: Outcome = 'none';
+  private passReason = '';
   private lineKey = '';
   private lineNo = -1;
   private lineCount = 0;
@@ -182,7 +189,8 @@ export class BatchBuilder {
   }
 
   private redact(text: string): string {
-    const { text: out, found } = sanitize(text);
+    // Escape sequences go first: a secret split by a colour code is whole again for the detectors.
+    const { text: out, found } = sanitize(storable(text));
     for (const kind in found) this.stats.redactions[kind] = (this.stats.redactions[kind] ?? 0) + (found[kind] ?? 0);
     return out;
   }
@@ -225,10 +233,17 @@ export class BatchBuilder {
     const toolInput =
       input.toolInput == null ? null : input.toolInput === input.text && limit === LIMITS.tool ? cleaned : this.clean(input.toolInput, LIMITS.tool);
     const text = cleaned.trim();
-    if (text.length === 0 && toolInput === null) return null;
+    if (text.length === 0 && toolInput === null) {
+      this.pass('empty text');
+      return null;
+    }
     const id = input.id ?? this.allocateId(session, input.uuid, input.line);
     const previous = this.emitted.get(id);
-    if (previous && input.id === undefined) return null;
+    if (previous && input.id === undefined) {
+      this.pass('repeated line');
+      return null;
+    }
+    this.mark('stored');
     const turn: TurnRecord = {
       id,
       sessionId: session.id,
@@ -269,7 +284,7 @@ export class BatchBuilder {
     try {
       found = extractTurnFacts({
         role: turn.role,
-        text: turn.role === 'tool_call' ? '' : (sanitized ?? input.text),
+        text: turn.role === 'tool_call' ? '' : (sanitized ?? storable(input.text)),
         sanitized: sanitized !== null,
         toolName: turn.toolName,
         toolArgs: turn.role === 'tool_call' ? (input.toolArgs !== undefined ? input.toolArgs : (input.toolInput ?? input.text)) : undefined,
@@ -346,17 +361,68 @@ export class BatchBuilder {
     const existing = this.compactions.findIndex((c) => c.id === compaction.id);
     if (existing >= 0) this.compactions[existing] = compaction;
     else this.compactions.push(compaction);
+    this.mark('stored');
     this.touched.add(record.sessionId);
     return compaction;
   }
 
   bad(line: number, reason: string): void {
     this.stats.badLines.push({ line, reason });
+    this.mark('bad');
+  }
+
+  /** The line is injected context (`isMeta`, environment blocks …), dropped on purpose. */
+  meta(): void {
+    this.stats.metaDropped++;
+    this.mark('meta');
+  }
+
+  /** The line was read and is deliberately not kept (`reason`: what kind of line it is). */
+  pass(reason: string): void {
+    if (OUTCOME_RANK.passed > OUTCOME_RANK[this.outcome]) {
+      this.outcome = 'passed';
+      this.passReason = reason;
+    }
+  }
+
+  /** Something of the line was kept in the session itself (its cwd, its token totals …). */
+  kept(): void {
+    this.mark('stored');
+  }
+
+  private mark(outcome: Outcome): void {
+    if (OUTCOME_RANK[outcome] > OUTCOME_RANK[this.outcome]) this.outcome = outcome;
+  }
+
+  /** Start accounting for a new line. */
+  beginLine(): void {
+    this.outcome = 'none';
+    this.passReason = '';
+  }
+
+  /** Count the line just read under its outcome (a line that left no trace is "nothing to keep"). */
+  endLine(): void {
+    const o = this.stats.outcomes;
+    switch (this.outcome) {
+      case 'stored':
+      case 'bad':
+      case 'unknown':
+      case 'meta':
+        o[this.outcome]++;
+        break;
+      case 'passed':
+        o.passed[this.passReason] = (o.passed[this.passReason] ?? 0) + 1;
+        break;
+      default:
+        o.passed['nothing to keep'] = (o.passed['nothing to keep'] ?? 0) + 1;
+    }
+    this.outcome = 'none';
   }
 
   unknown(type: string): void {
     const key = type.length > 60 ? `${type.slice(0, 60)}…` : type;
     this.stats.unknownTypes[key] = (this.stats.unknownTypes[key] ?? 0) + 1;
+    this.mark('unknown');
   }
 
   /** Sessions touched in this pass as records; corrections; the state to carry forward. */
@@ -384,6 +450,12 @@ export class BatchBuilder {
       });
     }
     const corrections = findCorrections(this.turns, { lastAgent: this.lastAgent, pending: this.pending });
+    // Ids, paths, names come from the lines as they are: lone surrogates and escape sequences go.
+    for (const record of sessions) storableFields(record);
+    for (const record of this.turns) storableFields(record);
+    for (const record of this.compactions) storableFields(record);
+    for (const record of this.facts) storableFields(record);
+    for (const record of corrections) storableFields(record);
     const state: BuilderState = {
       sessions: Object.fromEntries(this.sessions),
       lastAgent: Object.fromEntries(this.lastAgent),

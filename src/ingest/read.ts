@@ -22,7 +22,7 @@ import { parseGeminiDocument, createGeminiLineParser } from './readers/gemini.js
 import { createGenericParser } from './readers/generic.js';
 import type { DocumentParser, LineParserFactory } from './readers/shared.js';
 import { isObject } from './text.js';
-import { FORMAT_AGENT, TRANSCRIPT_FORMATS, emptyStats, type ReadOptions, type ReadResult, type TranscriptFormat } from './types.js';
+import { FORMAT_AGENT, TRANSCRIPT_FORMATS, emptyStats, outcomeTotal, type ReadOptions, type ReadResult, type TranscriptFormat } from './types.js';
 
 /** Bytes hashed to recognise a file again. */
 export const HEAD_BYTES = 4096;
@@ -179,12 +179,14 @@ function readOpen(fd: number, path: string, previous: IngestCursor | null, optio
   let readerState: unknown = null;
   if (documentReader !== undefined) {
     // Whole-document formats are rewritten in place by their agent: always read them whole.
+    builder.beginLine();
     if (size > MAX_DOCUMENT_BYTES) {
       builder.bad(1, `document larger than ${MAX_DOCUMENT_BYTES} bytes`);
     } else {
       const text = size <= head.length ? head.toString('utf8') : readHead(fd, size, size).toString('utf8');
       documentReader(builder, path, text);
     }
+    builder.endLine();
     line = 1;
     builder.stats.lines = 1;
     offset = size;
@@ -196,14 +198,25 @@ function readOpen(fd: number, path: string, previous: IngestCursor | null, optio
       fd,
       offset,
       line,
-      (text, lineNo, lineOffset) => parser.line(text, lineNo, lineOffset),
-      (lineNo, bytes) => builder.bad(lineNo, `line of ${bytes} bytes exceeds the ${options.maxLineBytes ?? DEFAULT_MAX_LINE} byte limit`),
+      (text, lineNo, lineOffset) => {
+        builder.beginLine();
+        parser.line(text, lineNo, lineOffset);
+        builder.endLine();
+      },
+      (lineNo, bytes) => {
+        builder.beginLine();
+        builder.bad(lineNo, `line of ${bytes} bytes exceeds the ${options.maxLineBytes ?? DEFAULT_MAX_LINE} byte limit`);
+        builder.endLine();
+      },
       { maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES, maxLineBytes: options.maxLineBytes ?? DEFAULT_MAX_LINE },
     );
     const ended = parser.end(scan.done);
     readerState = ended.state;
     offset = scan.offset;
     builder.stats.lines = scan.line - line;
+    // Blank lines are never handed to the reader: count them here, so every line has an outcome.
+    const blank = builder.stats.lines - outcomeTotal(builder.stats.outcomes);
+    if (blank > 0) builder.stats.outcomes.passed['blank line'] = (builder.stats.outcomes.passed['blank line'] ?? 0) + blank;
     line = scan.line;
     // A rewind that would not move past where this pass started (one block larger than
     // maxBytes) is ignored, so a caller looping until done always makes progress.

@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import type { Clock, IngestCursor, Logger, SubstrateBatch, SubstrateStore } from '../types.js';
 import { readTranscript } from './read.js';
 import { IN_FLIGHT_BYTES, LANES_PER_WORKER, byteBudget, gatheredWrites, startPool, type WorkerOptions } from './schedule.js';
-import type { ReadOptions, ReadResult } from './types.js';
+import { emptyOutcomes, type LineOutcomes, type ReadOptions, type ReadResult } from './types.js';
 
 export { WORKERS_MIN_BYTES, type WorkerOptions } from './schedule.js';
 
@@ -73,6 +73,10 @@ export interface IngestSummary {
   toolCalls: number;
   corrections: number;
   compactions: number;
+  /** Lines read (blank ones included). */
+  lines: number;
+  /** What became of them: every line read is stored, bad, of an unknown type, injected context, or passed over with a reason. */
+  outcomes: LineOutcomes;
   /** Malformed lines passed over. */
   badLines: number;
   /** Up to 50 of them, with file and line number. */
@@ -98,6 +102,15 @@ export interface IngestSummary {
 }
 
 const MAX_SAMPLES = 50;
+
+function addOutcomes(into: LineOutcomes, from: LineOutcomes | undefined): void {
+  if (from === undefined) return;
+  into.stored += from.stored;
+  into.bad += from.bad;
+  into.unknown += from.unknown;
+  into.meta += from.meta;
+  for (const [reason, n] of Object.entries(from.passed)) into.passed[reason] = (into.passed[reason] ?? 0) + n;
+}
 
 /**
  * The agents' standard transcript folders that exist on this machine. Aider keeps one history
@@ -209,6 +222,8 @@ export async function ingestPaths(paths: string[], deps: IngestDeps): Promise<In
     toolCalls: 0,
     corrections: 0,
     compactions: 0,
+    lines: 0,
+    outcomes: emptyOutcomes(),
     badLines: 0,
     badLineSamples: [],
     unknownTypes: {},
@@ -299,6 +314,8 @@ export async function ingestPaths(paths: string[], deps: IngestDeps): Promise<In
         for (const turn of batch.turns) if (turn.role === 'tool_call') summary.toolCalls++;
         summary.corrections += batch.corrections.length;
         for (const compaction of batch.compactions) compactions.add(compaction.id);
+        summary.lines += stats.lines;
+        addOutcomes(summary.outcomes, stats.outcomes);
         summary.badLines += stats.badLines.length;
         for (const bad of stats.badLines) {
           if (summary.badLineSamples.length >= MAX_SAMPLES) break;

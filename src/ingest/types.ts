@@ -46,6 +46,33 @@ export interface ReaderStats {
   factsRedacted: number;
   /** Turns whose facts could not be extracted (a scanner failed; counted, the turn is kept). */
   factErrors: number;
+  /**
+   * What became of each line consumed, exactly one outcome per line (`lines` is their sum):
+   * `stored` (it gave a turn, a compaction or session data), `bad`, `unknown` (a type no reader
+   * knows), `meta` (injected context), or `passed` (read and deliberately not kept, by reason:
+   * bookkeeping lines, repeats, empty text, blank lines).
+   */
+  outcomes: LineOutcomes;
+}
+
+/** Lines by what became of them (see {@link ReaderStats.outcomes}). */
+export interface LineOutcomes {
+  stored: number;
+  bad: number;
+  unknown: number;
+  meta: number;
+  passed: Record<string, number>;
+}
+
+export function emptyOutcomes(): LineOutcomes {
+  return { stored: 0, bad: 0, unknown: 0, meta: 0, passed: {} };
+}
+
+/** The number of lines the outcomes account for. */
+export function outcomeTotal(outcomes: LineOutcomes): number {
+  let total = outcomes.stored + outcomes.bad + outcomes.unknown + outcomes.meta;
+  for (const n of Object.values(outcomes.passed)) total += n;
+  return total;
 }
 
 /** Options for one reader pass. */
@@ -94,5 +121,6 @@ export function emptyStats(): ReaderStats {
     facts: 0,
     factsRedacted: 0,
     factErrors: 0,
+    outcomes: emptyOutcomes(),
   };
 }

@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { detectPushback, readTranscript, type TranscriptFormat } from '../../src/ingest/index.js';
 import { bound } from '../../src/ingest/text.js';
+import { outcomeTotal } from '../../src/ingest/types.js';
 import { fixtures, repoRoot, tempDir } from './helpers.js';
 
 /** Real-format lines from the fixtures, by format. */
@@ -77,6 +78,28 @@ function mutatedLine(lines: string[]): fc.Arbitrary<string> {
   );
 }
 
+/** Every string of a batch is well-formed UTF-16 (so valid UTF-8 once stored) and holds no escape sequence. */
+function expectStorable(batch: object): void {
+  const walk = (value: unknown, where: string): void => {
+    if (typeof value === 'string') {
+      expect((value as unknown as { isWellFormed(): boolean }).isWellFormed(), `${where}: lone surrogate`).toBe(true);
+      if (!where.startsWith('cursor')) expect(/[\u001b\u009b]/.test(value), `${where}: escape sequence`).toBe(false);
+    } else if (Array.isArray(value)) value.forEach((v, i) => walk(v, `${where}[${i}]`));
+    else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) walk(v, where === '' ? k : `${where}.${k}`);
+  };
+  const { cursor: _cursor, ...records } = batch as { cursor?: unknown };
+  walk(records, '');
+}
+
+/** A string with lone surrogates, ANSI colour and OSC sequences spliced into it. */
+const hostile = fc
+  .tuple(
+    fc.string({ maxLength: 40 }),
+    fc.array(fc.constantFrom('\ud800', '\udfff', '\ud83d', '\u001b[31m', '\u001b[0m', '\u001b]0;title\u0007', '\u001b[2K\u001b[1G', '\u009b1m', 'sk-ant-api03-'), { minLength: 1, maxLength: 6 }),
+    fc.string({ maxLength: 40 }),
+  )
+  .map(([a, parts, b]) => `${a}${parts.join('x')}${b}`);
+
 describe('readers under fuzzing (mutated real-format lines: fixtures, and ../shared/data when present)', () => {
   const dir = tempDir('cairn-fuzz-');
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -91,6 +114,10 @@ describe('readers under fuzzing (mutated real-format lines: fixtures, and ../sha
           writeFileSync(path, content);
           const whole = readTranscript(path, null, { format });
           expect(whole.stats.lines).toBe(mutated.length);
+          // Every line is stored or counted, under exactly one outcome.
+          expect(outcomeTotal(whole.stats.outcomes)).toBe(whole.stats.lines);
+          expect(whole.stats.outcomes.bad).toBeLessThanOrEqual(whole.stats.badLines.length);
+          expectStorable(whole.batch);
           expect(whole.stats.badLines.length).toBeLessThanOrEqual(mutated.length);
           for (const turn of whole.batch.turns) {
             expect(typeof turn.text).toBe('string');
@@ -108,7 +135,7 @@ describe('readers under fuzzing (mutated real-format lines: fixtures, and ../sha
         }),
         { numRuns: 150 },
       );
-    });
+    }, 120_000);
   }
 
   it('JSON chat documents: nothing throws on mutated Gemini sessions', () => {
@@ -125,6 +152,28 @@ describe('readers under fuzzing (mutated real-format lines: fixtures, and ../sha
         rmSync(path);
       }),
       { numRuns: 200 },
+    );
+  });
+
+  it('lone surrogates and escape sequences in any field are never stored (as JSON escapes and as raw bytes)', () => {
+    fc.assert(
+      fc.property(hostile, hostile, hostile, fc.boolean(), (words, output, id, raw) => {
+        const lines = [
+          { type: 'user', uuid: `u-${id}`, sessionId: `s-${id}`, cwd: `/home/${id}`, timestamp: '2026-01-01T00:00:00Z', message: { role: 'user', content: words } },
+          { type: 'assistant', uuid: `a-${id}`, sessionId: `s-${id}`, message: { id: `m-${id}`, role: 'assistant', content: [{ type: 'tool_use', id: `t-${id}`, name: 'Bash', input: { command: `echo ${words}` } }] } },
+          { type: 'user', uuid: `r-${id}`, sessionId: `s-${id}`, message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: `t-${id}`, content: output }] } },
+        ].map((l) => JSON.stringify(l));
+        const path = join(dir, `h${n++}.jsonl`);
+        // JSON.stringify escapes lone surrogates (\ud800); written raw they are invalid UTF-8 bytes.
+        const text = `${lines.join('\n')}\n`;
+        writeFileSync(path, raw ? Buffer.from(text.replace(/\\u(d[89a-f][0-9a-f]{2})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'utf8') : text);
+        const result = readTranscript(path, null, { format: 'claude-code' });
+        expect(outcomeTotal(result.stats.outcomes)).toBe(result.stats.lines);
+        expect(result.batch.turns.length).toBeGreaterThan(0);
+        expectStorable(result.batch);
+        rmSync(path);
+      }),
+      { numRuns: 300 },
     );
   });
 

@@ -5,12 +5,26 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { parseSince } from '../../history/history.js';
 import { defaultTranscriptRoots } from '../../ingest/index.js';
+import type { LineOutcomes } from '../../ingest/types.js';
 import type { Agent, TurnRole } from '../../types.js';
 import { when } from '../format.js';
 import { ProgressBar } from '../progress.js';
 import { foundLines } from '../where.js';
 import { distillLines } from './distill.js';
 import { list, positiveInt, type Run } from './memory.js';
+
+/** `12,345 lines: 9,000 stored, 3,000 passed over (2,000 bookkeeping event, …), 5 bad, 2 of unknown types, 40 injected context`. */
+export function outcomeLine(lines: number, o: LineOutcomes): string {
+  const n = (v: number): string => v.toLocaleString('en-US');
+  const passed = Object.entries(o.passed).sort((a, b) => b[1] - a[1]);
+  const passedTotal = passed.reduce((sum, [, v]) => sum + v, 0);
+  const parts = [`${n(o.stored)} stored`];
+  if (passedTotal > 0) parts.push(`${n(passedTotal)} passed over (${passed.map(([reason, v]) => `${n(v)} ${reason}`).join(', ')})`);
+  if (o.bad > 0) parts.push(`${n(o.bad)} bad`);
+  if (o.unknown > 0) parts.push(`${n(o.unknown)} of unknown types`);
+  if (o.meta > 0) parts.push(`${n(o.meta)} injected context`);
+  return `${n(lines)} lines: ${parts.join(', ')}`;
+}
 
 export function registerIngestCommands(program: Command, run: Run): void {
   run(
@@ -51,6 +65,7 @@ export function registerIngestCommands(program: Command, run: Run): void {
           `${summary.toolCalls} tool calls · ${summary.corrections} corrections · ${summary.compactions} compactions`,
       );
       ctx.out(`${(summary.bytes / 1e6).toFixed(1)} MB in ${summary.seconds.toFixed(2)} s (${summary.mbPerSecond.toFixed(0)} MB/s) · ${summary.badLines} bad line${summary.badLines === 1 ? '' : 's'} · ${summary.skipped} file${summary.skipped === 1 ? '' : 's'} skipped`);
+      if (summary.lines > 0) ctx.out(outcomeLine(summary.lines, summary.outcomes));
       if (summary.distilled) for (const line of distillLines(summary.distilled)) ctx.out(line);
       for (const line of foundLines(summary.projects ?? [], cairn.deps.project)) ctx.out(line);
       const redacted = Object.entries(summary.redactions);

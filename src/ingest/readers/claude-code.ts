@@ -272,11 +272,11 @@ export function createClaudeCodeParser(builder: BatchBuilder, path: string, raw:
   function userText(session: SessionAcc, raw: string, uuid: string | null, lineNo: number, at: number | null, headless = false): void {
     const text = stripSystemReminders(raw).trim();
     if (text.length === 0 || text.startsWith(CAVEAT) || text.startsWith('<local-command-caveat>')) {
-      builder.stats.metaDropped++;
+      builder.meta();
       return;
     }
     if (text.startsWith('<task-notification>')) {
-      builder.stats.metaDropped++;
+      builder.meta();
       return;
     }
     if (text.startsWith(INTERRUPT)) {
@@ -354,7 +354,7 @@ export function createClaudeCodeParser(builder: BatchBuilder, path: string, raw:
 
   function user(line: JsonObject, lineNo: number): void {
     if (line.isMeta === true) {
-      builder.stats.metaDropped++;
+      builder.meta();
       return;
     }
     const message = obj(line.message);
@@ -462,13 +462,19 @@ export function createClaudeCodeParser(builder: BatchBuilder, path: string, raw:
 
   return {
     line(text, lineNo) {
-      if (isPassedOverLine(text)) return;
+      if (isPassedOverLine(text)) {
+        builder.pass('bookkeeping line');
+        return;
+      }
       const line = parseJsonLine(text, lineNo, builder);
       if (line === null) return;
       const type = line.type;
       // A line written twice (resumed sessions repeat some) is read once.
       const uuid = line.uuid;
-      if (typeof uuid === 'string' && uuidSession.has(uuid) && (type === 'assistant' || type === 'user')) return;
+      if (typeof uuid === 'string' && uuidSession.has(uuid) && (type === 'assistant' || type === 'user')) {
+        builder.pass('repeated line');
+        return;
+      }
       switch (type) {
         case 'assistant':
           assistant(line, lineNo);
@@ -480,21 +486,27 @@ export function createClaudeCodeParser(builder: BatchBuilder, path: string, raw:
           system(line, lineNo);
           return;
         case 'queue-operation':
+          builder.pass('queued prompt (kept when taken)');
           queueOperation(line, lineNo);
           return;
         case 'summary': {
           const summary = str(line.summary);
           const leaf = str(line.leafUuid);
           if (summary !== null && leaf !== null) legacySummaries.push({ summary: builder.clean(summary, LIMITS.title), leaf });
+          builder.pass('session title');
           return;
         }
         case 'custom-title': {
           const title = str(line.customTitle) ?? str(line.title);
           if (title !== null) builder.title(sessionFor(line), title, true);
+          builder.pass('session title');
           return;
         }
         default:
-          if (typeof type === 'string' && PASSED_OVER.has(type)) return;
+          if (typeof type === 'string' && PASSED_OVER.has(type)) {
+            builder.pass('bookkeeping line');
+            return;
+          }
           builder.unknown(typeof type === 'string' ? type : '(no type)');
       }
     },

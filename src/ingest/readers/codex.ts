@@ -137,12 +137,15 @@ export function createCodexParser(builder: BatchBuilder, path: string, raw: unkn
     const trimmed = text.trim();
     if (trimmed.length === 0) return;
     if (INJECTED.some((prefix) => trimmed.startsWith(prefix))) {
-      builder.stats.metaDropped++;
+      builder.meta();
       return;
     }
     // Compared by hash: the cursor state must not hold the user's words (they may hold secrets).
     const hash = shortHash(trimmed);
-    if (hash === lastUser) return;
+    if (hash === lastUser) {
+      builder.pass('repeated message');
+      return;
+    }
     lastUser = hash;
     lastAssistant = null;
     const s = session();
@@ -154,7 +157,10 @@ export function createCodexParser(builder: BatchBuilder, path: string, raw: unkn
   function assistantWords(text: string, lineNo: number, at: number | null): void {
     const trimmed = text.trim();
     const hash = shortHash(trimmed);
-    if (trimmed.length === 0 || hash === lastAssistant) return;
+    if (trimmed.length === 0 || hash === lastAssistant) {
+      builder.pass(trimmed.length === 0 ? 'empty text' : 'repeated message');
+      return;
+    }
     lastAssistant = hash;
     builder.stats.assistantMessages++;
     builder.turn(session(), { role: 'assistant', text: trimmed, uuid: null, line: lineNo, at });
@@ -204,7 +210,7 @@ export function createCodexParser(builder: BatchBuilder, path: string, raw: unkn
         const text = contentText(item.content);
         if (role === 'user') userWords(text, lineNo, at);
         else if (role === 'assistant') assistantWords(text, lineNo, at);
-        else builder.stats.metaDropped++;
+        else builder.meta();
         return;
       }
       case 'function_call':
@@ -234,7 +240,10 @@ export function createCodexParser(builder: BatchBuilder, path: string, raw: unkn
         toolResult(item.result, str(item.call_id), lineNo, at, str(item.name) ?? undefined);
         return;
       default:
-        if (type !== null && PASSED_OVER_ITEMS.has(type)) return;
+        if (type !== null && PASSED_OVER_ITEMS.has(type)) {
+          builder.pass('reasoning or snapshot');
+          return;
+        }
         builder.unknown(`response_item/${type ?? '(no type)'}`);
     }
   }
@@ -266,7 +275,10 @@ export function createCodexParser(builder: BatchBuilder, path: string, raw: unkn
         return;
       default:
         if (type === 'token_count') tokens(payload);
-        if (type !== null && PASSED_OVER_EVENTS.has(type)) return;
+        if (type !== null && PASSED_OVER_EVENTS.has(type)) {
+          builder.pass('bookkeeping event');
+          return;
+        }
         builder.unknown(`event_msg/${type ?? '(no type)'}`);
     }
   }
@@ -274,6 +286,7 @@ export function createCodexParser(builder: BatchBuilder, path: string, raw: unkn
   function tokens(payload: JsonObject): void {
     const total = obj(obj(payload.info)?.total_token_usage);
     if (total === null) return;
+    builder.kept();
     const s = session();
     const cached = num(total.cached_input_tokens);
     // Cumulative: the latest total is the file's total.
@@ -314,6 +327,7 @@ export function createCodexParser(builder: BatchBuilder, path: string, raw: unkn
         switch (type) {
           case 'session_meta':
             sessionMeta(body);
+            builder.kept();
             return;
           case 'response_item':
             responseItem(body, lineNo, at);
@@ -329,6 +343,7 @@ export function createCodexParser(builder: BatchBuilder, path: string, raw: unkn
           default:
             if (type !== null && PASSED_OVER_LINES.has(type)) {
               if (type === 'turn_context' && session().cwd === null) session().cwd = str(body.cwd);
+              builder.pass('bookkeeping line');
               return;
             }
             builder.unknown(type ?? '(no type)');
@@ -350,11 +365,14 @@ export function createCodexParser(builder: BatchBuilder, path: string, raw: unkn
         const content = line.content ?? line.message;
         if (role === 'user') userWords(contentText(content), lineNo, at);
         else if (role === 'assistant') assistantWords(contentText(content), lineNo, at);
-        else builder.stats.metaDropped++;
+        else builder.meta();
         builder.time(session(), at);
         return;
       }
-      if (type !== null && PASSED_OVER_LINES.has(type)) return;
+      if (type !== null && PASSED_OVER_LINES.has(type)) {
+        builder.pass('bookkeeping line');
+        return;
+      }
       responseItem(line, lineNo, at);
       builder.time(session(), at);
     },

@@ -167,10 +167,14 @@ export function createGeminiLineParser(builder: BatchBuilder, path: string, raw:
     line(text, lineNo) {
       const line = parseJsonLine(text, lineNo, builder);
       if (line === null) return;
-      if ('$set' in line || '$unset' in line) return;
+      if ('$set' in line || '$unset' in line) {
+        builder.pass('metadata update');
+        return;
+      }
       if (typeof line.sessionId === 'string' && !('type' in line)) {
         sessionId = line.sessionId;
         builder.time(builder.session(sessionId), toTime(line.startTime));
+        builder.kept();
         return;
       }
       const id = str(line.id) ?? `${lineNo}`;
