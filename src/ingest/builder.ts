@@ -123,8 +123,12 @@ export class BatchBuilder {
   private lineNo = -1;
   private lineCount = 0;
 
-  constructor(agent: Agent, path: string, state: BuilderState | null) {
+  /** Sees every turn added with its full text (see `ReadOptions.onTurn`). */
+  private readonly observer: ((turn: TurnRecord, full: { text: string; toolInput: string | null }) => void) | null;
+
+  constructor(agent: Agent, path: string, state: BuilderState | null, observer: BatchBuilder['observer'] = null) {
     this.agent = agent;
+    this.observer = observer;
     this.path = path;
     for (const [id, acc] of Object.entries(state?.sessions ?? {})) this.sessions.set(id, acc);
     this.lastAgent = new Map(Object.entries(state?.lastAgent ?? {}));
@@ -270,6 +274,7 @@ export class BatchBuilder {
     this.touched.add(session.id);
     this.time(session, input.at);
     this.collectFacts(turn, input, sanitized);
+    this.observer?.(turn, { text: input.text, toolInput: input.toolInput ?? null });
     return turn;
   }
 

@@ -18,5 +18,7 @@ export { detectPushback, guessLanguage, CORRECTION_LANGS } from './corrections.j
 export type { CorrectionLang, PushbackMatch } from './corrections.js';
 export { findCorrections } from './correction-finder.js';
 export type { CorrectionCarry, PendingUser } from './correction-finder.js';
-export { TRANSCRIPT_FORMATS, FORMAT_AGENT } from './types.js';
-export type { BadLine, ReadOptions, ReadResult, ReaderStats, TranscriptFormat } from './types.js';
+export { TRANSCRIPT_FORMATS, FORMAT_AGENT, outcomeTotal } from './types.js';
+export type { BadLine, LineOutcomes, ReadOptions, ReadResult, ReaderStats, TranscriptFormat } from './types.js';
+export { readConversation, splitConversation } from './conversation.js';
+export type { Conversation, ConversationCompaction, ConversationSplit, ConversationTurn } from './conversation.js';

@@ -172,7 +172,7 @@ function readOpen(fd: number, path: string, previous: IngestCursor | null, optio
   const documentReader = DOCUMENT_READERS[format];
   const lineReader = LINE_READERS[format];
   // Documents are always read whole, so their totals start from nothing each time.
-  const builder = new BatchBuilder(agent, path, documentReader === undefined ? (saved?.builder ?? null) : null);
+  const builder = new BatchBuilder(agent, path, documentReader === undefined ? (saved?.builder ?? null) : null, options.onTurn ?? null);
   let offset = saved !== null && previous !== null ? previous.offset : 0;
   let line = saved?.line ?? 0;
   let done = true;

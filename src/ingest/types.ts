@@ -2,7 +2,7 @@
  * Types shared by the transcript readers and the incremental runner. Everything a reader takes
  * and returns is plain data (structured-clone safe), so readers can run inside worker threads.
  */
-import type { Agent, SubstrateBatch } from '../types.js';
+import type { Agent, SubstrateBatch, TurnRecord } from '../types.js';
 
 /** The transcript layouts cairn reads. */
 export const TRANSCRIPT_FORMATS = ['claude-code', 'codex', 'gemini-jsonl', 'gemini-json', 'aider', 'cursor', 'generic'] as const;
@@ -92,6 +92,12 @@ export interface ReadOptions {
   now?: number;
   /** Force a format instead of detecting it from the path and the first line. */
   format?: TranscriptFormat;
+  /**
+   * Called for every turn added, with the full text and tool input the reader gave (before they
+   * are sanitized and bounded). In-thread reads only (a function does not cross to a worker);
+   * what `readConversation` is built on.
+   */
+  onTurn?: (turn: TurnRecord, full: { text: string; toolInput: string | null }) => void;
 }
 
 /** The result of reading one file from its cursor. */

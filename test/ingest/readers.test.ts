@@ -32,6 +32,7 @@ describe('Codex CLI reader', () => {
       ['user', 'no, the DB is fine; the 500 comes from the missing'],
       ['assistant', 'Checking the Redis configuration.'],
       ['system', 'Conversation compacted'],
+      ['summary', 'Summary: /health 500 is caused by a missing REDIS_'],
     ]);
     expect(stats.metaDropped).toBe(2);
   });

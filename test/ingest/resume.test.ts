@@ -3,7 +3,7 @@
  * `cairn ingest` again: the final memories must be the ones an uninterrupted run leaves.
  * The transcripts are the fixtures copied with fresh session ids (or `CAIRN_CRASH_DATA`, e.g.
  * ../shared/data/transcripts, for the figures in docs/RELIABILITY.md); `CAIRN_CRASH_TRIALS` sets
- * the number of kills (default 6) and `CAIRN_CRASH_SEED` the seed.
+ * the number of kills (default 4) and `CAIRN_CRASH_SEED` the seed.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -14,7 +14,7 @@ import { fixtures, repoRoot, tempDir } from './helpers.js';
 
 const bin = join(repoRoot, 'bin/cairn.js');
 const built = existsSync(join(repoRoot, 'dist/cli/main.js'));
-const TRIALS = Number(process.env.CAIRN_CRASH_TRIALS ?? 6);
+const TRIALS = Number(process.env.CAIRN_CRASH_TRIALS ?? 4);
 const SEED = Number(process.env.CAIRN_CRASH_SEED ?? 20261126);
 
 /** A small deterministic PRNG (mulberry32), so a failing kill schedule can be replayed. */

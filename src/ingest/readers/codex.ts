@@ -300,17 +300,21 @@ export function createCodexParser(builder: BatchBuilder, path: string, raw: unkn
     const s = session();
     const turn = builder.turn(s, { role: 'system', text: 'Conversation compacted', uuid: null, line: lineNo, at, flags: ['compact-boundary'] });
     if (turn === null) return;
-    const message = str(payload.message);
-    builder.compaction({
-      id: turn.id,
-      sessionId: s.id,
-      trigger: null,
-      preTokens: null,
-      summary: message !== null && message.trim().length > 0 ? message : null,
-      at,
-      seq: turn.seq,
-      sourceLine: lineNo,
-    });
+    // The summary: `message` (local compaction), else the summary message Codex put at the end of
+    // the replacement history (the user messages it kept come before it).
+    let summary = str(payload.message);
+    if ((summary === null || summary.trim().length === 0) && Array.isArray(payload.replacement_history)) {
+      for (let i = payload.replacement_history.length - 1; i >= 0 && (summary === null || summary.trim().length === 0); i--) {
+        const item = obj(payload.replacement_history[i]);
+        if (item === null || str(item.type) !== 'message' || str(item.role) !== 'user') continue;
+        const text = contentText(item.content).trim();
+        if (!INJECTED.some((prefix) => text.startsWith(prefix))) summary = text;
+      }
+    }
+    const kept = summary !== null && summary.trim().length > 0 ? summary.trim() : null;
+    // Like Claude Code's compact boundary and its summary line: a boundary turn, then the summary.
+    if (kept !== null) builder.turn(s, { role: 'summary', text: kept, uuid: null, line: lineNo, at, flags: ['compact-summary'] });
+    builder.compaction({ id: turn.id, sessionId: s.id, trigger: null, preTokens: null, summary: kept, at, seq: turn.seq, sourceLine: lineNo });
     lastUser = null;
     lastAssistant = null;
   }

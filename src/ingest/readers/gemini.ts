@@ -58,6 +58,25 @@ function historyParts(parts: unknown): { text: string; calls: JsonObject[]; resp
   return { text: texts.join('\n'), calls, responses };
 }
 
+/**
+ * Gemini CLI's chat compression (`/compress`, or automatic near the context limit) replaces the
+ * history with a `<state_snapshot>` summary sent as a user message; sessions that record the
+ * compressed history hold that message. It is a compaction, like Claude Code's compact boundary.
+ */
+const SNAPSHOT = '<state_snapshot>';
+
+function isCompressionSummary(text: string): boolean {
+  return text.trimStart().startsWith(SNAPSHOT);
+}
+
+/** A boundary turn, the summary turn and the compaction, as the Claude Code reader records them. */
+function compression(builder: BatchBuilder, session: SessionAcc, summary: string, id: string, line: number, at: number | null): void {
+  const boundary = builder.turn(session, { role: 'system', text: 'Conversation compacted', uuid: id, line, at, flags: ['compact-boundary'] });
+  if (boundary === null) return;
+  const turn = builder.turn(session, { role: 'summary', text: summary.trim(), uuid: id, line, at, flags: ['compact-summary'] });
+  builder.compaction({ id: boundary.id, sessionId: session.id, trigger: null, preTokens: null, summary: turn?.text ?? null, at, seq: boundary.seq, sourceLine: line });
+}
+
 /** Add one chat message (either layout) to the session. */
 function addMessage(builder: BatchBuilder, session: SessionAcc, message: JsonObject, line: number, fallbackId: string, countTokens: boolean): void {
   const id = str(message.id) ?? fallbackId;
@@ -67,6 +86,10 @@ function addMessage(builder: BatchBuilder, session: SessionAcc, message: JsonObj
   const parts = historyParts(message.content ?? message.parts);
   switch (type) {
     case 'user': {
+      if (isCompressionSummary(parts.text)) {
+        compression(builder, session, parts.text, id, line, at);
+        return;
+      }
       const text = str(message.displayContent) ?? parts.text;
       const turn = builder.turn(session, { role: 'user', text, uuid: id, line, at });
       if (turn !== null) builder.title(session, turn.text, false);
@@ -168,6 +191,17 @@ export function createGeminiLineParser(builder: BatchBuilder, path: string, raw:
       const line = parseJsonLine(text, lineNo, builder);
       if (line === null) return;
       if ('$set' in line || '$unset' in line) {
+        // A compressed history is written back whole (`$set: {messages}`): its snapshot message
+        // is the compaction; the other messages were read from their own lines already.
+        const messages = obj(line.$set)?.messages;
+        if (Array.isArray(messages)) {
+          messages.forEach((value, index) => {
+            const message = obj(value);
+            if (message === null || (str(message.type) ?? str(message.role)) !== 'user') return;
+            const text = historyParts(message.content ?? message.parts).text;
+            if (isCompressionSummary(text)) compression(builder, builder.session(sessionId), text, str(message.id) ?? `${lineNo}-${index}`, lineNo, toTime(message.timestamp));
+          });
+        }
         builder.pass('metadata update');
         return;
       }
