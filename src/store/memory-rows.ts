@@ -16,8 +16,35 @@ export const MEMORY_FIELDS = [
 
 export type MemoryField = (typeof MEMORY_FIELDS)[number];
 
-/** A `memories` row as a driver returns it: the shared columns, encoded as the dialect stores them. */
-export type StoredMemoryRow = Record<MemoryField, unknown>;
+/** A `memories` row as a driver returns it: the shared columns, those a dialect encodes its own way as `unknown`. */
+export interface StoredMemoryRow {
+  id: string;
+  text: string;
+  kind: string;
+  scope: string;
+  project: string | null;
+  session: string | null;
+  tags: unknown;
+  importance: number;
+  source: string;
+  provenance: unknown;
+  files: unknown;
+  created_at: number;
+  updated_at: number;
+  valid_from: number;
+  valid_to: number | null;
+  supersedes: string | null;
+  access_count: number;
+  last_accessed_at: number | null;
+  last_recalled_at: number | null;
+  pinned: unknown;
+  deleted_at: number | null;
+  content_hash: string;
+  meta: unknown;
+}
+
+/** A memory's column values as the dialect writes them. */
+export type MemoryColumnValues = Record<MemoryField, unknown>;
 
 /**
  * How a dialect stores the values SQL does not hold alike: JSON (SQLite: text; PostgreSQL: jsonb,
@@ -41,34 +68,34 @@ export function memorySelectList(rowKey: string): string {
 
 export function rowToMemory(row: StoredMemoryRow, encoding: MemoryEncoding): Memory {
   return {
-    id: row.id as string,
-    text: row.text as string,
+    id: row.id,
+    text: row.text,
     kind: row.kind as Kind,
     scope: row.scope as Scope,
-    project: row.project as string | null,
-    session: row.session as string | null,
+    project: row.project,
+    session: row.session,
     tags: encoding.decodeTags(row.tags),
-    importance: row.importance as number,
+    importance: row.importance,
     source: row.source as Source,
     provenance: row.provenance === null ? null : (encoding.decodeJson(row.provenance) as Provenance),
     files: encoding.decodeJson(row.files) as FileRef[],
-    createdAt: row.created_at as number,
-    updatedAt: row.updated_at as number,
-    validFrom: row.valid_from as number,
-    validTo: row.valid_to as number | null,
-    supersedes: row.supersedes as string | null,
-    accessCount: row.access_count as number,
-    lastAccessedAt: row.last_accessed_at as number | null,
-    lastRecalledAt: row.last_recalled_at as number | null,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    validFrom: row.valid_from,
+    validTo: row.valid_to,
+    supersedes: row.supersedes,
+    accessCount: row.access_count,
+    lastAccessedAt: row.last_accessed_at,
+    lastRecalledAt: row.last_recalled_at,
     pinned: encoding.decodeBool(row.pinned),
-    deletedAt: row.deleted_at as number | null,
-    contentHash: row.content_hash as string,
+    deletedAt: row.deleted_at,
+    contentHash: row.content_hash,
     meta: encoding.decodeJson(row.meta) as Record<string, unknown>,
   };
 }
 
 /** A memory's column values, keyed by column (in {@link MEMORY_FIELDS} order), encoded for the dialect. */
-export function memoryToRow(memory: Memory, encoding: MemoryEncoding): StoredMemoryRow {
+export function memoryToRow(memory: Memory, encoding: MemoryEncoding): MemoryColumnValues {
   return {
     id: memory.id,
     text: encoding.encodeText(memory.text),

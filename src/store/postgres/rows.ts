@@ -3,34 +3,16 @@
  * no U+0000 in text, snapshot members by pk); the memory model itself is ../memory-rows.ts.
  */
 import type { FileRef, Memory, MemoryFilter, Provenance, ReviewItem } from '../../types.js';
-import { MEMORY_FIELDS, filterWhere, memorySelectList, memoryToRow, rowToMemory as sharedRowToMemory, type FilterDialect, type MemoryEncoding } from '../memory-rows.js';
+import { MEMORY_FIELDS, filterWhere, memorySelectList, memoryToRow, rowToMemory as sharedRowToMemory, type FilterDialect, type MemoryEncoding, type StoredMemoryRow } from '../memory-rows.js';
 import { rowToReview as sharedRowToReview, type StoredReviewRow } from '../review-rows.js';
 
-/** A `memories` row as `pg` returns it (int8 parsed to numbers, jsonb to values). */
-export interface MemoryRow {
+/** A `memories` row as `pg` returns it (int8 parsed to numbers, jsonb to values, tags as text[]), and its pk. */
+export interface MemoryRow extends StoredMemoryRow {
   pk: number;
-  id: string;
-  text: string;
-  kind: string;
-  scope: string;
-  project: string | null;
-  session: string | null;
   tags: string[];
-  importance: number;
-  source: string;
   provenance: Provenance | null;
   files: FileRef[];
-  created_at: number;
-  updated_at: number;
-  valid_from: number;
-  valid_to: number | null;
-  supersedes: string | null;
-  access_count: number;
-  last_accessed_at: number | null;
-  last_recalled_at: number | null;
   pinned: boolean;
-  deleted_at: number | null;
-  content_hash: string;
   meta: Record<string, unknown>;
 }
 

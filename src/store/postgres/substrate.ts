@@ -38,6 +38,7 @@ import {
   type CorrectionRow,
   type FactRefRow,
   type SessionRow,
+  type StoredTurnRow,
   type TurnDecoding,
 } from '../substrate-rows.js';
 import { queryTerms } from '../tokenize.js';
@@ -46,20 +47,10 @@ import { queryLexemes, tsqueryOf, tsvectorLiteral } from './fts.js';
 import { Params, pgJson, pgText } from './rows.js';
 import type { TermStats } from './term-stats.js';
 
-interface TurnRow {
-  id: string;
-  session_id: string;
-  seq: number;
-  role: string;
-  text: string;
-  tool_name: string | null;
-  tool_input: string | null;
-  tool_use_id: string | null;
+/** PostgreSQL's turns row: the error mark as boolean, flags as text[]. */
+interface TurnRow extends StoredTurnRow {
   is_error: boolean;
   flags: string[];
-  at: number | null;
-  source_uuid: string | null;
-  source_line: number;
 }
 
 const SESSION_COLUMNS =

@@ -3,34 +3,16 @@
  * json_each, snapshot members by rowid); the memory model itself is ../memory-rows.ts.
  */
 import type { Memory, MemoryFilter, ReviewItem } from '../../types.js';
-import { filterWhere, memorySelectList, memoryToRow, rowToMemory as sharedRowToMemory, type FilterDialect, type MemoryEncoding } from '../memory-rows.js';
+import { filterWhere, memorySelectList, memoryToRow, rowToMemory as sharedRowToMemory, type FilterDialect, type MemoryEncoding, type StoredMemoryRow } from '../memory-rows.js';
 import { rowToReview as sharedRowToReview, type StoredReviewRow } from '../review-rows.js';
 
-/** A `memories` row as better-sqlite3 returns it. */
-export interface MemoryRow {
+/** A `memories` row as better-sqlite3 returns it: JSON columns as text, `pinned` as 0/1, and the rowid. */
+export interface MemoryRow extends StoredMemoryRow {
   rowid: number;
-  id: string;
-  text: string;
-  kind: string;
-  scope: string;
-  project: string | null;
-  session: string | null;
   tags: string;
-  importance: number;
-  source: string;
   provenance: string | null;
   files: string;
-  created_at: number;
-  updated_at: number;
-  valid_from: number;
-  valid_to: number | null;
-  supersedes: string | null;
-  access_count: number;
-  last_accessed_at: number | null;
-  last_recalled_at: number | null;
   pinned: number;
-  deleted_at: number | null;
-  content_hash: string;
   meta: string;
 }
 

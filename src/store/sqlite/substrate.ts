@@ -50,25 +50,16 @@ import {
   type CorrectionRow,
   type FactRefRow,
   type SessionRow,
+  type StoredTurnRow,
   type TurnDecoding,
 } from '../substrate-rows.js';
 import { indexText, queryTerms } from '../tokenize.js';
 
-interface TurnRow {
+/** SQLite's turns row: the error mark as 0/1, flags as JSON text, and the rowid alias `pk`. */
+interface TurnRow extends StoredTurnRow {
   pk: number;
-  id: string;
-  session_id: string;
-  seq: number;
-  role: string;
-  text: string;
-  tool_name: string | null;
-  tool_input: string | null;
-  tool_use_id: string | null;
   is_error: number;
   flags: string;
-  at: number | null;
-  source_uuid: string | null;
-  source_line: number;
 }
 
 interface CursorRow {
