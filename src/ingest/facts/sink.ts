@@ -39,6 +39,8 @@ export const FACT_CAPS: Readonly<Record<FactKind, number>> = {
   id: 16,
 };
 
+/** Raw details remembered per turn (enough for any real output; past it they are checked again). */
+const MAX_RAW_KEYS = 4096;
 /** Lines longer than this are checked for secrets in a window around the fact. */
 const CONTEXT_WINDOW = 2_000;
 /** Texts up to this size are scanned for secrets whole once their line windows add up to more. */
@@ -49,6 +51,8 @@ export class FactSink {
   /** Facts dropped because a secret overlapped them. */
   redacted = 0;
   private readonly keys = new Map<string, ExtractedFact>();
+  /** Outcome of each raw (kind, text) seen in this turn, kept or dropped. */
+  private readonly raw = new Map<string, ExtractedFact | null>();
   private readonly counts = new Map<FactKind, number>();
   private text = '';
   private readonly spans = new Map<number, { end: number; spans: SecretSpan[] }>();
@@ -87,7 +91,21 @@ export class FactSink {
    */
   add(kind: FactKind, text: string, start: number, end: number, extra: FactExtra = {}, force = false): ExtractedFact | null {
     if (!force && this.full(kind)) return null;
+    // The same detail again (a path:line on each of 200,000 lines): its first outcome stands, with
+    // no second secret scan. Only the note of a test or a command can change (below).
+    const rawKey = `${kind}\0${text}`;
+    const seen = this.raw.get(rawKey);
+    if (seen !== undefined) {
+      if (seen !== null && extra.note === 'failed') seen.note = 'failed';
+      return seen;
+    }
     const clean = this.redact(text, start, end);
+    const fact = this.keep(kind, clean, extra);
+    if (this.raw.size < MAX_RAW_KEYS) this.raw.set(rawKey, fact);
+    return fact;
+  }
+
+  private keep(kind: FactKind, clean: string | null, extra: FactExtra): ExtractedFact | null {
     if (clean === null || clean.length === 0) return null;
     const key = `${kind}\0${clean}`;
     const known = this.keys.get(key);
