@@ -142,7 +142,9 @@ export async function recall(deps: Deps, input: RecallInput): Promise<RecallResu
     const memory = memories.get(hit.id);
     if (!memory) continue;
     // Projects stay apart: the store's project filter also lets every project-less memory through.
-    if (!input.allProjects && !admissible(memory, filter.project ?? null)) continue;
+    // A query (unlike an injected context) also sees the user-wide memories the user stored.
+    const userWide = memory.project === null && memory.scope === 'user';
+    if (!input.allProjects && !userWide && !admissible(memory, filter.project ?? null)) continue;
     const why = compositeScore({
       memory,
       now,
