@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -55,6 +55,7 @@ describe('several processes writing at once', () => {
 
   it('a process killed mid-import leaves a consistent database; a re-run finishes without duplicates', async () => {
     const home = join(dir, 'kill-home');
+    mkdirSync(home, { recursive: true }); // an explicitly named store folder must exist
     const file = join(dir, 'big.jsonl');
     const total = 4000;
     writeFileSync(file, Array.from({ length: total }, (_, i) => JSON.stringify({ text: `imported finding ${i}: value ${i * 7}` })).join('\n'));
