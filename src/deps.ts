@@ -1,5 +1,5 @@
 import { isCairnError } from './errors.js';
-import type { Clock, Embedder, IdSource, Logger, Store } from './types.js';
+import type { Clock, EmbedOptions, Embedder, IdSource, Logger, Store } from './types.js';
 
 /** What the operations need, wired once by createCairn(). */
 export interface Deps {
@@ -64,10 +64,10 @@ export async function vectorIndexMatches(deps: Deps): Promise<boolean> {
  * The embedder's vectors, or null when its model is unavailable (`EMBEDDER_UNAVAILABLE`): the
  * reason is logged once per logger and the caller carries on with BM25. Other errors propagate.
  */
-export async function embedOrUnavailable(deps: Deps, texts: string[]): Promise<Float32Array[] | null> {
+export async function embedOrUnavailable(deps: Deps, texts: string[], options?: EmbedOptions): Promise<Float32Array[] | null> {
   if (!deps.embedder) return null;
   try {
-    return await deps.embedder.embed(texts);
+    return await deps.embedder.embed(texts, options);
   } catch (error) {
     if (!isCairnError(error) || error.code !== 'EMBEDDER_UNAVAILABLE') throw error;
     if (!warned.has(deps.logger)) {

@@ -181,9 +181,18 @@ export interface EmbedderIdentity {
 /** An embedder's health: when not ok, `reason` is one line naming the bad file and the fix. */
 export type EmbedderAvailability = { ok: true } | { ok: false; reason: string };
 
+/** What the texts of one `embed` call are: asymmetric models (e5) embed the two differently. */
+export interface EmbedOptions {
+  /**
+   * `query` for a recall query, `document` for a stored text.
+   * @default 'document'
+   */
+  purpose?: 'query' | 'document';
+}
+
 /** Turns text into unit-length vectors. Batched; may be slow; never called inside a DB transaction. */
 export interface Embedder extends EmbedderIdentity {
-  embed(texts: string[]): Promise<Float32Array[]>;
+  embed(texts: string[], options?: EmbedOptions): Promise<Float32Array[]>;
   /**
    * Whether the model can run, without loading it (local models check their files; `verify`
    * also checks checksums). Absent means always available.

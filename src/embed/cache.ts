@@ -4,7 +4,7 @@
  * reach the embedder, in one batch.
  */
 import { createHash } from 'node:crypto';
-import type { Embedder, EmbeddingCacheStore } from '../types.js';
+import type { EmbedOptions, Embedder, EmbeddingCacheStore } from '../types.js';
 
 export type { EmbeddingCacheStore };
 
@@ -18,9 +18,12 @@ export interface EmbeddingCacheOptions {
   lruSize?: number;
 }
 
-/** The cache key of `text` under `model`: `<model>#<sha256 hex of the UTF-8 text>`. */
-export function embeddingCacheKey(model: string, text: string): string {
-  return `${model}#${createHash('sha256').update(text).digest('hex')}`;
+/**
+ * The cache key of `text` under `model`: `<model>#<sha256 hex of the UTF-8 text>`, and
+ * `<model>?query#…` for a query (an asymmetric model embeds a query differently).
+ */
+export function embeddingCacheKey(model: string, text: string, purpose: EmbedOptions['purpose'] = 'document'): string {
+  return `${model}${purpose === 'query' ? '?query' : ''}#${createHash('sha256').update(text).digest('hex')}`;
 }
 
 /** Least-recently-used map: a Map keeps insertion order, so re-inserting on a hit is enough. */
@@ -56,8 +59,8 @@ export function withCache(embedder: Embedder, options: EmbeddingCacheOptions = {
   const lru = new Lru(options.lruSize ?? 10_000);
   const persist = options.persist;
 
-  async function embed(texts: string[]): Promise<Float32Array[]> {
-    const keys = texts.map((text) => embeddingCacheKey(embedder.model, text));
+  async function embed(texts: string[], options?: EmbedOptions): Promise<Float32Array[]> {
+    const keys = texts.map((text) => embeddingCacheKey(embedder.model, text, options?.purpose));
     const found = new Map<string, Float32Array>();
     const missing = new Map<string, string>(); // key → text, deduplicated
     keys.forEach((key, i) => {
@@ -77,7 +80,7 @@ export function withCache(embedder: Embedder, options: EmbeddingCacheOptions = {
     }
     if (missing.size > 0) {
       const missKeys = [...missing.keys()];
-      const vectors = await embedder.embed([...missing.values()]);
+      const vectors = await embedder.embed([...missing.values()], options);
       const entries: Array<[string, Float32Array]> = missKeys.map((key, i) => [key, vectors[i]!]);
       for (const [key, vector] of entries) {
         found.set(key, vector);

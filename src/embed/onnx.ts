@@ -214,9 +214,11 @@ export function createOnnxEmbedder(folder: string, manifest: OnnxModelManifest, 
     get loaded() {
       return loaded !== null;
     },
-    async embed(texts) {
-      if (texts.length === 0) return [];
+    async embed(input, embedOptions) {
+      if (input.length === 0) return [];
       const model = await ready();
+      const prefix = manifest.prefixes?.[embedOptions?.purpose ?? 'document'] ?? '';
+      const texts = prefix ? input.map((text) => prefix + text) : input;
       // Similar lengths share a batch, so little compute goes to padding.
       const order = texts.map((_, i) => i).sort((a, b) => texts[a]!.length - texts[b]!.length);
       const out = new Array<Float32Array>(texts.length);

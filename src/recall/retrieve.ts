@@ -53,7 +53,7 @@ export async function retrieve(deps: Deps, input: RetrieveInput): Promise<Retrie
   let queryVector: Float32Array | null = null;
   const embedder = deps.embedder;
   if (embedder && deps.store.capabilities.vectors && (await deps.store.vectorModel()) !== null && (await vectorIndexMatches(deps))) {
-    [queryVector = null] = (await embedOrUnavailable(deps, [input.query])) ?? [];
+    [queryVector = null] = (await embedOrUnavailable(deps, [input.query], { purpose: 'query' })) ?? [];
     if (queryVector) {
       const floor = input.minCosine ?? DEFAULT_MIN_COSINE;
       const hits = (await deps.store.searchVector(queryVector, embedder, { ...input.filter, limit: input.limit })).filter((h) => h.score >= floor);

@@ -37,6 +37,18 @@ describe('embedding cache', () => {
     expect(inner.calls).toEqual([['a', 'b'], ['c']]);
   });
 
+  it('passes the purpose through and keeps a query apart from the same text stored (asymmetric models)', async () => {
+    const purposes: Array<string | undefined> = [];
+    const inner = createHashEmbedder();
+    const cached = withCache({ model: inner.model, dimension: inner.dimension, embed: (texts, options) => (purposes.push(options?.purpose), inner.embed(texts)) });
+    await cached.embed(['staging cluster'], { purpose: 'query' });
+    await cached.embed(['staging cluster']);
+    await cached.embed(['staging cluster'], { purpose: 'query' });
+    expect(purposes).toEqual(['query', undefined]);
+    expect(embeddingCacheKey('m', 'x', 'query')).not.toBe(embeddingCacheKey('m', 'x'));
+    expect(embeddingCacheKey('m', 'x', 'document')).toBe(embeddingCacheKey('m', 'x'));
+  });
+
   it('evicts the least recently used vector', async () => {
     const inner = counting(createHashEmbedder());
     const cached = withCache(inner, { lruSize: 2 });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -5,12 +6,15 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createCairn } from '../../src/cairn.js';
 import { doctor } from '../../src/doctor/doctor.js';
 import { createEmbedder } from '../../src/embed/index.js';
-import { BGE_SMALL_EN_V15_Q } from '../../src/embed/onnx-models.js';
+import { ALL_MINILM_L6_V2_Q, BGE_SMALL_EN_V15_Q, E5_SMALL_V2_Q, KNOWN_ONNX_MODELS } from '../../src/embed/onnx-models.js';
 import { checkOnnxModel, createOnnxEmbedder, onnxModelFolder } from '../../src/embed/onnx.js';
 import { dot } from '../../src/embed/vector.js';
 import { openSqliteStore } from '../../src/store/sqlite/store.js';
 import type { Logger } from '../../src/types.js';
 import { tempDir } from '../helpers/cli.js';
+
+/** Stand-in bytes of each e5 file's size (`{}` and spaces: valid JSON), so a fake runtime can stand behind a checked folder. */
+const STAND_IN: Record<string, Buffer> = Object.fromEntries(E5_SMALL_V2_Q.files.map((f) => [f.name, Buffer.concat([Buffer.from('{}'), Buffer.alloc(f.bytes - 2, ' ')])]));
 
 const REAL = onnxModelFolder(BGE_SMALL_EN_V15_Q.name);
 const HAS_MODEL = existsSync(join(REAL, 'model.onnx'));
@@ -81,6 +85,73 @@ describe.skipIf(!HAS_MODEL)('onnx:bge-small-en-v1.5-q (the real model)', () => {
     const shadowed = await createEmbedder('onnx:bge-small-en-v1.5-q', { home });
     const state = await shadowed.availability!();
     expect(state.ok).toBe(false);
+  });
+});
+
+for (const manifest of [ALL_MINILM_L6_V2_Q, E5_SMALL_V2_Q]) {
+  const folder = onnxModelFolder(manifest.name);
+  const present = existsSync(join(folder, 'model.onnx'));
+  if (!present) console.warn(`skipping the real-model tests of onnx:${manifest.name}: ${folder} is absent (run node scripts/fetch-model.mjs ${manifest.name})`);
+  describe.skipIf(!present)(`onnx:${manifest.name} (the real model, mean pooling)`, () => {
+    it('passes its checksums, gives unit vectors and ranks related texts above unrelated ones', async () => {
+      const embedder = createOnnxEmbedder(folder, manifest);
+      expect(await embedder.availability!({ verify: true })).toEqual({ ok: true });
+      expect(embedder.dimension).toBe(384);
+      const distractors = ['the build runs on Node 20', 'SQLite busy timeout is set to 5 seconds', 'tests live under test/'];
+      // (The five paraphrase cases are counted by `cairn bench embed`, not asserted per model.)
+      for (const [query, answer] of [
+        ['A man is eating food.', 'A man is eating a piece of bread.'],
+        ['how do releases reach production', 'deploys go through the staging cluster first'],
+      ] as const) {
+        const [q] = await embedder.embed([query], { purpose: 'query' });
+        const docs = await embedder.embed([answer, ...distractors]);
+        const scores = docs.map((d) => dot(q!, d));
+        expect(scores.indexOf(Math.max(...scores)), query).toBe(0);
+        expect(Math.abs(dot(q!, q!) - 1)).toBeLessThan(1e-5);
+      }
+      // A text alone and in a batch of others gives the same vector (one text a model call).
+      const texts = ['short', 'word '.repeat(600)];
+      const batch = await embedder.embed(texts);
+      for (const [i, text] of texts.entries()) expect(dot((await embedder.embed([text]))[0]!, batch[i]!)).toBeGreaterThan(0.99999);
+      // Only a model trained with prefixes embeds a query differently from the same text stored.
+      const [asQuery] = await embedder.embed(['staging cluster'], { purpose: 'query' });
+      const [asDocument] = await embedder.embed(['staging cluster']);
+      if (manifest.prefixes) expect(dot(asQuery!, asDocument!)).toBeLessThan(0.999);
+      else expect(dot(asQuery!, asDocument!)).toBeGreaterThan(0.99999);
+      await embedder.close!();
+    });
+  });
+}
+
+describe('onnx embedder: query and document prefixes', () => {
+  it('puts the manifest\'s prefix before each text by purpose, and none when the manifest has none', async () => {
+    const seen: string[] = [];
+    const runtime = async () => ({
+      createTokenizer: () => ({
+        encode(text: string) {
+          seen.push(text);
+          return { ids: [101, 7, 102] };
+        },
+      }),
+      createSession: async () => ({
+        inputNames: ['input_ids', 'attention_mask'],
+        run: async (inputs: Record<string, { data: BigInt64Array; dims: number[] }>) => {
+          const [rows, width] = inputs.input_ids!.dims as [number, number];
+          return { data: new Float32Array(rows * width * 384).fill(1), dims: [rows, width, 384] };
+        },
+      }),
+    });
+    const folder = dir();
+    for (const f of E5_SMALL_V2_Q.files) writeFileSync(join(folder, f.name), STAND_IN[f.name]!);
+    const files = E5_SMALL_V2_Q.files.map((f) => ({ ...f, sha256: createHash('sha256').update(STAND_IN[f.name]!).digest('hex') }));
+    const e5 = createOnnxEmbedder(folder, { ...E5_SMALL_V2_Q, files }, { runtime });
+    await e5.embed(['where is the config'], { purpose: 'query' });
+    await e5.embed(['the config is parsed in src/config.ts']);
+    expect(seen).toEqual(['query: where is the config', 'passage: the config is parsed in src/config.ts']);
+    seen.length = 0;
+    const bge = createOnnxEmbedder(folder, { ...BGE_SMALL_EN_V15_Q, files: files.map((f, i) => ({ ...f, entry: BGE_SMALL_EN_V15_Q.files[i]!.entry })) }, { runtime });
+    await bge.embed(['where is the config'], { purpose: 'query' });
+    expect(seen).toEqual(['where is the config']);
   });
 });
 
@@ -165,10 +236,10 @@ describe('scripts/fetch-model.mjs', () => {
   };
   const load = async () => (await import(join(process.cwd(), 'scripts', 'fetch-model.mjs'))) as Script;
 
-  it('records the same files, sources, sizes and checksums as src/embed/onnx-models.ts', async () => {
+  it('records the same models, files, sources, sizes and checksums as src/embed/onnx-models.ts', async () => {
     const { MODELS } = await load();
-    const { name, licence, card, source, files } = BGE_SMALL_EN_V15_Q;
-    expect(MODELS[name]).toEqual({ licence, card, source, files });
+    expect(Object.keys(MODELS).sort()).toEqual(Object.keys(KNOWN_ONNX_MODELS).sort());
+    for (const { name, licence, card, source, files } of Object.values(KNOWN_ONNX_MODELS)) expect(MODELS[name], name).toEqual({ licence, card, source, files });
   });
 
   it('offline with an empty download cache: a one-line error naming the jar, nothing written', async () => {

@@ -332,7 +332,7 @@ export async function runBeirSet(cacheDir: string, set: BeirSet, options: BeirRu
       const indexMs = performance.now() - started;
       log(`beir ${set.name}: vectors with ${embedder.model} in ${(indexMs / 1000).toFixed(1)} s`);
       const vectorRanker: Ranker = async (q) => {
-        const [vector] = await embedder.embed([q.text]);
+        const [vector] = await embedder.embed([q.text], { purpose: 'query' });
         const hits = await store.searchVector(vector as Float32Array, embedder, { project: options.project, limit: K });
         return docIds(hits.map((h) => h.id), loaded.keysOf);
       };
