@@ -20,6 +20,7 @@ export { runHook } from './hooks/run.js';
 export { DEFAULT_HOOK_SETTINGS } from './hooks/events.js';
 export { expandTranscriptPaths } from './ingest/index.js';
 export { extractFileRefs } from './workspace/files.js';
+export { carries, coverage, extractDetails, neededDetails } from './ledger/used-details.js';
 export { HnswVectorIndex, loadUsearch } from './store/ann-index.js';
 export type { UsearchModule } from './store/ann-index.js';
 export { loadMigrations } from './store/sqlite/database.js';

@@ -313,6 +313,39 @@ export interface LedgerItemStats {
   lastInjectedAt: number;
 }
 
+/** Per detail kind (`path`, `command`, `rule` …): items injected, used afterwards, and needed details missed. */
+export interface OutcomeCounts {
+  injected: number;
+  used: number;
+  missed: number;
+}
+
+/**
+ * What learn-from-use saw after one context window (SQLite migration 009, PostgreSQL 008): how
+ * many items were injected into it and used afterwards, and how many needed details (used after
+ * it, known before it) nothing injected carried. Counts and ids only, never text.
+ */
+export interface LedgerOutcome {
+  session: string;
+  window: number;
+  project: string | null;
+  /** What opened the window (`compact`, `startup` …). */
+  reason: string;
+  measuredAt: number;
+  /** Turns of the conversation after the window's start when measured (a grown transcript is measured again). */
+  turnsAfter: number;
+  /** Memories and session facts injected into the window (distinct). */
+  injected: number;
+  used: number;
+  /** Needed details: used after the window's start and known before it (compaction windows only). */
+  needed: number;
+  /** Needed details that no injected item carried. */
+  missed: number;
+  /** Session facts that held a missed detail (candidates the context left out), ids only. */
+  missedFacts: string[];
+  kinds: Record<string, OutcomeCounts>;
+}
+
 /**
  * The injection ledger's storage (SQLite migration 008, PostgreSQL 007): what each hook and tool
  * gave the agent, per session and context window. Ids only — no text — so nothing here needs
@@ -337,6 +370,10 @@ export interface LedgerStore {
   markUsed(injectionId: number, used: string[], at: number): Promise<void>;
   /** Totals per item id (all items when `ids` is omitted), within a project when given. */
   itemStats(options?: { ids?: string[]; project?: string | null }): Promise<Map<string, LedgerItemStats>>;
+  /** Store what learn-from-use saw after a window, replacing an earlier measurement of it. */
+  recordOutcome(outcome: LedgerOutcome): Promise<void>;
+  /** Measured windows, oldest first: one session's, one project's (null: project unknown), or all. */
+  outcomes(options?: { session?: string; project?: string | null }): Promise<LedgerOutcome[]>;
 }
 
 /**

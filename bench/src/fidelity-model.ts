@@ -5,7 +5,7 @@
  * (issue #15, items 2 and 9). Pure over `CutCandidates`; the suite measures and reports.
  */
 import type { ValueModel } from 'cairn-memory';
-import { adjusted, FEATURES, FIT_OPTIONS, fitValueModel, learnStep, packDetails, valueOf, type Detail, type Example, type Feature } from 'cairn-memory/testing';
+import { adjusted, carries, FEATURES, FIT_OPTIONS, fitValueModel, learnStep, packDetails, valueOf, type Detail, type Example, type Feature } from 'cairn-memory/testing';
 import { coverage } from './fidelity.js';
 import type { CutCandidates } from './fidelity-run.js';
 import { round } from './stats.js';
@@ -19,7 +19,7 @@ export interface ModelCut {
 
 /** 1 when the line carries at least one needed detail. */
 export function labelOf(detail: Detail, needed: readonly string[]): 0 | 1 {
-  return needed.some((d) => detail.line.includes(d)) ? 1 : 0;
+  return carries(detail.line, needed) ? 1 : 0;
 }
 
 export function examplesOf(cuts: readonly ModelCut[]): Example[] {

@@ -4,7 +4,9 @@
  * Pure functions over Claude Code JSONL lines; the suite in suites/fidelity.ts drives cairn.
  */
 import { createHash } from 'node:crypto';
-import { extractFileRefs } from 'cairn-memory/testing';
+import { coverage, extractDetails, neededDetails as neededIn } from 'cairn-memory/testing';
+
+export { coverage, extractDetails };
 
 export interface CompactSplit {
   /** Lines before the compact boundary. */
@@ -96,32 +98,6 @@ export function transcriptText(lines: string[], includeToolResults: boolean): st
   return out.join('\n');
 }
 
-const NOT_CALLS = new Set(['if', 'for', 'while', 'switch', 'catch', 'function', 'return', 'typeof', 'await', 'print', 'console.log', 'require', 'import', 'e.g', 'i.e']);
-
-/**
- * The exact details a text uses: file paths and `path:line`, identifiers written as calls
- * (without a `this.`/`self.` receiver), command lines (from Bash tool inputs) and flags, error names.
- */
-export function extractDetails(text: string, commands: string[] = []): Set<string> {
-  const details = new Set<string>();
-  for (const ref of extractFileRefs(text)) {
-    details.add(ref.path);
-    if (ref.line !== undefined) details.add(`${ref.path}:${ref.line}`);
-  }
-  for (const match of text.matchAll(/\b([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\(/g)) {
-    // `this.save(` and `save(` are one detail: the receiver `this`/`self` says nothing.
-    const name = (match[1] as string).replace(/^(?:this|self)\./, '');
-    if (name.length >= 4 && !NOT_CALLS.has(name)) details.add(`${name}(`);
-  }
-  for (const match of text.matchAll(/(?<![\w-])(--[a-z][\w-]{2,})\b/g)) details.add(match[1] as string);
-  for (const match of text.matchAll(/\b([A-Z][A-Za-z0-9]*(?:Error|Exception))\b|\b(E[A-Z]{3,}|TS\d{4})\b/g)) details.add((match[1] ?? match[2]) as string);
-  for (const command of commands) {
-    const trimmed = command.trim();
-    if (trimmed.length >= 6 && trimmed.length <= 200 && !trimmed.includes('\n')) details.add(trimmed);
-  }
-  return details;
-}
-
 /** Bash command lines in transcript lines (tool_use inputs). */
 export function bashCommands(lines: string[]): string[] {
   const out: string[] = [];
@@ -139,18 +115,9 @@ export function bashCommands(lines: string[]): string[] {
   return out;
 }
 
-/** Details used after the compaction that already appeared before it. */
+/** Details used after the compaction that already appeared before it (the product's matcher, src/ledger/used-details.ts). */
 export function neededDetails(split: CompactSplit): string[] {
-  const beforeText = transcriptText(split.before, true);
-  const afterText = transcriptText(split.after, false);
-  const used = extractDetails(afterText, bashCommands(split.after));
-  return [...used].filter((detail) => beforeText.includes(detail)).sort();
-}
-
-/** Share of `needed` that appear verbatim in `text` (1 when nothing is needed). */
-export function coverage(needed: string[], text: string): { share: number; found: string[] } {
-  const found = needed.filter((d) => text.includes(d));
-  return { share: needed.length === 0 ? 1 : found.length / needed.length, found };
+  return neededIn(transcriptText(split.before, true), transcriptText(split.after, false), bashCommands(split.after));
 }
 
 /** The last `tokens` (chars / 4) of the pre-compaction conversation: what a recency cut keeps. */

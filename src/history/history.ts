@@ -7,6 +7,7 @@ import { ingestPaths, type IngestProgress, type IngestSummary } from '../ingest/
 import { AGENTS, TURN_ROLES, type Agent, type SessionRecord, type SubstrateStore, type TurnHit, type TurnRole } from '../types.js';
 import { resolveProject } from '../workspace/project.js';
 import { foundByProject, type ProjectFound } from './found.js';
+import { measureUse, type UseSummary } from '../ledger/use.js';
 import { crashedRuns, readRuns, registerRun, releaseRuns, type IngestRun } from './resume.js';
 
 export function substrateOf(deps: Deps): SubstrateStore {
@@ -32,7 +33,7 @@ export interface IngestOptions {
 }
 
 /** What `ingest` reports: the reader's summary, what distillation made of it, and where it went by project. */
-export type IngestReport = IngestSummary & { distilled?: DistillSummary; projects?: ProjectFound[] };
+export type IngestReport = IngestSummary & { distilled?: DistillSummary; projects?: ProjectFound[]; use?: UseSummary };
 
 /**
  * Read transcripts under `paths` into the session substrate, incrementally, then distil the
@@ -84,7 +85,9 @@ export async function ingest(deps: Deps, paths: string[], options: IngestOptions
     await releaseRuns(deps.store, done);
   }
   const found = options.byProject ? await foundByProject(deps, substrate, touched) : undefined;
-  return { ...summary, ...(distilled ? { distilled } : {}), ...(found ? { projects: found } : {}) };
+  // Learn from use: what the agent did with cairn's injections in these sessions (src/ledger/use.ts).
+  const use = await measureUse(deps, touched);
+  return { ...summary, ...(distilled ? { distilled } : {}), ...(found ? { projects: found } : {}), ...(use.windows > 0 ? { use } : {}) };
 }
 
 export interface SessionsInput {

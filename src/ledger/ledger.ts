@@ -10,21 +10,22 @@
  *   ({@link Ledger.startWindow} with Claude Code's SessionStart `source`). `resume` keeps the window.
  * - PreCompact guidance is recorded with target `summary`: it shapes the compaction summary and
  *   is not part of the next window.
- * - Learn-from-use reads {@link Ledger.get} / {@link Ledger.injections}, decides which items the
- *   agent used afterwards, and writes it back with {@link Ledger.markUsed}; {@link Ledger.itemStats}
- *   sums injected / measured / used per item for the value model.
+ * - Learn-from-use (src/ledger/use.ts, run after ingest) decides which items the agent used
+ *   afterwards and writes it back with {@link Ledger.markUsed}, with one outcome per window
+ *   (used, needed details missed; {@link Ledger.outcomes}); {@link Ledger.itemStats} sums
+ *   injected / measured / used per item.
  *
  * Storage: tables `ledger_windows`, `ledger_injections`, `ledger_items` (SQLite migration 008,
- * PostgreSQL 007). Ids only, never text.
+ * PostgreSQL 007), and `ledger_outcomes` (SQLite 009, PostgreSQL 008). Ids and counts only, never text.
  *
  * @example
  * const seen = await cairn.ledger?.seen(sessionId);
  * const fresh = hits.filter((h) => !seen?.memories.has(h.memory.id));
  * await cairn.ledger?.record({ session: sessionId, via: 'mcp', name: 'recall', memories: fresh.map((h) => h.memory.id), tokens });
  */
-import type { Clock, InjectionTarget, InjectionVia, LedgerInjection, LedgerItemStats, LedgerStore, LedgerWindow } from '../types.js';
+import type { Clock, InjectionTarget, InjectionVia, LedgerInjection, LedgerItemStats, LedgerOutcome, LedgerStore, LedgerWindow } from '../types.js';
 
-export type { InjectionTarget, InjectionVia, LedgerInjection, LedgerItemStats, LedgerWindow } from '../types.js';
+export type { InjectionTarget, InjectionVia, LedgerInjection, LedgerItemStats, LedgerOutcome, LedgerWindow, OutcomeCounts } from '../types.js';
 
 /** What the current context window of a session already holds (target `context` only). */
 export interface WindowContents {
@@ -82,6 +83,8 @@ export interface Ledger {
   markUsed(injectionId: number, used: string[]): Promise<void>;
   /** Per-item totals (injected, measured, used, last injected), for the value model. */
   itemStats(options?: { ids?: string[]; project?: string | null }): Promise<Map<string, LedgerItemStats>>;
+  /** What learn-from-use measured after each window (src/ledger/use.ts), oldest first. */
+  outcomes(options?: { session?: string; project?: string | null }): Promise<LedgerOutcome[]>;
 }
 
 const NEW_WINDOW_SOURCES = new Set(['startup', 'clear', 'compact']);
@@ -134,5 +137,6 @@ export function createLedger(store: LedgerStore, clock: Clock, project: string |
     },
     markUsed: (injectionId, used) => store.markUsed(injectionId, used, clock.now()),
     itemStats: (options) => store.itemStats(options),
+    outcomes: (options) => store.outcomes(options),
   };
 }

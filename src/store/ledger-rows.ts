@@ -2,7 +2,7 @@
  * Row shapes and mapping shared by the SQLite and PostgreSQL injection ledgers
  * (src/store/sqlite/ledger.ts, src/store/postgres/ledger.ts).
  */
-import type { InjectionInput, LedgerInjection, LedgerItemStats, LedgerWindow } from '../types.js';
+import type { InjectionInput, LedgerInjection, LedgerItemStats, LedgerOutcome, LedgerWindow, OutcomeCounts } from '../types.js';
 
 export interface WindowRow {
   win: number;
@@ -92,4 +92,45 @@ export function toStats(rows: StatsRow[]): Map<string, LedgerItemStats> {
   return new Map(
     rows.map((r) => [r.item_id, { injected: Number(r.injected), measured: Number(r.measured), used: Number(r.used), lastInjectedAt: Number(r.last_at) }]),
   );
+}
+
+export interface OutcomeRow {
+  session_id: string;
+  win: number;
+  project: string | null;
+  reason: string;
+  measured_at: number | string;
+  turns_after: number;
+  injected: number;
+  used: number;
+  needed: number;
+  missed: number;
+  /** JSON text (SQLite) or parsed jsonb (PostgreSQL). */
+  missed_facts: string | string[];
+  kinds: string | Record<string, OutcomeCounts>;
+}
+
+/** The columns of `ledger_outcomes` in insert order, with the JSON columns as text. */
+export function outcomeValues(o: LedgerOutcome): unknown[] {
+  return [o.session, o.window, o.project, o.reason, o.measuredAt, o.turnsAfter, o.injected, o.used, o.needed, o.missed, JSON.stringify(o.missedFacts), JSON.stringify(o.kinds)];
+}
+
+export const OUTCOME_COLUMNS = 'session_id, win, project, reason, measured_at, turns_after, injected, used, needed, missed, missed_facts, kinds';
+
+export function toOutcome(row: OutcomeRow): LedgerOutcome {
+  const json = <T>(value: string | T): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value);
+  return {
+    session: row.session_id,
+    window: Number(row.win),
+    project: row.project,
+    reason: row.reason,
+    measuredAt: Number(row.measured_at),
+    turnsAfter: Number(row.turns_after),
+    injected: Number(row.injected),
+    used: Number(row.used),
+    needed: Number(row.needed),
+    missed: Number(row.missed),
+    missedFacts: json<string[]>(row.missed_facts),
+    kinds: json<Record<string, OutcomeCounts>>(row.kinds),
+  };
 }

@@ -86,6 +86,18 @@ function ledgerSuite(name: string, open: () => Promise<Store>): void {
         expect((await ledger.itemStats({ ids: [] })).size).toBe(0);
         expect((await ledger.itemStats({ project: 'other' })).size).toBe(0);
       }));
+
+    it('keeps one outcome per window, replaced when measured again, filtered by session and project', () =>
+      withLedger(async (ledger, store) => {
+        const outcome = { session: 'o', window: 1, project: 'proj', reason: 'compact', measuredAt: 5, turnsAfter: 4, injected: 3, used: 1, needed: 6, missed: 2, missedFacts: ['f9'], kinds: { path: { injected: 2, used: 1, missed: 1 } } };
+        await store.ledger!.recordOutcome(outcome);
+        await store.ledger!.recordOutcome({ ...outcome, session: 'p', project: null, measuredAt: 6 });
+        await store.ledger!.recordOutcome({ ...outcome, turnsAfter: 9, used: 2, measuredAt: 7 });
+        expect(await ledger.outcomes({ session: 'o' })).toEqual([{ ...outcome, turnsAfter: 9, used: 2, measuredAt: 7 }]);
+        expect((await ledger.outcomes()).map((o) => o.session)).toEqual(['p', 'o']);
+        expect((await ledger.outcomes({ project: null })).map((o) => o.session)).toEqual(['p']);
+        expect((await ledger.outcomes({ project: 'proj' })).map((o) => o.session)).toEqual(['o']);
+      }));
   });
 }
 

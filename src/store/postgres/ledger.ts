@@ -4,7 +4,7 @@
  * cannot both open window N.
  */
 import type { InjectionInput, LedgerInjection, LedgerStore, LedgerWindow } from '../../types.js';
-import { itemsOf, toInjections, toStats, toWindow, type InjectionRow, type ItemRow, type StatsRow, type WindowRow } from '../ledger-rows.js';
+import { itemsOf, OUTCOME_COLUMNS, outcomeValues, toInjections, toOutcome, toStats, toWindow, type InjectionRow, type ItemRow, type OutcomeRow, type StatsRow, type WindowRow } from '../ledger-rows.js';
 import type { PgDatabase, Queryable } from './driver.js';
 
 async function current(client: Queryable, session: string): Promise<LedgerWindow | null> {
@@ -95,6 +95,27 @@ export function postgresLedger(db: () => PgDatabase): LedgerStore {
         params,
       );
       return toStats(rows);
+    },
+    async recordOutcome(outcome) {
+      const values = outcomeValues(outcome);
+      const cols = OUTCOME_COLUMNS.split(', ');
+      await db().query(
+        `INSERT INTO ledger_outcomes (${OUTCOME_COLUMNS}) VALUES (${values.map((_, i) => `$${i + 1}`).join(', ')})
+         ON CONFLICT (session_id, win) DO UPDATE SET ${cols.slice(2).map((c) => `${c} = EXCLUDED.${c}`).join(', ')}`,
+        values,
+      );
+    },
+    async outcomes(options = {}) {
+      const where: string[] = [];
+      const params: unknown[] = [];
+      if (options.session !== undefined) (params.push(options.session), where.push(`session_id = $${params.length}`));
+      if (options.project === null) where.push('project IS NULL');
+      else if (options.project !== undefined) (params.push(options.project), where.push(`project = $${params.length}`));
+      const { rows } = await db().query<OutcomeRow>(
+        `SELECT ${OUTCOME_COLUMNS} FROM ledger_outcomes ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY measured_at, session_id, win`,
+        params,
+      );
+      return rows.map(toOutcome);
     },
   };
 }

@@ -5,7 +5,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { InjectionInput, LedgerInjection, LedgerStore, LedgerWindow } from '../../types.js';
-import { itemsOf, toInjections, toStats, toWindow, type InjectionRow, type ItemRow, type StatsRow, type WindowRow } from '../ledger-rows.js';
+import { itemsOf, OUTCOME_COLUMNS, outcomeValues, toInjections, toOutcome, toStats, toWindow, type InjectionRow, type ItemRow, type OutcomeRow, type StatsRow, type WindowRow } from '../ledger-rows.js';
 
 const CHUNK = 400;
 
@@ -107,6 +107,23 @@ export function sqliteLedger(db: () => Database.Database): LedgerStore {
         )
         .all(...params) as StatsRow[];
       return toStats(rows);
+    },
+    async recordOutcome(outcome) {
+      const values = outcomeValues(outcome);
+      db()
+        .prepare(`INSERT OR REPLACE INTO ledger_outcomes (${OUTCOME_COLUMNS}) VALUES (${values.map(() => '?').join(', ')})`)
+        .run(...values);
+    },
+    async outcomes(options = {}) {
+      const where: string[] = [];
+      const params: unknown[] = [];
+      if (options.session !== undefined) (where.push('session_id = ?'), params.push(options.session));
+      if (options.project === null) where.push('project IS NULL');
+      else if (options.project !== undefined) (where.push('project = ?'), params.push(options.project));
+      const rows = db()
+        .prepare(`SELECT ${OUTCOME_COLUMNS} FROM ledger_outcomes ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY measured_at, session_id, win`)
+        .all(...params) as OutcomeRow[];
+      return rows.map(toOutcome);
     },
   };
 }
