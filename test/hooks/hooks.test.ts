@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
+import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { estimateTokens } from '../../src/tokens.js';
 import { runHook } from '../../src/hooks/run.js';
@@ -179,6 +180,21 @@ describe('Claude Code hooks, end to end', () => {
     });
     expect(run.status).toBe(0);
     expect(run.stderr).toBe('');
+    // The process exits without closing the store (no checkpoint on close): what it wrote is in the
+    // write-ahead log, and the next process reads it.
+    expect(existsSync(join(home, 'cairn.db-wal'))).toBe(true);
+    const again = spawnSync(process.execPath, [bin, 'hook', 'session-start'], {
+      input: JSON.stringify({ session_id: 'x', cwd: home, source: 'clear' }),
+      env: { ...process.env, CAIRN_HOME: home },
+      encoding: 'utf8',
+    });
+    expect(again.status).toBe(0);
+    const db = new Database(join(home, 'cairn.db'), { readonly: true });
+    try {
+      expect(db.prepare("SELECT reason FROM ledger_windows WHERE session_id = 'x' ORDER BY win").pluck().all()).toEqual(['startup', 'clear']);
+    } finally {
+      db.close();
+    }
     const broken = spawnSync(process.execPath, [bin, 'hook', 'prompt'], { input: '{{{', env: { ...process.env, CAIRN_HOME: home }, encoding: 'utf8' });
     expect(broken.status).toBe(0);
     expect(broken.stdout).toBe('');

@@ -492,7 +492,7 @@ export class SqliteStore implements Store {
         try {
           sizeBytes += statSync(this.location + suffix).size;
         } catch {
-          // the -wal / -shm files exist only while a connection is open in WAL mode
+          // the -wal / -shm files exist while a connection is open in WAL mode, or after a hook process left them (src/hooks/run.ts)
         }
       }
     }
