@@ -7,6 +7,7 @@ import { existsSync, openSync, readdirSync, readFileSync, readSync, closeSync, s
 import { join } from 'node:path';
 import type { BenchReport, Metric } from '../bench-report.js';
 import type { Cairn } from '../cairn.js';
+import { useByProject, type ProjectUse } from '../ledger/use-summary.js';
 
 export interface QualityResult {
   suite: string;
@@ -181,6 +182,8 @@ export interface Injections {
   source: 'ledger' | 'hook-log';
   ledger: LedgerSession[];
   hookLog: HookActivity;
+  /** Learn from use per project: compactions measured, items injected, share used afterwards, needed details missed. */
+  use: ProjectUse[];
 }
 
 const SHOWN_INJECTIONS = 40;
@@ -193,13 +196,16 @@ const SHOWN_INJECTIONS = 40;
 export async function injections(cairn: Cairn, home: string | null, limit = 8): Promise<Injections> {
   const hookLog = hookActivity(home, limit);
   const reader = cairn.ledger;
-  if (!reader) return { source: 'hook-log', ledger: [], hookLog };
+  if (!reader) return { source: 'hook-log', ledger: [], hookLog, use: [] };
   const sessions: LedgerSession[] = [];
   for (const info of await reader.sessions({ limit })) {
     const full = await reader.get(info.session);
     if (!full) continue;
     const shown = full.injections.slice(-SHOWN_INJECTIONS);
     const texts = new Map((await cairn.deps.store.getMemories([...new Set(shown.flatMap((i) => i.memories))])).map((m) => [m.id, m.text]));
+    if (shown.some((i) => i.facts.length > 0)) {
+      for (const f of (await cairn.deps.store.substrate?.listFacts(info.session, { limit: 20_000 })) ?? []) texts.set(f.id, f.text);
+    }
     const ingested = (await cairn.deps.store.substrate?.getSession(info.session)) != null;
     sessions.push({
       session: info.session,
@@ -215,8 +221,9 @@ export async function injections(cairn: Cairn, home: string | null, limit = 8): 
         const item = (id: string, kind: InjectedItem['kind']): InjectedItem => ({
           id,
           kind,
-          text: kind === 'memory' ? (texts.get(id)?.slice(0, 160) ?? null) : null,
-          used: used ? used.has(id) : null,
+          text: kind === 'block' ? null : (texts.get(id)?.slice(0, 160) ?? null),
+          // Learn from use measures memories and session facts; blocks are never measured.
+          used: used && kind !== 'block' ? used.has(id) : null,
         });
         return {
           at: i.at,
@@ -230,5 +237,5 @@ export async function injections(cairn: Cairn, home: string | null, limit = 8): 
       }),
     });
   }
-  return { source: 'ledger', ledger: sessions, hookLog };
+  return { source: 'ledger', ledger: sessions, hookLog, use: useByProject(await reader.outcomes()) };
 }

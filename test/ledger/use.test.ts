@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig, openCairn } from '../../src/config.js';
 import { measureWindow } from '../../src/ledger/use.js';
 import { carries, extractDetails, neededDetails } from '../../src/ledger/used-details.js';
+import { runCli } from '../helpers/cli.js';
 import { TranscriptWriter } from '../hooks/transcript.js';
 
 const dirs: string[] = [];
@@ -120,6 +121,12 @@ describe('learn from use', () => {
       expect(again.use).toBeUndefined();
       expect(await cairn.ledger!.outcomes({ session: SESSION })).toEqual(outcomes);
       expect((await ledger.injections(SESSION, { window: 1 }))[0]?.used?.sort()).toEqual(measured?.used?.sort());
+
+      // `cairn status` says it per project, in words and in JSON.
+      const json = JSON.parse((await runCli(['status', '--json'], { home, cwd })).stdout) as { use: Array<Record<string, unknown>> };
+      expect(json.use).toEqual([expect.objectContaining({ project: deps.project, compactions: 1, injected: 3, used: 2, usedShare: 0.667, missed: outcome.missed })]);
+      const text = (await runCli(['status'], { home, cwd })).stdout;
+      expect(text).toContain(`used after   ${deps.project}: 1 compaction · 3 items injected · 67% used afterwards · ${outcome.missed} of ${outcome.needed} needed details missed`);
     } finally {
       await cairn.close();
     }

@@ -70,6 +70,8 @@ async function recordInjections(fx: Fixture, at: number): Promise<void> {
   await ledger.record({ session: 'sess-7f3a', via: 'hook', name: 'session-start', memories: [fx.ids.pnpm], tokens: 610, project: PROJECT, at: at + 31 * minute });
   await ledger.record({ session: 'sess-7f3a', via: 'mcp', name: 'recall', memories: [fx.ids.corrected, fx.ids.stale], tokens: 260, project: PROJECT, at: at + 40 * minute });
   await ledger.markUsed(start.id, [fx.ids.pnpm, fx.ids.lock]);
+  // What ingest measured after the /compact (src/ledger/use.ts): one outcome per window.
+  await fx.cairn.deps.store.ledger?.recordOutcome({ session: 'sess-7f3a', window: 1, project: PROJECT, reason: 'compact', measuredAt: at + 45 * minute, turnsAfter: 12, injected: 3, used: 1, needed: 8, missed: 5, missedFacts: [], kinds: {} });
   fx.clock.t = at + 50 * minute;
   await ledger.startWindow('sess-infra-1', 'startup');
   await ledger.record({ session: 'sess-infra-1', via: 'hook', name: 'session-start', memories: [fx.ids.infra], tokens: 95, project: OTHER_PROJECT, at: at + 50 * minute });
@@ -282,7 +284,10 @@ describe.skipIf(!HAVE_CHROMIUM)(HAVE_CHROMIUM ? "a newcomer's first look at the 
         const first = sessions.nth(1).locator('.inj').first();
         expect(await first.locator('.inj-n').innerText()).toBe('820 tok · 5 items · 2 used');
         expect(await first.locator('.inj-item.used').count()).toBe(2);
-        expect(await first.locator('.inj-item.unused').count()).toBe(3);
+        // The two blocks (core memory, the working set) are never measured: neither used nor unused.
+        expect(await first.locator('.inj-item.unused').count()).toBe(1);
+        // Learn from use per project, above the bars.
+        expect(await page.locator('#hooks .use-summary').innerText()).toMatch(/acme\/app\s*: 1 compaction · 3 items injected · 33% used afterwards · 5 of 8 needed details missed/);
         expect(await sessions.nth(1).locator('.inj.inj-summary').count()).toBe(1);
         expect(await page.locator('#hooks .quality-key').innerText()).toMatch(/used afterwards\s+not used\s+not measured yet/);
         // Open an injection from the keyboard: its items, each marked, the memories linked.

@@ -89,7 +89,7 @@ describe('what the hooks and tools injected, from the ledger', () => {
       mkdirSync(join(home, 'logs'));
       appendFileSync(join(home, 'logs', 'hooks.log'), `${JSON.stringify({ t: '2026-03-01T10:00:00.000Z', level: 'info', message: 'hook', event: 'session-start', session: 'old', output: 'json', ms: 80 })}\n`);
       const empty = await injections(fx.cairn, home);
-      expect(empty).toMatchObject({ source: 'ledger', ledger: [] });
+      expect(empty).toMatchObject({ source: 'ledger', ledger: [], use: [] });
       expect(empty.hookLog.sessions.map((s) => s.session)).toEqual(['old']);
 
       const ledger = fx.cairn.ledger!;
@@ -113,7 +113,7 @@ describe('what the hooks and tools injected, from the ledger', () => {
         { id: fx.ids.pnpm, kind: 'memory', text: 'Use pnpm, never npm, in this repository', used: true },
         { id: 'gone-id', kind: 'memory', text: null, used: false },
         { id: 'f1', kind: 'fact', text: null, used: false },
-        { id: 'working-set', kind: 'block', text: null, used: false },
+        { id: 'working-set', kind: 'block', text: null, used: null },
       ]);
       // A session whose transcript is ingested can be opened in the browser.
       fx.clock.advance(60_000);
@@ -121,6 +121,11 @@ describe('what the hooks and tools injected, from the ledger', () => {
       expect((await injections(fx.cairn, home)).ledger.map((s) => [s.session, s.ingested])).toEqual([
         [SESSION_ID, true],
         ['s1', false],
+      ]);
+      // Learn from use, per project (what ingest measured after each window).
+      await fx.cairn.deps.store.ledger!.recordOutcome({ session: 's1', window: 1, project: PROJECT, reason: 'compact', measuredAt: 9, turnsAfter: 3, injected: 4, used: 1, needed: 5, missed: 2, missedFacts: [], kinds: {} });
+      expect((await injections(fx.cairn, home)).use).toEqual([
+        { project: PROJECT, compactions: 1, windows: 1, injected: 4, used: 1, usedShare: 0.25, needed: 5, missed: 2, lastMeasuredAt: 9 },
       ]);
       // Not measured yet: neither used nor unused.
       expect(s1.injections[1]!.items[0]).toMatchObject({ id: fx.ids.lock, used: null });

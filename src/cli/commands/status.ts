@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { distillStatus, distillStatusLine } from '../../distill/status.js';
+import { useByProject, useLine } from '../../ledger/use-summary.js';
 import { memorySpread } from '../../memory/spread.js';
 import { bytes, when } from '../format.js';
 import { elsewhereLine } from '../where.js';
@@ -19,7 +20,9 @@ export function registerStatusCommand(program: Command, run: Run): void {
       const status = await cairn.status();
       const lastIngest = await cairn.deps.store.getState('last_ingest_at');
       const spread = await memorySpread(cairn.deps, { limit: opts.projects ? Number.MAX_SAFE_INTEGER : SHOWN });
-      const report = { ...status, home: ctx.config.home, lastIngestAt: lastIngest ? Number(lastIngest) : null, distill: await distillStatus(cairn.deps), spread };
+      // Learn from use: what the agent did with the injections, per project (src/ledger/use.ts).
+      const use = cairn.ledger ? useByProject(await cairn.ledger.outcomes()) : null;
+      const report = { ...status, home: ctx.config.home, lastIngestAt: lastIngest ? Number(lastIngest) : null, distill: await distillStatus(cairn.deps), spread, use };
       if (ctx.json) return ctx.printJson(report);
       const s = status.stats;
       ctx.out(`cairn home   ${ctx.config.home}`);
@@ -41,6 +44,8 @@ export function registerStatusCommand(program: Command, run: Run): void {
       ctx.out(`last ingest  ${report.lastIngestAt ? when(report.lastIngestAt) : 'never'}`);
       for (const warning of s.warnings ?? []) ctx.out(`warning      ${warning}`);
       ctx.out(distillStatusLine(report.distill));
+      if (use && use.length === 0) ctx.out('used after   not measured yet: after a /compact, the next ingest of the session sees which injected items the agent used');
+      for (const p of (use ?? []).slice(0, opts.projects ? undefined : SHOWN)) ctx.out(`used after   ${p.project ?? '(project unknown)'}: ${useLine(p)}`);
     },
   );
 }

@@ -57,7 +57,7 @@ const plural = (n, one, many = `${one}s`) => `${num(n)} ${n === 1 ? one : many}`
 /** What each hook and tool gave the agent in the last sessions: from the ledger, else the hook log. */
 function hookCard(data) {
   const head = h('div', { class: 'card-head' }, h('h2', {}, 'What the hooks gave the agent'), h('span', { class: 'muted small' }, 'last sessions, newest first'));
-  if (data.source === 'ledger' && data.ledger.length > 0) return h('section', { class: 'card', id: 'hooks' }, head, ledgerKey(data.ledger), ledgerSessions(data.ledger));
+  if (data.source === 'ledger' && data.ledger.length > 0) return h('section', { class: 'card', id: 'hooks' }, head, useSummary(data.use ?? []), ledgerKey(data.ledger), ledgerSessions(data.ledger));
   const hooks = data.hookLog;
   const why =
     data.source === 'ledger'
@@ -105,6 +105,33 @@ function hookCard(data) {
   );
 }
 
+const pct = (share) => `${Math.round(share * 100)}%`;
+
+/** Learn from use, per project: what the agent did with the injections afterwards (measured at ingest). */
+function useSummary(use) {
+  if (use.length === 0) {
+    return h('p', { class: 'use-summary muted small' }, 'Used afterwards: measured when ', h('code', {}, 'cairn ingest'), ' (or a hook) reads a session again after a /compact or session start; nothing measured yet.');
+  }
+  return h(
+    'ul',
+    { class: 'use-summary', 'aria-label': 'Used afterwards, per project' },
+    use.map((p) =>
+      h(
+        'li',
+        { title: `${p.project ?? 'project unknown'} · measured ${when(p.lastMeasuredAt)}` },
+        h('bdi', { class: 'full-name' }, p.project ?? 'project unknown'),
+        h(
+          'span',
+          { class: 'small' },
+          `: ${plural(p.compactions, 'compaction')} · ${plural(p.injected, 'item')} injected` +
+            (p.usedShare !== null ? ` · ${pct(p.usedShare)} used afterwards` : '') +
+            (p.needed > 0 ? ` · ${num(p.missed)} of ${plural(p.needed, 'needed detail')} missed` : ''),
+        ),
+      ),
+    ),
+  );
+}
+
 /** What the bars' colours mean. */
 function ledgerKey(sessions) {
   const measured = sessions.some((s) => s.usageKnown);
@@ -125,7 +152,7 @@ function injectionRow(inj, maxTokens) {
   const measured = inj.items.some((it) => it.used !== null);
   const label = injectionLabel(inj);
   const counts = `${num(inj.tokens)} tok · ${plural(inj.items.length, 'item')}${measured ? ` · ${num(usedHere)} used` : ''}`;
-  const itemText = (it) => (it.kind === 'memory' ? (it.text ?? `memory ${it.id} (no longer stored)`) : it.kind === 'fact' ? `session fact ${it.id}` : it.id.startsWith('core:') ? `core memory: ${it.id.slice(5)}` : it.id === 'working-set' ? 'the working set (files and commands in play)' : `block ${it.id}`);
+  const itemText = (it) => (it.kind === 'memory' ? (it.text ?? `memory ${it.id} (no longer stored)`) : it.kind === 'fact' ? (it.text ? `session fact: ${it.text}` : `session fact ${it.id}`) : it.id.startsWith('core:') ? `core memory: ${it.id.slice(5)}` : it.id === 'working-set' ? 'the working set (files and commands in play)' : `block ${it.id}`);
   return h(
     'li',
     { class: ['inj', `inj-${inj.name}`, inj.target === 'summary' ? 'inj-summary' : ''] },
