@@ -11,7 +11,7 @@ export type { Deps } from './deps.js';
 export { invalid } from './errors.js';
 export { prepareMemory } from './memory/remember.js';
 export { KIND_IMPORTANCE } from './memory/normalize.js';
-export { createEmbedder, createHashEmbedder, DEFAULT_EMBEDDER_SPEC } from './embed/index.js';
+export { createEmbedder, createHashEmbedder, DEFAULT_EMBEDDER_SPEC, KNOWN_ONNX_MODELS, loadOnnxEmbedder } from './embed/index.js';
 export { reindex } from './embed/reindex.js';
 export { rankingMetrics } from './embed/evaluate.js';
 export type { RankingMetrics } from './embed/evaluate.js';
