@@ -183,13 +183,25 @@ export class BatchBuilder {
     session.titleFromSummary = fromSummary;
   }
 
-  /** Sanitize (drop `<private>` spans, redact secrets) and bound a text. */
+  /**
+   * Sanitize (drop `<private>` spans, redact secrets) and bound a text. What comes back is always
+   * the output of the sanitizer itself, so the write boundary need not scan it again (see
+   * ingest/seal.ts).
+   */
   clean(text: string, max: number): string {
-    let input = text;
-    if (input.length > max && hasPrivateTag(input)) input = this.redact(input);
-    else if (input.length > max) return this.redact(bound(input, max));
-    else return this.redact(input);
-    return bound(input, max);
+    if (text.length > max && hasPrivateTag(text)) return this.cut(this.redact(text), max);
+    if (text.length > max) return this.redact(bound(text, max));
+    return this.redact(text);
+  }
+
+  /**
+   * `sanitized` bounded to `max`. A cut joins a head and a tail that were never side by side
+   * (and {@link bound} may slice a long token), so a cut text is sanitized again: both the kept
+   * head and tail and their seam are then exactly what the sanitizer says.
+   */
+  private cut(sanitized: string, max: number): string {
+    const bounded = bound(sanitized, max);
+    return bounded === sanitized ? sanitized : this.redact(bounded);
   }
 
   private redact(text: string): string {
@@ -229,7 +241,7 @@ export class BatchBuilder {
     let cleaned: string;
     if (input.role !== 'tool_call' && input.text.length > 0 && input.text.length <= WHOLE_SANITIZE_MAX) {
       sanitized = this.redact(input.text);
-      cleaned = bound(sanitized, limit);
+      cleaned = this.cut(sanitized, limit);
     } else {
       cleaned = this.clean(input.text, limit);
     }

@@ -16,6 +16,7 @@ import { Worker } from 'node:worker_threads';
 import { turnIndexText } from '../store/substrate-rows.js';
 import type { IngestCursor, Logger } from '../types.js';
 import { readTranscript } from './read.js';
+import { adoptReadBatch, sealReadBatch } from './seal.js';
 import type { ReadOptions, ReadResult } from './types.js';
 
 /** One read, as posted to a worker. */
@@ -28,13 +29,23 @@ export interface ReadRequest {
   terms: boolean;
 }
 
-/** What a worker posts: once `ready` (loaded), then one answer per {@link ReadRequest}. */
-export type WorkerMessage = { type: 'ready' } | { type: 'result'; id: number; result: ReadResult } | { type: 'error'; id: number; error: string };
+/**
+ * What a worker posts: once `ready` (loaded, with the ruleset it redacts with), then one answer
+ * per {@link ReadRequest}.
+ */
+export type WorkerMessage =
+  | { type: 'ready'; ruleset?: string }
+  | { type: 'result'; id: number; result: ReadResult }
+  | { type: 'error'; id: number; error: string };
 
-/** What a worker does for one request (also run in this thread when a worker dies). */
+/**
+ * What a worker does for one request (also run in this thread when a worker dies, or for a run
+ * too small for workers): read, compute the index terms, seal the turns and facts (seal.ts).
+ */
 export function readWithTerms(request: Pick<ReadRequest, 'path' | 'cursor' | 'options' | 'terms'>): ReadResult {
   const result = readTranscript(request.path, request.cursor, request.options);
   if (request.terms) for (const turn of result.batch.turns) turn.terms = turnIndexText(turn);
+  sealReadBatch(result.batch);
   return result;
 }
 
@@ -123,6 +134,8 @@ interface Slot {
   bytes: number;
   /** Loaded and listening: only then is it given reads. One that dies before cannot load, and is not replaced. */
   ready: boolean;
+  /** The ruleset it redacts with (from its `ready` message): its seals are adopted only when it is this thread's. */
+  ruleset: string | null;
 }
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
@@ -212,12 +225,13 @@ export function createReaderPool(options: ReaderPoolOptions = {}): ReaderPool {
       return;
     }
     stats.started++;
-    const slot: Slot = { worker, jobs: new Map(), bytes: 0, ready: false };
+    const slot: Slot = { worker, jobs: new Map(), bytes: 0, ready: false, ruleset: null };
     slots.add(slot);
     worker.unref();
     worker.on('message', (message: WorkerMessage) => {
       if (message.type === 'ready') {
         slot.ready = true;
+        slot.ruleset = message.ruleset ?? null;
         pump();
         return;
       }
@@ -227,7 +241,10 @@ export function createReaderPool(options: ReaderPoolOptions = {}): ReaderPool {
       slot.bytes -= job.bytes;
       if (slot.jobs.size === 0) worker.unref();
       if (message.type === 'error') job.reject(new Error(message.error));
-      else job.resolve(message.result);
+      else {
+        adoptReadBatch(message.result.batch, slot.ruleset);
+        job.resolve(message.result);
+      }
       pump();
     });
     worker.on('error', (error) => {

@@ -7,7 +7,7 @@
 import { lstatSync, readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Clock, IngestCursor, Logger, SubstrateBatch, SubstrateStore } from '../types.js';
-import { readTranscript } from './read.js';
+import { readWithTerms } from './pool.js';
 import { IN_FLIGHT_BYTES, LANES_PER_WORKER, byteBudget, gatheredWrites, startPool, type WorkerOptions } from './schedule.js';
 import { emptyOutcomes, type LineOutcomes, type ReadOptions, type ReadResult } from './types.js';
 
@@ -276,7 +276,8 @@ export async function ingestPaths(paths: string[], deps: IngestDeps): Promise<In
   // A boundary read in one pass and its summary in the next are one compaction.
   const compactions = new Set<string>();
   const pool = deps.reader === undefined ? startPool(deps.workers, deps.logger, bytesTotal, work.length) : null;
-  const read: TranscriptReader = deps.reader ?? pool?.read ?? readTranscript;
+  // Read here: the turns and facts come sealed, as from the workers (seal.ts); a given reader's do not.
+  const read: TranscriptReader = deps.reader ?? pool?.read ?? ((path, cursor, options) => readWithTerms({ path, cursor, options, terms: false }));
   const concurrency = deps.concurrency ?? (pool !== null ? LANES_PER_WORKER * pool.size : 4);
   // Workers finish one file at a time: gathering their batches for a moment lets the store commit
   // several at once. Files read here finish together anyway (the lanes read in the same tick).

@@ -1,10 +1,11 @@
 /**
  * The ingest worker thread (started by pool.ts): reads one transcript file per request and
  * computes every turn's full-text index terms, so the thread that writes to the store only
- * writes. Messages carry plain data (structured clone).
+ * writes. Its turns and facts come sealed (seal.ts); it announces its ruleset when ready. Messages carry plain data (structured clone).
  */
 import { parentPort } from 'node:worker_threads';
 import { readWithTerms, type ReadRequest, type WorkerMessage } from './pool.js';
+import { SEAL_RULESET } from './seal.js';
 
 const port = parentPort;
 if (port !== null) {
@@ -18,5 +19,5 @@ if (port !== null) {
     }
     port.postMessage(message);
   });
-  port.postMessage({ type: 'ready' } satisfies WorkerMessage);
+  port.postMessage({ type: 'ready', ruleset: SEAL_RULESET } satisfies WorkerMessage);
 }

@@ -357,3 +357,16 @@ function highEntropyAssignment(text: string, op: number, nameStart: number, name
   if (parts.length === 0 || parts.some((p) => NOT_SECRET_KEY_PART.has(p) || DESCRIPTIVE_LAST_PART.has(p))) return null;
   return { valueStart: v, valueEnd: end, kind: 'high-entropy' };
 }
+
+/** What identifies the assignment rules in the ruleset's fingerprint (ruleset.ts). */
+export const ASSIGNMENT_RULES: readonly string[] = [
+  SECRET_WORD.source,
+  SECRET_PART.source,
+  PLACEHOLDER.source,
+  MEMBER_CHAIN.source,
+  AUTH_SCHEME.source,
+  [...KEY_QUALIFIERS].join(','),
+  [...DESCRIPTIVE_LAST_PART].join(','),
+  [...NOT_SECRET_KEY_PART].join(','),
+  `${MAX_NAME} ${MAX_VALUE} ${ENTROPY_MIN_LENGTH} ${ENTROPY_MIN_BITS}`,
+];

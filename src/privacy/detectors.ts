@@ -125,6 +125,9 @@ const DETECTORS: readonly Detector[] = [
   { kind: 'url-password', pattern: /(:\/\/[^\s:/?#@'"<>]*:)([^\s/?#@'"<>]+)(?=@)/y, accept: notPlaceholder },
 ];
 
+/** What identifies these shapes in the ruleset's fingerprint (ruleset.ts). */
+export const DETECTOR_RULES: readonly string[] = DETECTORS.map((d) => `${d.kind} ${d.pattern.source} ${d.pattern.flags}`);
+
 /** Every secret in `text`, in no particular order; spans may overlap. */
 export function findSecrets(text: string): SecretSpan[] {
   const spans: SecretSpan[] = [];

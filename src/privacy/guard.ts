@@ -8,6 +8,11 @@
  *
  * Bypassing it is a compile error: {@link STORE_METHODS} and {@link SUBSTRATE_METHODS} must name
  * every method of `Store` and `SubstrateStore` and say whether it writes text.
+ *
+ * A record already sanitized by this ruleset is passed through unscanned when it carries a seal
+ * ({@link sealSanitized}): a module-private `WeakSet` of object identities, so no text, field or
+ * marker in the data can forge one, and sealed records are frozen so nothing changes after the
+ * scan. Ingest seals the turns and facts its readers sanitized; everything else is scanned here.
  */
 import type { Store, SubstrateStore } from '../types.js';
 import { isPlaceholderValue, secretNameKind } from './assignment.js';
@@ -81,7 +86,8 @@ export const SUBSTRATE_METHODS: Record<MethodsOf<SubstrateStore>, Treatment> = {
  * changed. Typed arrays, buffers and other class instances are left alone.
  */
 export function sanitizeDeep<T>(value: T): T {
-  if (typeof value === 'string') return sanitize(value).text as T;
+  if (typeof value === 'string') return sanitizeText(value) as T;
+  if (value !== null && typeof value === 'object' && SEALED.has(value)) return value;
   if (Array.isArray(value)) {
     let out: unknown[] | null = null;
     for (let i = 0; i < value.length; i++) {
@@ -97,7 +103,7 @@ export function sanitizeDeep<T>(value: T): T {
     let out: Record<string, unknown> | null = null;
     for (const [key, item] of Object.entries(value)) {
       if (key === 'actor') continue; // who acted (`token:alice`): cairn's own label, never user text
-      const cleanKey = sanitize(key).text;
+      const cleanKey = sanitizeText(key);
       const clean = typeof item === 'string' ? secretValue(key, item) : sanitizeDeep(item);
       if (clean !== item || cleanKey !== key) {
         out ??= { ...(value as Record<string, unknown>) };
@@ -115,8 +121,82 @@ export function sanitizeDeep<T>(value: T): T {
  * whole value is the secret, as in an assignment; otherwise the value is sanitized as text.
  */
 function secretValue(key: string, value: string): string {
-  const kind = value.length >= 4 && !isPlaceholderValue(value) && !/\s/.test(value) ? secretNameKind(key, false) : null;
-  return kind === null ? sanitize(value).text : `[REDACTED:${kind}]`;
+  const kind = value.length >= 4 && !isPlaceholderValue(value) && !/\s/.test(value) ? keyKind(key) : null;
+  return kind === null ? sanitizeText(value) : `[REDACTED:${kind}]`;
+}
+
+/** Strings up to this length are remembered with their sanitized form (ids, names, paths recur record after record). */
+const MEMO_MAX_LENGTH = 256;
+const MEMO_ENTRIES = 20_000;
+const sanitizedMemo = new Map<string, string>();
+const keyKinds = new Map<string, string | null>();
+
+/**
+ * `sanitize(text).text`, remembered for short strings: the same session id, tool name or path in
+ * every record of a batch is scanned once. A pure function of the text, so the memo cannot be
+ * steered by input; it is cleared when full.
+ */
+function sanitizeText(text: string): string {
+  if (text.length > MEMO_MAX_LENGTH) return sanitize(text).text;
+  let clean = sanitizedMemo.get(text);
+  if (clean === undefined) {
+    clean = sanitize(text).text;
+    if (sanitizedMemo.size >= MEMO_ENTRIES) sanitizedMemo.clear();
+    sanitizedMemo.set(text, clean);
+  }
+  return clean;
+}
+
+/** {@link secretNameKind} of an object key (field names repeat in every record). */
+function keyKind(key: string): string | null {
+  let kind = keyKinds.get(key);
+  if (kind === undefined) {
+    kind = secretNameKind(key, false);
+    if (keyKinds.size >= MEMO_ENTRIES) keyKinds.clear();
+    keyKinds.set(key, kind);
+  }
+  return kind;
+}
+
+/** Records sanitized whole by this ruleset (see {@link sealSanitized}). */
+const SEALED = new WeakSet<object>();
+
+/**
+ * Sanitize `record` in place as the write boundary would — every string field, nested arrays
+ * and objects, keys — except the fields named in `clean`, which the caller has just produced
+ * with {@link sanitize} of this same ruleset (or derived from such text only, like index terms);
+ * then freeze it and seal it, so the boundary passes it through without scanning it again.
+ * `record` must be a plain object; the fields named in `clean` must hold strings or null.
+ */
+export function sealSanitized<T extends object>(record: T, clean: ReadonlySet<string>): Readonly<T> {
+  const fields = record as Record<string, unknown>;
+  for (const key of Object.keys(fields)) {
+    const item = fields[key];
+    if (key === 'actor' || (clean.has(key) && (typeof item === 'string' || item === null || item === undefined))) continue;
+    const cleanKey = sanitizeText(key);
+    const cleanItem = typeof item === 'string' ? secretValue(key, item) : sanitizeDeep(item);
+    if (cleanKey !== key) delete fields[key];
+    fields[cleanKey] = Array.isArray(cleanItem) ? Object.freeze(cleanItem) : cleanItem;
+  }
+  SEALED.add(Object.freeze(record));
+  return record;
+}
+
+/**
+ * Seal a record that {@link sealSanitized} sealed in another thread (a seal does not survive
+ * structured clone). Only for a thread whose `RULESET_ID` (ruleset.ts) equals this one's and
+ * whose code sealed every record it sends: the ingest pool uses it for its own reader workers.
+ */
+export function adoptSealed<T extends object>(record: T): Readonly<T> {
+  const fields = record as Record<string, unknown>;
+  for (const key of Object.keys(fields)) if (Array.isArray(fields[key])) Object.freeze(fields[key]);
+  SEALED.add(Object.freeze(record));
+  return record;
+}
+
+/** Whether `value` carries a seal (tests). */
+export function isSealed(value: unknown): boolean {
+  return value !== null && typeof value === 'object' && SEALED.has(value);
 }
 
 const GUARDED = Symbol('cairn.redacting');

@@ -1,0 +1,42 @@
+/**
+ * Turns and facts leave the readers sealed, so the store's write boundary (privacy/guard.ts) does
+ * not scan again what the readers already sanitized. The boundary's one pass stays the one pass:
+ * a turn's `text` and `toolInput` are outputs of the sanitizer itself (see `BatchBuilder.clean`)
+ * and its index terms are derived from its text alone; every other string of a turn, and every
+ * string of a fact, is sanitized here exactly as the boundary would (in the reader's thread, with
+ * short repeated strings remembered). Sessions, compactions, corrections and the cursor are not
+ * sealed: the boundary scans them as before.
+ *
+ * Across threads a seal is lost (structured clone), so the pool adopts the seals of its own
+ * workers when they redact with the same ruleset ({@link RULESET_ID}).
+ */
+import { adoptSealed, sealSanitized } from '../privacy/guard.js';
+import { RULESET_ID } from '../privacy/ruleset.js';
+import type { SubstrateBatch } from '../types.js';
+
+/** Turn fields that hold the sanitizer's own output (or text derived from it only). */
+const TURN_SANITIZED: ReadonlySet<string> = new Set(['text', 'toolInput', 'terms']);
+const NONE: ReadonlySet<string> = new Set();
+
+/** The ruleset the seals of this thread are made with. */
+export const SEAL_RULESET = RULESET_ID;
+
+/**
+ * Seal the turns and facts of a batch a reader of this package just built (in place). Only for
+ * batches from `readTranscript`: a turn's `text` and `toolInput` are trusted to be sanitized.
+ */
+export function sealReadBatch(batch: Pick<SubstrateBatch, 'turns' | 'facts'>): void {
+  for (const turn of batch.turns) sealSanitized(turn, TURN_SANITIZED);
+  for (const fact of batch.facts ?? []) sealSanitized(fact, NONE);
+}
+
+/**
+ * Seal again, without scanning, the turns and facts of a batch that {@link sealReadBatch} sealed
+ * in a worker whose ruleset is `ruleset`; a batch from a worker of another ruleset is left
+ * unsealed, and the write boundary scans it whole.
+ */
+export function adoptReadBatch(batch: Pick<SubstrateBatch, 'turns' | 'facts'>, ruleset: string | null): void {
+  if (ruleset !== SEAL_RULESET) return;
+  for (const turn of batch.turns) adoptSealed(turn);
+  for (const fact of batch.facts ?? []) adoptSealed(fact);
+}

@@ -1,0 +1,101 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { readWithTerms } from '../../src/ingest/pool.js';
+import { adoptReadBatch, sealReadBatch, SEAL_RULESET } from '../../src/ingest/seal.js';
+import { isSealed, sanitizeDeep, sealSanitized } from '../../src/privacy/guard.js';
+import { sanitize } from '../../src/privacy/redact.js';
+import { RULESET_ID } from '../../src/privacy/ruleset.js';
+import type { FactRecord, TurnRecord } from '../../src/types.js';
+import { claudeMain } from '../ingest/helpers.js';
+import { LOOK_ALIKES, PLANTED } from './corpus.js';
+
+const secret = (PLANTED.find((p) => p.kind === 'github-token') ?? PLANTED[0])!.secret;
+
+function turn(overrides: Partial<TurnRecord> = {}): TurnRecord {
+  return {
+    id: 's1:u1',
+    sessionId: 's1',
+    seq: 0,
+    role: 'tool_result',
+    text: 'ok',
+    toolName: 'Bash',
+    toolInput: null,
+    toolUseId: 'toolu_1',
+    isError: false,
+    flags: [],
+    at: null,
+    sourceUuid: 'u1',
+    sourceLine: 1,
+    ...overrides,
+  };
+}
+
+function fact(overrides: Partial<FactRecord> = {}): FactRecord {
+  return { id: 'f1', sessionId: 's1', kind: 'path', text: 'src/a.ts', path: null, line: null, note: null, turnId: 's1:u1', seq: 0, role: 'tool_result', toolName: 'Bash', at: null, ...overrides };
+}
+
+describe('sealed records at the write boundary', () => {
+  it('sanitizes every field but the ones the caller sanitized, then freezes and seals the record', () => {
+    const record = turn({ text: 'already clean', toolName: `tool ${secret}`, flags: [`flag ${secret}`], sourceUuid: `API_KEY=${secret}` });
+    sealSanitized(record, new Set(['text', 'toolInput']));
+    expect(isSealed(record)).toBe(true);
+    expect(Object.isFrozen(record)).toBe(true);
+    expect(Object.isFrozen(record.flags)).toBe(true);
+    expect(JSON.stringify(record)).not.toContain(secret);
+    expect(record.toolName).toBe('tool [REDACTED:github-token]');
+    expect(record.text).toBe('already clean');
+    // The boundary passes it through as it is.
+    expect(sanitizeDeep(record)).toBe(record);
+  });
+
+  it('cannot be forged by data: a copy of a sealed record, or one claiming a seal in a field, is scanned', () => {
+    const record = sealSanitized(turn({ text: 'clean' }), new Set(['text']));
+    const copy = { ...structuredClone(record), text: `leak ${secret}`, sealed: true, [Symbol.for('cairn.sealed')]: true };
+    expect(isSealed(copy)).toBe(false);
+    expect(JSON.stringify(sanitizeDeep(copy))).not.toContain(secret);
+    const claim = { text: `[SEALED:${RULESET_ID}] ${secret}`, ruleset: RULESET_ID };
+    expect(JSON.stringify(sanitizeDeep(claim))).not.toContain(secret);
+  });
+
+  it('seals what ingest reads: turns trusted for text, tool input and terms only; facts scanned whole', () => {
+    const batch = { turns: [turn({ id: `s1:${secret}`, text: 'clean', terms: 'clean' })], facts: [fact({ text: `token ${secret}`, note: `password=${secret}` })] };
+    sealReadBatch(batch);
+    expect(batch.turns.every(isSealed) && batch.facts.every(isSealed)).toBe(true);
+    expect(JSON.stringify(batch)).not.toContain(secret);
+  });
+
+  it('a transcript read for ingest comes with its turns and facts sealed (the boundary skips them)', () => {
+    const { batch } = readWithTerms({ path: claudeMain, cursor: null, options: {}, terms: true });
+    expect(batch.turns.length).toBeGreaterThan(0);
+    expect(batch.turns.every(isSealed)).toBe(true);
+    expect((batch.facts ?? []).every(isSealed)).toBe(true);
+    expect(batch.sessions.some(isSealed) || isSealed(batch.cursor)).toBe(false);
+  });
+
+  it('adopts the seals of a worker only when it redacts with the same ruleset', () => {
+    const from = (ruleset: string | null) => {
+      const batch = { turns: [turn()], facts: [fact()] };
+      adoptReadBatch(batch, ruleset);
+      return [...batch.turns, ...batch.facts].map(isSealed);
+    };
+    expect(SEAL_RULESET).toBe(RULESET_ID);
+    expect(from(RULESET_ID)).toEqual([true, true]);
+    expect(from('0000000000000000')).toEqual([false, false]);
+    expect(from(null)).toEqual([false, false]);
+  });
+
+  // The reader stores `trim(sanitize(full text))` (bounded texts are sanitized again after the cut,
+  // see BatchBuilder.cut): trimming never exposes anything the sanitizer would still redact.
+  it('a trimmed sanitized text is its own sanitization (planted secrets, look-alikes, random whitespace)', () => {
+    const pieces = [...PLANTED.map((p) => p.text), ...LOOK_ALIKES, 'password', 'machine example.com', 'API_KEY', '=', ':', '-u', 'Bearer', '<private>', '</private>'];
+    const space = fc.constantFrom(' ', '\n', '\t', '\r\n', '', '  \n ');
+    fc.assert(
+      fc.property(fc.array(fc.tuple(space, fc.constantFrom(...pieces), space), { minLength: 1, maxLength: 6 }), (parts) => {
+        const text = parts.map(([a, p, b]) => `${a}${p}${b}`).join('');
+        const stored = sanitize(text).text.trim();
+        expect(sanitize(stored).text).toBe(stored);
+      }),
+      { numRuns: 400, seed: 20261126 },
+    );
+  });
+});
