@@ -1,7 +1,10 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { basicMemoryPeer, cairnMcpPeer, mcpMemoryServicePeer, pythonPeersDir } from '../../bench/src/suites/peers-mcp.js';
 import { createPeersSuite, defaultPeers, installedVersion, loadLocomo, normalizeEvidence, type Peer } from '../../bench/src/suites/peers.js';
+import { DEFAULT_EMBEDDER_SPEC } from '../../src/embed/onnx-models.js';
+import { onnxModelFolder } from '../../src/embed/onnx.js';
 import type { BenchContext } from '../../bench/src/types.js';
 import { tempDir } from '../helpers/cli.js';
 
@@ -79,7 +82,7 @@ describe('peers suite', () => {
       how: 'throws on search',
       open: async () => ({ load: async () => {}, write: async () => {}, search: () => Promise.reject(new Error('boom')), close: async () => {} }),
     };
-    const suite = createPeersSuite({ peers: [...defaultPeers(), missing, broken], size: 200, queries: 10, writes: 5 });
+    const suite = createPeersSuite({ peers: [...defaultPeers(), missing, broken], size: 200, queries: 10, writes: 5, skipSemantic: true });
     const outcome = await suite.run(context(dataDir));
     expect(outcome.status).toBe('ok');
     if (outcome.status !== 'ok') return;
@@ -110,4 +113,38 @@ describe('peers suite', () => {
     }
     expect(outcome.metrics.filter((m) => m.name.startsWith('ghost'))).toHaveLength(5);
   }, 120_000);
+});
+
+const BUILT = existsSync(join(import.meta.dirname, '..', '..', 'dist', 'cli', 'main.js'));
+const MODEL = DEFAULT_EMBEDDER_SPEC.startsWith('onnx:') && existsSync(join(onnxModelFolder(DEFAULT_EMBEDDER_SPEC.slice(5)), 'model.onnx'));
+const PYTHON_PEERS = existsSync(join(pythonPeersDir(), 'peers.json'));
+if (!PYTHON_PEERS) console.warn(`peers suite: the Python peers are not checked here: no ${join(pythonPeersDir(), 'peers.json')} (bash bench/peers/setup.sh builds them)`);
+
+describe.skipIf(!BUILT)('peers suite, semantic table (needs npm run build)', () => {
+  it('drives cairn\'s MCP server on paraphrases, LoCoMo and the synthetic workload, with its RSS; an absent Python peer says how to build it', async () => {
+    const dataDir = join(root, 'data-semantic');
+    writeLocomo(dataDir);
+    const embedders = MODEL ? [DEFAULT_EMBEDDER_SPEC] : [];
+    const python = PYTHON_PEERS ? [] : [mcpMemoryServicePeer(), basicMemoryPeer()];
+    const suite = createPeersSuite({ peers: [], cairn: false, size: 50, queries: 5, writes: 3, semanticSize: 40, semanticPeers: [cairnMcpPeer(null), ...embedders.map((e) => cairnMcpPeer(e)), ...python] });
+    const outcome = await suite.run(context(dataDir));
+    expect(outcome.status).toBe('ok');
+    if (outcome.status !== 'ok') return;
+    const rows = (outcome.details?.semantic as { rows: { peer: string; status: string; reason: string | null; paraphrases: number | null; locomoAt5: number | null; locomoQuestions: number; hitAt10: number | null; rss: { rssMb: number; peakMb: number } | null }[] }).rows;
+    for (const r of rows.slice(0, 1 + embedders.length)) {
+      expect(r.status, `${r.peer}: ${r.reason}`).toBe('ok');
+      expect(r.locomoQuestions).toBe(4);
+      expect(r.hitAt10).toBeGreaterThan(0.5);
+      expect(r.rss!.rssMb).toBeGreaterThan(20);
+      expect(r.rss!.peakMb).toBeGreaterThanOrEqual(r.rss!.rssMb);
+    }
+    // BM25 finds only the cases that share a word with their answer ("use", "objects"); the model finds more.
+    expect(rows[0]!.paraphrases).toBeLessThanOrEqual(2);
+    if (MODEL) expect(rows[1]!.paraphrases).toBeGreaterThanOrEqual(4);
+    for (const r of rows.slice(1 + embedders.length)) {
+      expect(r.status).toBe('unavailable');
+      expect(r.reason).toMatch(/bench\/peers\/setup\.sh/);
+    }
+    expect(outcome.metrics.filter((m) => m.name.startsWith('semantic · cairn mcp (BM25)'))).toHaveLength(8);
+  }, 300_000);
 });

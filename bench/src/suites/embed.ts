@@ -26,7 +26,8 @@ export const PARAPHRASES: ReadonlyArray<readonly [string, string]> = [
   ['how do releases reach production', 'deploys go through the staging cluster first'],
   ['memory leak when objects are destroyed', 'the garbage collector frees objects in finalizer order'],
 ];
-const UNRELATED = ['the CI runs on Node 20 and 22', 'tests live under test/ and use vitest', 'the logo is a stack of stones'];
+/** The unrelated memories each paraphrase's answer is ranked against. */
+export const UNRELATED = ['the CI runs on Node 20 and 22', 'tests live under test/ and use vitest', 'the logo is a stack of stones'];
 
 const QUERIES = [
   'where is the config parsed',

@@ -23,6 +23,12 @@
  *     turn-level evidence recall@5 / @10 per question (share of its evidence turns in the top k),
  *     averaged over questions.
  * A peer that cannot be loaded, or whose interface cannot do a workload, gets a row that says so.
+ *
+ * The semantic table (peers-semantic.ts) adds memory servers that embed with a real model — cairn's
+ * MCP server with its ONNX encoders, and from PyPI mcp-memory-service and basic-memory (the
+ * bench-only venvs of `bench/peers/setup.sh`, fed cairn's model files) — on a smaller workload
+ * (the Python servers store about one memory a second here): the paraphrase cases, the first
+ * LoCoMo conversation(s), a small synthetic corpus, and each server's resident memory.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -32,12 +38,14 @@ import { createHash } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { createCairn, openSqliteStore } from 'cairn-memory';
-import { createHashEmbedder } from 'cairn-memory/testing';
+import { DEFAULT_EMBEDDER_SPEC, createHashEmbedder } from 'cairn-memory/testing';
 import { CORPUS_NOW, defaultQueryCount, generateCorpus } from '../corpus.js';
 import { datasetOf, ensureCorpusDb, workingCopy } from '../dataset.js';
 import { metric, sizeLabel } from '../metrics.js';
 import { summarize, timeEach } from '../stats.js';
 import type { BenchContext, Dataset, Metric, Suite, SuiteOutcome } from '../types.js';
+import { basicMemoryPeer, cairnMcpPeer, mcpMemoryServicePeer } from './peers-mcp.js';
+import { runSemantic, semanticMetrics, type SemanticRow, type SemanticWorkload } from './peers-semantic.js';
 
 const K = 10;
 const require = createRequire(import.meta.url);
@@ -436,12 +444,33 @@ export interface PeersOptions {
   writes?: number;
   /** LoCoMo conversations used. @default all (quick: the first) */
   conversations?: number;
+  /** Peers of the semantic table. @default cairn's MCP server (BM25, and each of `semanticEmbedders`), mcp-memory-service, basic-memory, then the main table's peers */
+  semanticPeers?: Peer[];
+  /**
+   * Embedders cairn's MCP server runs with in the semantic table: `$CAIRN_BENCH_EMBEDDERS` when
+   * set, else the product default and all-MiniLM-L6-v2 (the Python peers' weights).
+   */
+  semanticEmbedders?: string[];
+  /** Synthetic memories in the semantic table. @default 500 (quick: 100) */
+  semanticSize?: number;
+  /** LoCoMo conversations in the semantic table. @default 1 */
+  semanticConversations?: number;
+  /** Skip the semantic table. @default false */
+  skipSemantic?: boolean;
+}
+
+function semanticEmbedderSpecs(): string[] {
+  const fromEnv = (process.env.CAIRN_BENCH_EMBEDDERS ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  return fromEnv.length > 0 ? fromEnv : [DEFAULT_EMBEDDER_SPEC, 'onnx:all-minilm-l6-v2-q'].filter((s, i, all) => all.indexOf(s) === i);
 }
 
 export function createPeersSuite(options: PeersOptions = {}): Suite {
   return {
     name: 'peers',
-    description: 'the synthetic write/recall workload and LoCoMo dev retrieval through cairn and through peer tools from npm (MCP reference memory server, vectra, minisearch), one table',
+    description: 'the synthetic write/recall workload and LoCoMo dev retrieval through cairn and through peer tools from npm (MCP reference memory server, vectra, minisearch); then a semantic table on a smaller workload with servers that embed with a real model (cairn mcp with its ONNX encoders, mcp-memory-service and basic-memory from the bench-only venvs of bench/peers/setup.sh): paraphrases, LoCoMo, recall/write p50, server RSS',
     async run(ctx: BenchContext): Promise<SuiteOutcome> {
       const size = options.size ?? (ctx.quick ? 1000 : 10_000);
       const queryCount = options.queries ?? (ctx.quick ? 50 : 200);
@@ -475,6 +504,32 @@ export function createPeersSuite(options: PeersOptions = {}): Suite {
         rows.push({ peer: peer.name, version: peer.version, how: peer.how, synthetic, locomo: locomo ? await runLocomo(peer, convs) : noLocomo });
       }
 
+      let semantic: { rows: SemanticRow[]; size: number; queries: number; writes: number; conversations: string[]; questions: number } | null = null;
+      const semanticMetricsOut: Metric[] = [];
+      if (!options.skipSemantic) {
+        const sSize = options.semanticSize ?? (ctx.quick ? 100 : 500);
+        const sQueries = ctx.quick ? 10 : 50;
+        const sWrites = (ctx.quick ? 5 : 30) + 3;
+        const sWork = syntheticWorkload(ctx.seed + 7, sSize, sQueries, sWrites);
+        const work: SemanticWorkload = {
+          conversations: locomo ? locomo.conversations.slice(0, options.semanticConversations ?? 1) : [],
+          synthetic: { docs: sWork.docs, queries: sWork.queries, writes: sWork.writes },
+        };
+        const specs = options.semanticEmbedders ?? semanticEmbedderSpecs();
+        const semanticPeers = options.semanticPeers ?? [cairnMcpPeer(null), ...specs.map((spec) => cairnMcpPeer(spec)), mcpMemoryServicePeer(), basicMemoryPeer(), ...peers];
+        const sRows: SemanticRow[] = [];
+        for (const peer of semanticPeers) sRows.push(await runSemantic(peer, work, ctx.log));
+        semanticMetricsOut.push(...semanticMetrics(sRows, work));
+        semantic = {
+          rows: sRows,
+          size: sSize,
+          queries: work.synthetic.queries.length,
+          writes: sWrites - 3,
+          conversations: work.conversations.map((c) => c.id),
+          questions: work.conversations.reduce((n, c) => n + c.questions.length, 0),
+        };
+      }
+
       const metrics: Metric[] = [];
       for (const r of rows) {
         const tag = `${r.peer}${r.version ? ` ${r.version}` : ''}`;
@@ -487,6 +542,7 @@ export function createPeersSuite(options: PeersOptions = {}): Suite {
           metric(`${tag}: LoCoMo evidence recall@10`, r.locomo.recallAt10, 'share', { note: why(r.locomo) }),
         );
       }
+      metrics.push(...semanticMetricsOut);
       return {
         status: 'ok',
         datasets,
@@ -497,6 +553,7 @@ export function createPeersSuite(options: PeersOptions = {}): Suite {
           writes: writeCount - 5,
           locomo: locomo ? { conversations: convs.map((c) => c.id), questions: convs.reduce((n, c) => n + c.questions.length, 0), malformedEvidence: locomo.malformed } : null,
           rows,
+          semantic,
         },
       };
     },
