@@ -32,4 +32,6 @@ export { contextHeader, gatherCandidates } from './context/build.js';
 export { sessionCandidates, packDetails } from './context/session-context.js';
 export type { Detail, DetailKind } from './context/details.js';
 export { adjusted, FEATURES, FIT_OPTIONS, fitValueModel, learnStep, valueOf } from './context/value-model.js';
+export { GLOBAL_KIND_RATES, LEARN_DEFAULTS, learnedDelta, sumKinds } from './context/learn.js';
+export type { LearnOptions } from './context/learn.js';
 export type { Example, Feature } from './context/value-model.js';

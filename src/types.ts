@@ -313,10 +313,13 @@ export interface LedgerItemStats {
   lastInjectedAt: number;
 }
 
-/** Per detail kind (`path`, `command`, `rule` …): items injected, used afterwards, and needed details missed. */
+/** Per detail kind (`path`, `command`, `rule` …): items injected, used afterwards, candidates left out, and those that were needed. */
 export interface OutcomeCounts {
   injected: number;
   used: number;
+  /** Session facts of this kind known before the window and not injected (candidates left out); absent for memories. */
+  left?: number;
+  /** Of those, the ones that held a needed detail. */
   missed: number;
 }
 

@@ -5,7 +5,8 @@
  * (issue #15, items 2 and 9). Pure over `CutCandidates`; the suite measures and reports.
  */
 import type { ValueModel } from 'cairn-memory';
-import { adjusted, carries, FEATURES, FIT_OPTIONS, fitValueModel, learnStep, packDetails, valueOf, type Detail, type Example, type Feature } from 'cairn-memory/testing';
+import { adjusted, carries, FEATURES, FIT_OPTIONS, fitValueModel, learnedDelta, packDetails, valueOf, type Detail, type Example, type Feature, type LearnOptions } from 'cairn-memory/testing';
+import type { OutcomeCounts } from 'cairn-memory';
 import { coverage } from './fidelity.js';
 import type { CutCandidates } from './fidelity-run.js';
 import { round } from './stats.js';
@@ -59,47 +60,87 @@ export function fitOnTuning(cuts: readonly ModelCut[]): { model: ValueModel; exa
   return { model: fitValueModel(examples, FIT_OPTIONS), examples: examples.length, positives: examples.filter((e) => e.label === 1).length };
 }
 
+/** A cut in the replay: when its session started, where in it the cut falls, its project (the session's cwd). */
+export interface ReplayCut extends ModelCut {
+  startedAt: string;
+  position: number;
+  project: string;
+}
+
 export interface ReplayStep {
   cut: string;
+  sessionId: string;
   half: 'tuning' | 'report';
-  /** Share with the model before this cut was learned from (prior + what earlier cuts taught). */
+  needed: number;
+  /** Share with the shipped model plus what the earlier sessions (of the scope) taught. */
   learned: number;
   /** Share with the shipped model alone. */
   prior: number;
+  /** Outcomes (cuts of earlier sessions) the learned model drew on. */
+  learnedFrom: number;
 }
 
 /**
- * Learning from use, replayed: cuts in order (the order sessions happened in); each is scored with
- * the adjustments learned from the cuts before it only, then what it showed (which injected
- * details were used afterwards, and which needed details the candidates held but the context left
- * out) updates the adjustments. The cut being scored never informs its own score.
+ * What one compaction shows the product (src/ledger/use.ts), per detail kind: the session facts
+ * and memories the context injected at `budget` with `model` and whether each carried a needed
+ * detail (used afterwards), and the session facts it left out and whether each did (missed).
+ * Calls are not counted: the ledger records memories and session facts only.
  */
-export function replayLearning(cuts: readonly ModelCut[], prior: ValueModel, budget: number): ReplayStep[] {
-  let delta: Partial<Record<Feature, number>> = {};
+export function outcomeOf(cut: ModelCut, model: ValueModel, budget: number): { kinds: Record<string, OutcomeCounts> } {
+  const c = cut.candidates;
+  const pack = packDetails(c.details, { budget: Math.max(0, budget - c.headerTokens), ranker: 'composite', seed: 42, model, endSeq: c.endSeq });
+  const injected = new Set(pack.chosen.map((d) => d.key));
+  const kinds: Record<string, OutcomeCounts> = {};
+  for (const d of c.details) {
+    if (!d.factId && !d.memory) continue;
+    const k = (kinds[d.kind] ??= { injected: 0, used: 0, left: 0, missed: 0 });
+    const label = labelOf(d, c.needed);
+    if (injected.has(d.key)) (k.injected++, (k.used += label));
+    else if (d.factId) ((k.left = (k.left ?? 0) + 1), (k.missed += label));
+  }
+  return { kinds };
+}
+
+/**
+ * Learning from use, replayed in the order the sessions happened: every cut of a session is scored
+ * with what the cuts of EARLIER sessions taught (the product's `learnedDelta` over their outcomes,
+ * within the same project for scope `project`, over all of the user's sessions for `user`), never
+ * with its own session's; then the session's outcomes, as the product would measure them with the
+ * model it used, join what later sessions learn from.
+ */
+export function replayLearning(cuts: readonly ReplayCut[], prior: ValueModel, budget: number, scope: 'project' | 'user', options: LearnOptions = {}): ReplayStep[] {
+  const sessions = new Map<string, ReplayCut[]>();
+  for (const cut of [...cuts].sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.sessionId.localeCompare(b.sessionId) || a.position - b.position)) {
+    const list = sessions.get(cut.sessionId) ?? [];
+    list.push(cut);
+    sessions.set(cut.sessionId, list);
+  }
+  const seen: Array<{ scope: string; kinds: Record<string, OutcomeCounts> }> = [];
   const steps: ReplayStep[] = [];
-  for (const cut of cuts) {
-    const model = adjusted(prior, delta);
-    steps.push({ cut: cut.cut, half: cut.half, learned: round(shareAt(cut, model, budget).share), prior: round(shareAt(cut, prior, budget).share) });
-    delta = learnStep(prior, delta, feedbackOf(cut, model, budget));
+  for (const list of sessions.values()) {
+    const key = scope === 'user' ? '' : (list[0] as ReplayCut).project;
+    const earlier = seen.filter((o) => o.scope === key);
+    const model = adjusted(prior, learnedDelta(earlier, options));
+    for (const cut of list) {
+      steps.push({
+        cut: cut.cut,
+        sessionId: cut.sessionId,
+        half: cut.half,
+        needed: cut.candidates.needed.length,
+        learned: round(shareAt(cut, model, budget).share),
+        prior: round(shareAt(cut, prior, budget).share),
+        learnedFrom: earlier.length,
+      });
+    }
+    for (const cut of list) seen.push({ scope: key, ...outcomeOf(cut, model, budget) });
   }
   return steps;
 }
 
-/**
- * What one compaction teaches, as the product can observe it: the injected details (used → 1,
- * unused → 0) and the candidates it left out whose detail the agent then needed (→ 1). Candidates
- * neither injected nor needed teach nothing (the agent never saw them).
- */
-export function feedbackOf(cut: ModelCut, model: ValueModel, budget: number): Example[] {
-  const c = cut.candidates;
-  const pack = packDetails(c.details, { budget: Math.max(0, budget - c.headerTokens), ranker: 'composite', seed: 42, model, endSeq: c.endSeq });
-  const injected = new Set(pack.chosen.map((d) => d.key));
-  const out: Example[] = [];
-  for (const d of c.details) {
-    const label = labelOf(d, c.needed);
-    if (injected.has(d.key) || label === 1) out.push({ features: d.features, label });
-  }
-  return out;
+/** Pooled share of replay steps (weighted by needed details), learned and prior. */
+export function replayShare(steps: readonly ReplayStep[], pick: 'learned' | 'prior'): number | null {
+  const total = steps.reduce((n, s) => n + s.needed, 0);
+  return total === 0 ? null : round(steps.reduce((sum, s) => sum + s[pick] * s.needed, 0) / total);
 }
 
 /** The model's mean value over a cut's candidates (a sanity figure for the report). */

@@ -11,7 +11,8 @@ import { coreForInjection, readCores } from './core.js';
 import type { Candidate, RankContext } from './rankers.js';
 import { estimateTokens } from '../tokens.js';
 import { packSession, type ChosenDetail } from './session-context.js';
-import type { ValueModel } from './value-model.js';
+import { learnedDelta } from './learn.js';
+import { adjusted, DEFAULT_VALUE_MODEL, type ValueModel } from './value-model.js';
 import { workingSetLines, workingSetOf } from './working-set.js';
 
 export interface ContextInput {
@@ -39,6 +40,13 @@ export interface ContextInput {
   workingSet?: boolean;
   /** The value-per-token model for a session's details (learned adjustments applied). @default DEFAULT_VALUE_MODEL */
   valueModel?: ValueModel;
+  /**
+   * Learn from use: adjust the value model by what this project's earlier compactions showed
+   * (src/context/learn.ts, bounded). Off by default: replayed over the shared sessions it did not
+   * raise the share (docs/BENCHMARKS.md, fidelity). Ignored when `valueModel` is given.
+   * @default false
+   */
+  learnFromUse?: boolean;
 }
 
 export interface ContextSection {
@@ -202,7 +210,7 @@ export async function buildContext(deps: ContextDeps, input: ContextInput = {}):
       budget: Math.max(0, budget - used),
       ranker: rankerName,
       seed: input.seed ?? 1,
-      ...(input.valueModel ? { model: input.valueModel } : {}),
+      ...(input.valueModel ? { model: input.valueModel } : input.learnFromUse && deps.store.ledger ? { model: adjusted(DEFAULT_VALUE_MODEL, learnedDelta(await deps.store.ledger.outcomes({ project: deps.project }))) } : {}),
       ...(input.exclude || input.excludeFacts ? { exclude: new Set([...(input.exclude ?? []), ...(input.excludeFacts ?? [])]) } : {}),
     });
     sections.push(...pack.sections);

@@ -104,7 +104,7 @@ const memoryKind = (memory: Memory): string => MEMORY_KIND[memory.kind] ?? 'fact
 
 function count(kinds: Record<string, OutcomeCounts>, kind: string, field: keyof OutcomeCounts): void {
   const c = (kinds[kind] ??= { injected: 0, used: 0, missed: 0 });
-  c[field] += 1;
+  c[field] = (c[field] ?? 0) + 1;
 }
 
 export interface WindowInput {
@@ -155,6 +155,8 @@ export function measureWindow(input: WindowInput): { outcome: LedgerOutcome; use
   const missedFacts: string[] = [];
   for (const fact of input.facts.values()) {
     if (fact.first.seq >= input.startSeq || itemUsed.has(fact.id)) continue;
+    // A candidate the context left out (compaction windows: every fact known before it).
+    if (compact) count(kinds, factKind(fact), 'left');
     if (!carries(factLine(fact), missedDetails)) continue;
     missedFacts.push(fact.id);
     count(kinds, factKind(fact), 'missed');

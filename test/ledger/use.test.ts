@@ -110,7 +110,7 @@ describe('learn from use', () => {
       expect(outcome).toMatchObject({ window: 1, reason: 'compact', injected: 3, used: 2, project: deps.project });
       expect(outcome.missed).toBeGreaterThanOrEqual(1);
       expect(outcome.missedFacts).toContain(test.id);
-      expect(outcome.kinds.command?.missed).toBe(1);
+      expect(outcome.kinds.command).toMatchObject({ injected: 0, left: 1, missed: 1 });
       expect(outcome.kinds.path).toMatchObject({ injected: 2, used: 1 });
       const stats = await ledger.itemStats({ ids: [load.id, docs.id] });
       expect(stats.get(load.id)).toMatchObject({ measured: 1, used: 1 });

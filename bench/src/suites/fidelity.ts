@@ -14,7 +14,7 @@ import { basename, join } from 'node:path';
 import { DEFAULT_VALUE_MODEL } from 'cairn-memory';
 import { DEFAULT_HOOK_SETTINGS } from 'cairn-memory/testing';
 import { assignHalves, cutPoints, neededDetails, splitAtCompactions, type CompactSplit } from '../fidelity.js';
-import { fitOnTuning, pooledShare, replayLearning, topWeights, type ModelCut } from '../fidelity-model.js';
+import { fitOnTuning, pooledShare, replayLearning, replayShare, topWeights, type ReplayCut } from '../fidelity-model.js';
 import { FIDELITY_BUDGETS, FIDELITY_RANKERS, measureCut, type CutFigures } from '../fidelity-run.js';
 import { atLeast, metric } from '../metrics.js';
 import { round } from '../stats.js';
@@ -58,6 +58,15 @@ function unitOf(file: string, text: string): Unit | null {
     }
   }
   return null;
+}
+
+/** The session's working folder (its first cwd), the project key of the learning replay; '' when none. */
+function cwdOf(lines: readonly string[]): string {
+  for (const line of lines.slice(0, 50)) {
+    const m = /"cwd":"([^"]+)"/.exec(line);
+    if (m) return m[1] as string;
+  }
+  return '';
 }
 
 /** The first timestamp of a transcript (ISO strings sort in time order), '' when none. */
@@ -151,13 +160,13 @@ export const fidelitySuite: Suite = {
     if (plan.length === 0) return { status: 'skipped', reason: `no compaction or cut point with ≥ ${MIN_NEEDED} needed details under ${root}` };
     const halves = assignHalves(plan.map((p) => ({ id: p.unit.sessionId, real: plan.some((q) => q.unit.sessionId === p.unit.sessionId && q.split.real) })));
     const cuts: CutFigures[] = [];
-    const modelCuts: Array<ModelCut & { startedAt: string; position: number }> = [];
+    const modelCuts: ReplayCut[] = [];
     for (const item of plan) {
       const half = halves.get(item.unit.sessionId) ?? 'report';
       ctx.log(`fidelity: ${item.cut} (${half}${item.split.real ? ', real compaction' : ''}): ${item.needed.length} needed details`);
       const { figures, candidates } = await measureCut({ file: item.unit.file, cut: item.cut, split: item.split, needed: item.needed, half, seed: ctx.seed });
       cuts.push(figures);
-      modelCuts.push({ cut: item.cut, sessionId: item.unit.sessionId, half, candidates, startedAt: startOf(item.unit.lines), position: item.split.before.length });
+      modelCuts.push({ cut: item.cut, sessionId: item.unit.sessionId, half, candidates, startedAt: startOf(item.unit.lines), position: item.split.before.length, project: cwdOf(item.unit.lines) });
     }
     const metrics: Metric[] = [...halfMetrics('report', cuts.filter((c) => c.half === 'report')), ...halfMetrics('tuning', cuts.filter((c) => c.half === 'tuning'))];
     // The cuts' candidates, kept for reading and for replaying the model offline (fidelity-model.ts).
@@ -172,15 +181,24 @@ export const fidelitySuite: Suite = {
         metrics.push(metric(`${half}: model refit on the tuning half @${label(b)} (offline)`, pooledShare(list, fit.model, b), 'share', b === FIDELITY_BUDGETS[0] ? { note: `${fit.examples} examples, ${fit.positives} positive` } : {}));
       }
     }
-    // Learning from use, replayed in the order the sessions happened; each cut scored before it teaches.
-    const ordered = [...modelCuts].sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.sessionId.localeCompare(b.sessionId) || a.position - b.position);
-    const replay = replayLearning(ordered, DEFAULT_VALUE_MODEL, budget);
-    const mean = (xs: number[]): number | null => (xs.length === 0 ? null : round(xs.reduce((a, x) => a + x, 0) / xs.length));
-    const secondHalf = replay.slice(Math.floor(replay.length / 2));
-    metrics.push(
-      metric(`learn from use @${label(budget)}: shipped model, later half of the replay`, mean(secondHalf.map((s) => s.prior)), 'share', { note: `${secondHalf.length} of ${replay.length} cuts, in session order; mean per cut` }),
-      metric(`learn from use @${label(budget)}: learned from the earlier cuts, later half of the replay`, mean(secondHalf.map((s) => s.learned)), 'share'),
-    );
+    // Learning from use, replayed in the order the sessions happened: each session scored with what
+    // earlier sessions taught (per project, and user-wide), never with its own.
+    const replay: Record<string, ReturnType<typeof replayLearning>> = {};
+    for (const b of [budget, 2000]) {
+      for (const scope of ['project', 'user'] as const) {
+        const steps = replayLearning(modelCuts, DEFAULT_VALUE_MODEL, b, scope);
+        replay[`${scope}@${b}`] = steps;
+        for (const half of ['report', 'tuning'] as const) {
+          const list = steps.filter((s) => s.half === half);
+          const taught = list.filter((s) => s.learnedFrom > 0);
+          const name = `${half}: learn from use @${label(b)}, ${scope === 'user' ? 'user-wide' : 'per project'}`;
+          metrics.push(
+            metric(`${name}: shipped model`, replayShare(list, 'prior'), 'share', { note: `${list.length} cuts; ${taught.length} scored after an earlier session taught` }),
+            metric(`${name}: learned from earlier sessions`, replayShare(list, 'learned'), 'share', { note: `on the taught cuts: ${replayShare(taught, 'prior') ?? '—'} → ${replayShare(taught, 'learned') ?? '—'}` }),
+          );
+        }
+      }
+    }
     const dataset: Dataset = {
       name: `claude-code transcripts: ${units.size} sessions/agents, ${cuts.filter((c) => c.real).length} real compactions, ${cuts.filter((c) => !c.real).length} cut points`,
       sha256: hash.digest('hex'),

@@ -19,14 +19,16 @@ export function registerContextCommands(program: Command, run: Run): void {
       .option('-q, --query <text>', 'what the agent is about to work on')
       .option('-b, --budget <tokens>', 'token budget (chars / 4), any size from 50 to 200000', positiveInt('budget'), DEFAULT_CONTEXT_BUDGET)
       .option('-r, --ranker <name>', `one of ${RANKER_NAMES.join(', ')}`, 'composite')
-      .option('--session <id>', 'favour memories from this agent session'),
-    async (ctx, opts: { query?: string; budget: number; ranker: string; session?: string }) => {
+      .option('--session <id>', 'favour memories from this agent session')
+      .option('--learn', "with --session: adjust the value model by this project's measured use (learn from use; off by default, docs/BENCHMARKS.md)"),
+    async (ctx, opts: { query?: string; budget: number; ranker: string; session?: string; learn?: boolean }) => {
       const cairn = await ctx.cairn();
       const result = await cairn.context({
         budget: opts.budget,
         ranker: opts.ranker,
         ...(opts.query ? { query: opts.query } : {}),
         ...(opts.session ? { favorSession: opts.session } : {}),
+        ...(opts.learn ? { learnFromUse: true } : {}),
       });
       if (ctx.json) return ctx.printJson(result);
       for (const warning of result.warnings) ctx.note(`warning: ${warning}`);
