@@ -73,7 +73,7 @@ export const SPEC_SUITES: readonly SuiteSpec[] = [
   },
   {
     name: 'peers',
-    measures: 'the same workload through peer tools installable from npm (MCP reference memory server, vectra, a plain BM25 library)',
+    measures: 'the same workload through peer tools installable from npm (MCP reference memory server, vectra, a plain BM25 library); then a semantic table on a smaller workload with memory servers that embed with a real model (cairn mcp with its ONNX encoders; mcp-memory-service and basic-memory from PyPI in bench-only venvs, see docs/PEERS.md): paraphrases, LoCoMo, latency, server RSS',
     anchor: '—',
     target: 'cairn ahead on quality and latency',
   },

@@ -448,7 +448,8 @@ export interface PeersOptions {
   semanticPeers?: Peer[];
   /**
    * Embedders cairn's MCP server runs with in the semantic table: `$CAIRN_BENCH_EMBEDDERS` when
-   * set, else the product default and all-MiniLM-L6-v2 (the Python peers' weights).
+   * set, else the product default and all-MiniLM-L6-v2 (the Python peers' weights); quick runs
+   * take the first only.
    */
   semanticEmbedders?: string[];
   /** Synthetic memories in the semantic table. @default 500 (quick: 100) */
@@ -515,7 +516,7 @@ export function createPeersSuite(options: PeersOptions = {}): Suite {
           conversations: locomo ? locomo.conversations.slice(0, options.semanticConversations ?? 1) : [],
           synthetic: { docs: sWork.docs, queries: sWork.queries, writes: sWork.writes },
         };
-        const specs = options.semanticEmbedders ?? semanticEmbedderSpecs();
+        const specs = options.semanticEmbedders ?? (ctx.quick ? semanticEmbedderSpecs().slice(0, 1) : semanticEmbedderSpecs());
         const semanticPeers = options.semanticPeers ?? [cairnMcpPeer(null), ...specs.map((spec) => cairnMcpPeer(spec)), mcpMemoryServicePeer(), basicMemoryPeer(), ...peers];
         const sRows: SemanticRow[] = [];
         for (const peer of semanticPeers) sRows.push(await runSemantic(peer, work, ctx.log));
