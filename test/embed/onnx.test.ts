@@ -155,6 +155,44 @@ describe('onnx embedder: query and document prefixes', () => {
   });
 });
 
+describe('onnx embedder: short-lived processes pay no model load they do not need', () => {
+  it('recall on a store without vectors runs on BM25 and status checks files only: the model never loads', async () => {
+    let sessions = 0;
+    const runtime = async () => ({
+      createTokenizer: () => ({ encode: () => ({ ids: [101, 7, 102] }) }),
+      createSession: async () => {
+        sessions++;
+        return {
+          inputNames: ['input_ids', 'attention_mask'],
+          run: async (inputs: Record<string, { data: BigInt64Array; dims: number[] }>) => {
+            const [rows, width] = inputs.input_ids!.dims as [number, number];
+            return { data: new Float32Array(rows * width * 384).fill(1), dims: [rows, width, 384] };
+          },
+        };
+      },
+    });
+    const folder = dir();
+    for (const f of E5_SMALL_V2_Q.files) writeFileSync(join(folder, f.name), STAND_IN[f.name]!);
+    const manifest = { ...ALL_MINILM_L6_V2_Q, files: ALL_MINILM_L6_V2_Q.files.map((f, i) => ({ ...f, bytes: E5_SMALL_V2_Q.files[i]!.bytes, sha256: createHash('sha256').update(STAND_IN[E5_SMALL_V2_Q.files[i]!.name]!).digest('hex') })) };
+    const store = await openSqliteStore(join(dir(), 'cairn.db'));
+    const before = createCairn({ store, project: 'p', embedder: null });
+    await before.remember({ text: 'deploys go through the staging cluster first' });
+    const embedder = createOnnxEmbedder(folder, manifest, { runtime });
+    const cairn = createCairn({ store, project: 'p', embedder });
+    const result = await cairn.recall({ query: 'staging cluster', touch: false });
+    expect(result.mode).toBe('bm25');
+    expect(result.hits[0]?.memory.text).toContain('staging cluster');
+    expect((await cairn.status()).embedder?.unavailable).toBeUndefined();
+    expect(sessions).toBe(0);
+    expect(embedder.loaded).toBe(false);
+    // Writing a memory does embed it (the index starts), and then recall is hybrid.
+    await cairn.remember({ text: 'the user prefers short paragraphs' });
+    expect(sessions).toBe(1);
+    expect((await cairn.recall({ query: 'short paragraphs', touch: false })).mode).toBe('hybrid');
+    await cairn.close();
+  });
+});
+
 describe('onnx embedder: bad model files', () => {
   function folderWith(files: Record<string, 'copy' | 'truncate' | 'same-size-garbage'>): string {
     const d = dir();

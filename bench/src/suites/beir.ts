@@ -338,6 +338,10 @@ export async function runBeirSet(cacheDir: string, set: BeirSet, options: BeirRu
       };
       modes[`vector ${embedder.model}`] = { ...(await evaluate(set, vectorRanker)), embedder: embedder.model, indexMs };
       modes[`hybrid ${embedder.model}`] = { ...(await evaluate(set, recallRanker(benchCairn(store, embedder)))), embedder: embedder.model };
+      for (const fusion of benchFusionGrid()) {
+        const mode = `hybrid ${embedder.model} rank ${fusion.vectorRankWeight} share ${fusion.vectorSignalShare}`;
+        modes[mode] = { ...(await evaluate(set, recallRanker(benchCairn(store, embedder, fusion)))), embedder: embedder.model };
+      }
       await embedder.close?.();
     }
     return {
