@@ -30,6 +30,13 @@ export interface IngestOptions {
    * it themselves (Claude Code 2.1+ `entrypoint`, Codex `originator`) need no flag. @default false
    */
   headless?: boolean;
+  /**
+   * Learn from use: read again the sessions the injection ledger gave context to and mark what the
+   * agent used afterwards (src/ledger/use.ts). Off in the hooks' inline ingests (it re-reads whole
+   * transcripts, ~0.3–1 s for 3 MB); `cairn ingest`, which the Stop hook runs detached, turns it on.
+   * @default false
+   */
+  measureUse?: boolean;
 }
 
 /** What `ingest` reports: the reader's summary, what distillation made of it, and where it went by project. */
@@ -86,8 +93,8 @@ export async function ingest(deps: Deps, paths: string[], options: IngestOptions
   }
   const found = options.byProject ? await foundByProject(deps, substrate, touched) : undefined;
   // Learn from use: what the agent did with cairn's injections in these sessions (src/ledger/use.ts).
-  const use = await measureUse(deps, touched);
-  return { ...summary, ...(distilled ? { distilled } : {}), ...(found ? { projects: found } : {}), ...(use.windows > 0 ? { use } : {}) };
+  const use = options.measureUse ? await measureUse(deps, touched) : undefined;
+  return { ...summary, ...(distilled ? { distilled } : {}), ...(found ? { projects: found } : {}), ...(use && use.windows > 0 ? { use } : {}) };
 }
 
 export interface SessionsInput {

@@ -57,7 +57,7 @@ describe('learn from use', () => {
     writeFileSync(transcript, writer.text());
     const { cairn } = await openCairn(loadConfig({ home, env: {} }), { cwd, actor: 'test', session: SESSION });
     try {
-      await cairn.ingest([transcript]);
+      await cairn.ingest([transcript], { measureUse: true });
       const deps = cairn.deps;
       const ledger = deps.store.ledger!;
       const facts = await deps.store.substrate!.listFacts(SESSION, { limit: 500 });
@@ -89,16 +89,21 @@ describe('learn from use', () => {
       });
 
       // Nothing after the compaction yet: nothing to measure.
-      expect((await cairn.ingest([transcript])).use).toBeUndefined();
+      expect((await cairn.ingest([transcript], { measureUse: true })).use).toBeUndefined();
 
       // The session goes on: the agent uses load.ts and parsePort(, and reruns the failing test (never injected).
       const after = new TranscriptWriter(SESSION, cwd, boundaryAt + 60_000)
         .user('continue')
-        .tool('Read', { file_path: `${cwd}/src/config/load.ts` }, 'export function parsePort(raw: string): number {')
+        .tool('Read', { file_path: `${cwd}/src/config/load.ts` }, 'export function parsePort(raw: string): number {');
+      appendFileSync(transcript, after.text().replace(/"u-(\d+)"/g, '"v-$1"'));
+      // The hooks' inline ingests do not measure (they would re-read the transcript in the hook's time).
+      expect((await cairn.ingest([transcript])).use).toBeUndefined();
+      expect((await ledger.injections(SESSION, { window: 1 }))[0]?.used).toBeUndefined();
+      const more = new TranscriptWriter(SESSION, cwd, boundaryAt + 200_000)
         .tool('Bash', { command: 'npx vitest run test/config.test.ts' }, 'PASS test/config.test.ts')
         .assistant('The test passes now: parsePort( trims the value.');
-      appendFileSync(transcript, after.text().replace(/"u-(\d+)"/g, '"v-$1"'));
-      const report = await cairn.ingest([transcript]);
+      appendFileSync(transcript, more.text().replace(/"u-(\d+)"/g, '"w-$1"'));
+      const report = await cairn.ingest([transcript], { measureUse: true });
       expect(report.use).toMatchObject({ windows: 1, injected: 3 });
 
       const [measured] = await ledger.injections(SESSION, { window: 1 });
@@ -117,7 +122,7 @@ describe('learn from use', () => {
       expect(stats.get(docs.id)).toMatchObject({ measured: 1, used: 0 });
 
       // Ingest again (nothing new): the same marks, one outcome, nothing re-measured.
-      const again = await cairn.ingest([transcript]);
+      const again = await cairn.ingest([transcript], { measureUse: true });
       expect(again.use).toBeUndefined();
       expect(await cairn.ledger!.outcomes({ session: SESSION })).toEqual(outcomes);
       expect((await ledger.injections(SESSION, { window: 1 }))[0]?.used?.sort()).toEqual(measured?.used?.sort());

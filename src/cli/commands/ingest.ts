@@ -53,6 +53,7 @@ export function registerIngestCommands(program: Command, run: Run): void {
       const summary = await cairn.ingest(roots, {
         byProject: true,
         headless: opts.headless === true,
+        measureUse: true,
         onProgress: (p) => {
           bar.setTotal(p.bytesTotal);
           bar.update(p.bytesDone, `${p.filesDone}/${p.filesTotal} files`);
@@ -68,6 +69,7 @@ export function registerIngestCommands(program: Command, run: Run): void {
       if (summary.lines > 0) ctx.out(outcomeLine(summary.lines, summary.outcomes));
       if (summary.distilled) for (const line of distillLines(summary.distilled)) ctx.out(line);
       for (const line of foundLines(summary.projects ?? [], cairn.deps.project)) ctx.out(line);
+      if (summary.use) ctx.out(`used after   ${summary.use.windows} context window${summary.use.windows === 1 ? '' : 's'} measured: ${summary.use.used} of ${summary.use.injected} injected items used afterwards · ${summary.use.missed} needed details missed (cairn status)`);
       const redacted = Object.entries(summary.redactions);
       if (redacted.length > 0) ctx.out(`redacted: ${redacted.map(([k, n]) => `${n}× ${k}`).join(', ')}`);
       for (const bad of summary.badLineSamples.slice(0, 10)) ctx.note(`bad line ${bad.path}:${bad.line}: ${bad.reason}`);

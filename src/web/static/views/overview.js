@@ -110,7 +110,7 @@ const pct = (share) => `${Math.round(share * 100)}%`;
 /** Learn from use, per project: what the agent did with the injections afterwards (measured at ingest). */
 function useSummary(use) {
   if (use.length === 0) {
-    return h('p', { class: 'use-summary muted small' }, 'Used afterwards: measured when ', h('code', {}, 'cairn ingest'), ' (or a hook) reads a session again after a /compact or session start; nothing measured yet.');
+    return h('p', { class: 'use-summary muted small' }, 'Used afterwards: measured when ', h('code', {}, 'cairn ingest'), ' (the Stop hook runs it after each turn) reads a session again after a /compact or session start; nothing measured yet.');
   }
   return h(
     'ul',
