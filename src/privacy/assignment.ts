@@ -318,6 +318,9 @@ export function shannonEntropy(s: string): number {
   return bits;
 }
 
+/** A run of {@link isTokenChar} characters, as far as {@link highEntropyAssignment} reads one (always matches). */
+const TOKEN_RUN = /[A-Za-z0-9_+/-]{0,513}/y;
+
 function isTokenChar(c: number): boolean {
   return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45 || c === 43 || c === 47;
 }
@@ -333,6 +336,10 @@ function highEntropyAssignment(text: string, op: number, nameStart: number, name
   while (text.charCodeAt(v) === BACKSLASH) v++;
   const quote = text.charCodeAt(v);
   if (quote === DQUOTE || quote === SQUOTE || quote === BACKTICK) v++;
+  // Most values are short: the regex engine measures the run before any character is looked at here.
+  TOKEN_RUN.lastIndex = v;
+  TOKEN_RUN.test(text);
+  if (TOKEN_RUN.lastIndex - v + 2 < ENTROPY_MIN_LENGTH) return null;
   let end = v;
   let upper = false;
   let lower = false;

@@ -128,6 +128,19 @@ const DETECTORS: readonly Detector[] = [
 /** What identifies these shapes in the ruleset's fingerprint (ruleset.ts). */
 export const DETECTOR_RULES: readonly string[] = DETECTORS.map((d) => `${d.kind} ${d.pattern.source} ${d.pattern.flags}`);
 
+/**
+ * The anchors {@link probeDash}, {@link probeUnderscore} and {@link probeDot} can act on, found by
+ * the regex engine rather than one probe call per character (each match is the anchor alone):
+ * a `-` after `k` `t` `p` `i` (`sk-`, `glpat-`, `xapp-`, `pypi-`), two after an `x` (`xoxb-`), at
+ * the start or after a space before `u` or `-` (`-u`, `--user`), or before another `-` (PEM);
+ * an `_` after `k` `c` `p` `o` `u` `s` `r` `b` `m` `f`; a `.` after `SG`, or between token
+ * characters with another `.` 7 characters on (a Discord token's middle part). Each pattern starts
+ * with its anchor, so the engine can search for that character first.
+ */
+const DASH = /-(?:(?<=[ktpi]-)|(?<=(?:^|[ \t\n\0])-)(?=[u-])|(?<=x[\s\S]-)|(?=-))/g;
+const UNDERSCORE = /_(?<=[kcpousrbmf]_)/g;
+const DOT = /\.(?:(?<=SG\.)|(?<=[A-Za-z0-9_-]\.)(?=[A-Za-z0-9_-][\s\S]{5}\.))/g;
+
 /** Every secret in `text`, in no particular order; spans may overlap. */
 export function findSecrets(text: string): SecretSpan[] {
   const spans: SecretSpan[] = [];
@@ -140,9 +153,11 @@ export function findSecrets(text: string): SecretSpan[] {
     addAssignment(text, i, spans);
     probeAuthScheme(text, i, at);
   }
-  for (let i = text.indexOf('-'); i !== -1; i = text.indexOf('-', i + 1)) probeDash(text, i, at);
-  for (let i = text.indexOf('_'); i !== -1; i = text.indexOf('_', i + 1)) probeUnderscore(text, i, at);
-  for (let i = text.indexOf('.'); i !== -1; i = text.indexOf('.', i + 1)) probeDot(text, i, at);
+  // `-`, `_` and `.` are everywhere in code and paths: a native scan hands the probes only the
+  // ones they could act on (a superset: each probe still decides).
+  for (DASH.lastIndex = 0; DASH.test(text); ) probeDash(text, DASH.lastIndex - 1, at);
+  for (UNDERSCORE.lastIndex = 0; UNDERSCORE.test(text); ) probeUnderscore(text, UNDERSCORE.lastIndex - 1, at);
+  for (DOT.lastIndex = 0; DOT.test(text); ) probeDot(text, DOT.lastIndex - 1, at);
   for (let i = text.indexOf('I'); i !== -1; i = text.indexOf('I', i + 1)) {
     const prev = prevCode(text, i);
     if (prev === 65 /* A */) {
