@@ -46,6 +46,12 @@ export interface CutFigures {
   /** Needed details that no candidate line holds at all (no budget would carry them), for reading, capped; and their count. */
   notCandidates: string[];
   notCandidatesCount: number;
+  /**
+   * The product's own learn-from-use on this cut (src/ledger/use.ts): after the hook, the rest of
+   * the session ingested with `measureUse` — items the hook injected, how many the agent used
+   * afterwards, the needed details it found and how many nothing injected carried.
+   */
+  product: { injected: number; used: number; needed: number; missed: number } | null;
 }
 
 async function hook(event: string, input: Record<string, unknown>, home: string): Promise<string> {
@@ -156,6 +162,20 @@ export async function measureCut(input: MeasureInput): Promise<{ figures: CutFig
     } finally {
       await cairn.close();
     }
+    // The product measures the same compaction: the session goes on, `cairn ingest` reads it and
+    // marks use. Real compactions only: a chosen cut has no boundary in the transcript to find.
+    let product: CutFigures['product'] = null;
+    if (split.real) {
+      writeFileSync(transcript, `${[...split.before, ...split.boundary, ...split.after].join('\n')}\n`);
+      const reopened = await openCairn(loadConfig({ home, env: {} }), { cwd: base.cwd, actor: 'bench', session: sessionId });
+      try {
+        await reopened.cairn.ingest([transcript], { measureUse: true, distill: false });
+        const outcome = (await reopened.cairn.ledger?.outcomes({ session: sessionId }))?.at(-1);
+        if (outcome) product = { injected: outcome.injected, used: outcome.used, needed: outcome.needed, missed: outcome.missed };
+      } finally {
+        await reopened.cairn.close();
+      }
+    }
     const carried = `${split.summary}\n${hookText}\n${defaultText}`;
     const figures: CutFigures = {
       cut: input.cut,
@@ -176,6 +196,7 @@ export async function measureCut(input: MeasureInput): Promise<{ figures: CutFig
       missedByCairn: needed.filter((d) => !carried.includes(d)).slice(0, 40),
       notCandidates: [],
       notCandidatesCount: 0,
+      product,
     };
     const pool = candidates.details.map((d) => d.line).join('\n');
     const absent = needed.filter((d) => !pool.includes(d));

@@ -119,6 +119,18 @@ function halfMetrics(half: 'tuning' | 'report', cuts: CutFigures[]): Metric[] {
       ...FIDELITY_RANKERS.filter((r) => r !== 'composite').map((r) => metric(`${half}: cairn at the summary's token count, ranker ${r}`, pooled(real, (c) => c.atSummary?.cairn[r]), 'share')),
     );
   }
+  const measured = cuts.filter((c) => c.product !== null);
+  const sum = (pick: (p: NonNullable<CutFigures['product']>) => number): number => measured.reduce((n, c) => n + pick(c.product!), 0);
+  if (measured.length > 0) {
+    out.push(
+      metric(`${half}: product learn-from-use: injected items used afterwards`, sum((p) => p.injected) === 0 ? null : round(sum((p) => p.used) / sum((p) => p.injected)), 'share', {
+        note: `${measured.length} real compactions through the hook, then cairn ingest: ${sum((p) => p.used)} of ${sum((p) => p.injected)} items`,
+      }),
+      metric(`${half}: product learn-from-use: needed details nothing injected carried`, sum((p) => p.needed) === 0 ? null : round(sum((p) => p.missed) / sum((p) => p.needed)), 'share', {
+        note: `${sum((p) => p.missed)} of ${sum((p) => p.needed)} needed (the bench finds ${measured.reduce((n, c) => n + c.needed, 0)}; it counts the whole hook text, the product only the items the ledger names)`,
+      }),
+    );
+  }
   for (const budget of FIDELITY_BUDGETS) {
     const key = String(budget);
     out.push(
