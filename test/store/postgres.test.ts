@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPgMigrations, migrationStatus } from '../../src/store/postgres/migrate.js';
 import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/store.js';
-import { dropTestSchemas, realPgSkipReason, realPgUrl, startPglite, withFreshSchema, type PgServer } from '../serve/pg.js';
+import { dropTestSchemas, realPgSkipReason, realPgUrl, realPgvectorSkipReason, realPgvectorUrl, startPglite, withFreshSchema, type PgServer } from '../serve/pg.js';
 import { makeMemory, storeConformance } from './conformance.js';
 
 let pglite: PgServer;
@@ -120,6 +120,35 @@ if (realPgUrl) {
   });
 } else {
   describe.skip(`postgres (real server): ${realPgSkipReason}`, () => {
+    it('runs the conformance suite', () => {});
+  });
+}
+
+if (realPgvectorUrl) {
+  const url = realPgvectorUrl;
+  afterAll(() => dropTestSchemas(url));
+  storeConformance('postgres (real server + pgvector)', () => openPostgresStore(withFreshSchema(url)));
+  migrationTests('real server + pgvector', () => url);
+
+  describe('postgres (real server) with pgvector', () => {
+    it('types the column vector(<dimension>) with an HNSW index when a model claims it, and searches in SQL', async () => {
+      const store = await openPostgresStore(withFreshSchema(url));
+      try {
+        expect(store.vectorMode).toBe('pgvector');
+        expect(store.capabilities.ann).toBe(true);
+        expect((await store.stats()).warnings).toBeUndefined();
+        await store.writeMemory({ memory: makeMemory({ text: 'first vector', id: 'P1' }), events: [], embedding: { model: MODEL, vector: new Float32Array([1, 0, 0]) } });
+        await store.writeMemory({ memory: makeMemory({ text: 'second vector', id: 'P2' }), events: [], embedding: { model: MODEL, vector: new Float32Array([0, 1, 0]) } });
+        const column = await store.db.query<{ type: string }>("SELECT format_type(atttypid, atttypmod) AS type FROM pg_attribute WHERE attrelid = 'vectors'::regclass AND attname = 'embedding'");
+        expect(column.rows[0]?.type).toBe('vector(3)');
+        expect((await store.searchVector(new Float32Array([0, 1, 0]), MODEL, { limit: 1 })).map((h) => h.id)).toEqual(['P2']);
+      } finally {
+        await store.close();
+      }
+    });
+  });
+} else {
+  describe.skip(`postgres (real server + pgvector): ${realPgvectorSkipReason}`, () => {
     it('runs the conformance suite', () => {});
   });
 }

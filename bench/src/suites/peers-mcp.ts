@@ -195,7 +195,7 @@ interface ManifestEntry {
 /** The setup script's manifest entry for `name`, or the reason the peer is absent. */
 function manifestEntry(name: string): { entry: ManifestEntry | null; reason: string } {
   const file = join(pythonPeersDir(), 'peers.json');
-  if (!existsSync(file)) return { entry: null, reason: `no ${file}: run \`bash bench/peers/setup.sh\` to build the bench-only venvs (PyPI, ~600 MB)` };
+  if (!existsSync(file)) return { entry: null, reason: `no ${file}: run \`bash bench/peers/setup.sh\` to build the bench-only venvs (PyPI, ~1 GB)` };
   const entry = (JSON.parse(readFileSync(file, 'utf8')) as Record<string, ManifestEntry>)[name];
   if (!entry) return { entry: null, reason: `${file} has no ${name}: run \`bash bench/peers/setup.sh\` again` };
   if (entry.reason || !entry.command || !existsSync(entry.command)) return { entry: null, reason: entry.reason ?? `${entry.command} is missing: run \`bash bench/peers/setup.sh\` again` };
