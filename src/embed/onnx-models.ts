@@ -118,5 +118,8 @@ export const KNOWN_ONNX_MODELS: Readonly<Record<string, OnnxModelManifest>> = {
   [E5_SMALL_V2_Q.name]: E5_SMALL_V2_Q,
 };
 
-/** The embedder cairn uses when the configuration names none. */
-export const DEFAULT_EMBEDDER_SPEC = `onnx:${BGE_SMALL_EN_V15_Q.name}`;
+/**
+ * The recommended embedder: the model `npm install` puts in place. Recall stays BM25-only until the
+ * configuration names an embedder (docs/EMBEDDINGS.md says which budget keeps it from the default).
+ */
+export const DEFAULT_EMBEDDER_SPEC = `onnx:${ALL_MINILM_L6_V2_Q.name}`;
