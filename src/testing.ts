@@ -35,3 +35,5 @@ export { adjusted, FEATURES, FIT_OPTIONS, fitValueModel, learnStep, valueOf } fr
 export { GLOBAL_KIND_RATES, LEARN_DEFAULTS, learnedDelta, sumKinds } from './context/learn.js';
 export type { LearnOptions } from './context/learn.js';
 export type { Example, Feature } from './context/value-model.js';
+export { forEachPiece, pieceCost, PIECE_COSTS, PIECE_KINDS, PIECE_TABLE_LENGTH, loadTokenCounter } from './tokens.js';
+export type { PieceCosts, PieceKind } from './tokens.js';

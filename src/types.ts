@@ -272,7 +272,7 @@ export interface InjectionInput {
   facts: string[];
   /** Blocks without an id (e.g. `core:project`, `core:user`, `working-set`). */
   blocks?: string[];
-  /** Tokens of the text injected (chars / 4). */
+  /** Tokens of the text injected (estimated o200k tokens, src/tokens.ts). */
   tokens: number;
   at: number;
 }

@@ -15,6 +15,7 @@ import { peersSuite } from './suites/peers.js';
 import { recallSuite } from './suites/recall.js';
 import { vectorsSuite } from './suites/vectors.js';
 import { rssSuite } from './suites/rss.js';
+import { tokensSuite } from './suites/tokens.js';
 import { writeSuite } from './suites/write.js';
 import type { Suite } from './types.js';
 
@@ -36,6 +37,7 @@ export const SUITES: readonly Suite[] = [
   writeSuite,
   ingestSuite,
   hooksSuite,
+  tokensSuite,
   rssSuite,
   locomoSuite,
   beirSuite,

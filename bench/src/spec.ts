@@ -36,9 +36,15 @@ export const SPEC_SUITES: readonly SuiteSpec[] = [
   },
   {
     name: 'hooks',
-    measures: 'wall time of `cairn hook session-start` / `prompt` as whole processes at 100K memories',
+    measures: 'wall time of `cairn hook session-start` (at startup and after /compact) / `prompt` as whole processes at 100K memories',
     anchor: '0.3–6.5 s per hook reported by claude-mem users',
     target: 'p50 ≤ 120 ms',
+  },
+  {
+    name: 'tokens',
+    measures: "cairn's token count (and chars / 4) against o200k_base on prose and code-heavy transcript text, tuning and report halves; load time of the exact tokenizers",
+    anchor: 'chars / 4: −13 to −16% on code-heavy text (issue #15)',
+    target: '|error| ≤ 10% on the report half',
   },
   {
     name: 'rss',

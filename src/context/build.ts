@@ -18,7 +18,7 @@ import { workingSetLines, workingSetOf } from './working-set.js';
 export interface ContextInput {
   /** What the agent is about to do; without it, the session's and project's most valuable memories. */
   query?: string;
-  /** Token budget for the whole Markdown (chars / 4), any size from 50 to 200,000. @default DEFAULT_CONTEXT_BUDGET (4000) */
+  /** Token budget for the whole Markdown (estimated o200k tokens, src/tokens.ts), any size from 50 to 200,000. @default DEFAULT_CONTEXT_BUDGET (4000) */
   budget?: number;
   /** Ranker name from the registry. @default 'composite' */
   ranker?: string;

@@ -116,7 +116,7 @@ export function workingSetOf(turns: readonly TurnRecord[], limits = { files: 100
 }
 
 /**
- * The working set as Markdown lines, most useful first, packed into `budgetTokens` (chars / 4):
+ * The working set as Markdown lines, most useful first, packed into `budgetTokens` (estimated o200k tokens, src/tokens.ts):
  * edited files, commands that ran, read files, interleaved so a small budget gets some of each.
  * Symbols are not listed (bare identifier lists cost tokens and rarely help; a session's code
  * reaches the context as details with their signatures, see session-context.ts).
