@@ -121,7 +121,9 @@ export function sanitizeDeep<T>(value: T): T {
  * whole value is the secret, as in an assignment; otherwise the value is sanitized as text.
  */
 function secretValue(key: string, value: string): string {
-  const kind = value.length >= 4 && !isPlaceholderValue(value) && !/\s/.test(value) ? keyKind(key) : null;
+  // The key first: it is remembered, and most keys name no secret (no value check needed then).
+  const named = keyKind(key);
+  const kind = named !== null && value.length >= 4 && !isPlaceholderValue(value) && !/\s/.test(value) ? named : null;
   return kind === null ? sanitizeText(value) : `[REDACTED:${kind}]`;
 }
 
