@@ -158,7 +158,7 @@ export function registerEmbedCommands(program: Command, run: Run): void {
   run(
     embed
       .command('test')
-      .summary('embed texts and print their cosine similarities (the first text against the others)')
+      .summary('embed texts and print their cosine similarities (the first text, as a query, against the others)')
       .argument('<texts...>', 'two or more texts')
       .option('--embedder <spec>', 'embedder spec (default: $CAIRN_EMBEDDER, else config "embedder")')
       .addHelpText('after', '\nExamples:\n  cairn embed test "how the user likes articles written" "prefers short paragraphs" "sqlite busy timeout" --embedder use-lite'),
@@ -169,9 +169,10 @@ export function registerEmbedCommands(program: Command, run: Run): void {
       const embedder = await createEmbedderFromSpec(spec, ctx.config);
       try {
         const { cosine } = await import('../../embed/vector.js');
-        const vectors = await embedder.embed(texts);
-        const query = vectors[0]!;
-        const similarities = texts.slice(1).map((text, i) => ({ text, cosine: Math.round(cosine(query, vectors[i + 1]!) * 1e4) / 1e4 }));
+        // The first text is embedded as a recall query, the others as stored memories (e5's prefixes).
+        const [query] = await embedder.embed([texts[0]!], { purpose: 'query' });
+        const vectors = await embedder.embed(texts.slice(1));
+        const similarities = texts.slice(1).map((text, i) => ({ text, cosine: Math.round(cosine(query!, vectors[i]!) * 1e4) / 1e4 }));
         if (ctx.json) return ctx.printJson({ model: embedder.model, query: texts[0], similarities });
         ctx.out(`${embedder.model}: "${texts[0]}" against`);
         for (const s of similarities) ctx.out(`  ${s.cosine.toFixed(4)}  ${s.text}`);
