@@ -86,7 +86,8 @@ export function contextItems(result: Pick<ContextResult, 'sections' | 'details'>
   return {
     memories: [...memories],
     facts: [...facts],
-    blocks: result.sections.filter((s) => s.name.startsWith('core:') || s.name === 'working-set').map((s) => s.name),
+    // Call lines (`call:name`) too, so learn from use can tell whether the agent used them.
+    blocks: [...result.sections.filter((s) => s.name.startsWith('core:') || s.name === 'working-set').map((s) => s.name), ...(result.details ?? []).filter((d) => d.key.startsWith('call:')).map((d) => d.key)],
   };
 }
 

@@ -99,6 +99,12 @@ function factLine(fact: SessionFact): string {
   return `${fact.text}${at} ${fact.note ?? ''}`;
 }
 
+/** A call line the context injected is recorded as the block `call:<name>` (the line reads `name(`). */
+export const CALL_BLOCK = 'call:';
+
+/** The items learn from use can judge: memories, session facts and call lines (not core memory or the working set). */
+const measurableItems = (injection: LedgerInjection): string[] => [...injection.memories, ...injection.facts, ...injection.blocks.filter((b) => b.startsWith(CALL_BLOCK))];
+
 const factKind = (fact: SessionFact): string => (fact.kind === 'path' && fact.line !== null ? 'pathLine' : fact.kind);
 const memoryKind = (memory: Memory): string => MEMORY_KIND[memory.kind] ?? 'fact';
 
@@ -136,16 +142,17 @@ export function measureWindow(input: WindowInput): { outcome: LedgerOutcome; use
   const lines: string[] = [];
   const itemUsed = new Map<string, boolean>();
   for (const injection of input.injections) {
-    for (const id of [...injection.memories, ...injection.facts]) {
+    for (const id of measurableItems(injection)) {
       if (itemUsed.has(id)) continue;
       const fact = input.facts.get(id);
       const memory = fact ? undefined : input.memories.get(id);
-      if (!fact && !memory) continue;
-      const line = fact ? factLine(fact) : (memory as Memory).text;
+      const call = id.startsWith(CALL_BLOCK) ? `${id.slice(CALL_BLOCK.length)}(` : null;
+      if (!fact && !memory && !call) continue;
+      const line = fact ? factLine(fact) : memory ? memory.text : (call as string);
       lines.push(line);
       const used = carries(line, labels);
       itemUsed.set(id, used);
-      const kind = fact ? factKind(fact) : memoryKind(memory as Memory);
+      const kind = fact ? factKind(fact) : memory ? memoryKind(memory) : 'call';
       count(kinds, kind, 'injected');
       if (used) count(kinds, kind, 'used');
     }
@@ -162,7 +169,7 @@ export function measureWindow(input: WindowInput): { outcome: LedgerOutcome; use
     count(kinds, factKind(fact), 'missed');
   }
   const used = new Map<number, string[]>();
-  for (const injection of input.injections) used.set(injection.id, [...injection.memories, ...injection.facts].filter((id) => itemUsed.get(id) === true));
+  for (const injection of input.injections) used.set(injection.id, measurableItems(injection).filter((id) => itemUsed.get(id) === true));
   const usedCount = [...itemUsed.values()].filter(Boolean).length;
   return {
     used,
@@ -211,7 +218,7 @@ export async function measureUse(deps: Deps, sessions: Iterable<string>, options
 async function measureSession(deps: Deps, ledger: LedgerStore, session: string, options: MeasureOptions, summary: UseSummary): Promise<void> {
   const substrate = deps.store.substrate;
   if (!substrate) return;
-  const injections = (await ledger.injections(session, { target: 'context' })).filter((i) => i.memories.length + i.facts.length > 0);
+  const injections = (await ledger.injections(session, { target: 'context' })).filter((i) => measurableItems(i).length > 0);
   if (injections.length === 0) return;
   const record = await substrate.getSession(session);
   if (!record) return;

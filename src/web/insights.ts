@@ -222,8 +222,8 @@ export async function injections(cairn: Cairn, home: string | null, limit = 8): 
           id,
           kind,
           text: kind === 'block' ? null : (texts.get(id)?.slice(0, 160) ?? null),
-          // Learn from use measures memories and session facts; blocks are never measured.
-          used: used && kind !== 'block' ? used.has(id) : null,
+          // Learn from use measures memories, session facts and call lines; core memory and the working set never.
+          used: used && (kind !== 'block' || id.startsWith('call:')) ? used.has(id) : null,
         });
         return {
           at: i.at,

@@ -83,7 +83,7 @@ describe('learn from use', () => {
         target: 'context',
         memories: [memory.memory.id],
         facts: [load.id, docs.id],
-        blocks: ['core:project'],
+        blocks: ['core:project', 'call:parsePort', 'call:loadConfig'],
         tokens: 200,
         at: boundaryAt + 600,
       });
@@ -104,15 +104,17 @@ describe('learn from use', () => {
         .assistant('The test passes now: parsePort( trims the value.');
       appendFileSync(transcript, more.text().replace(/"u-(\d+)"/g, '"w-$1"'));
       const report = await cairn.ingest([transcript], { measureUse: true });
-      expect(report.use).toMatchObject({ windows: 1, injected: 3 });
+      expect(report.use).toMatchObject({ windows: 1, injected: 5 });
 
       const [measured] = await ledger.injections(SESSION, { window: 1 });
       expect(measured?.id).toBe(injection.id);
-      expect(new Set(measured?.used)).toEqual(new Set([load.id, memory.memory.id]));
+      expect(new Set(measured?.used)).toEqual(new Set([load.id, memory.memory.id, 'call:parsePort']));
       const outcomes = await cairn.ledger!.outcomes({ session: SESSION });
       expect(outcomes).toHaveLength(1);
       const outcome = outcomes[0]!;
-      expect(outcome).toMatchObject({ window: 1, reason: 'compact', injected: 3, used: 2, project: deps.project });
+      expect(outcome).toMatchObject({ window: 1, reason: 'compact', injected: 5, used: 3, project: deps.project });
+      // Call lines are judged too (core memory never).
+      expect(outcome.kinds.call).toMatchObject({ injected: 2, used: 1 });
       expect(outcome.missed).toBeGreaterThanOrEqual(1);
       expect(outcome.missedFacts).toContain(test.id);
       expect(outcome.kinds.command).toMatchObject({ injected: 0, left: 1, missed: 1 });
@@ -129,9 +131,9 @@ describe('learn from use', () => {
 
       // `cairn status` says it per project, in words and in JSON.
       const json = JSON.parse((await runCli(['status', '--json'], { home, cwd })).stdout) as { use: Array<Record<string, unknown>> };
-      expect(json.use).toEqual([expect.objectContaining({ project: deps.project, compactions: 1, injected: 3, used: 2, usedShare: 0.667, missed: outcome.missed })]);
+      expect(json.use).toEqual([expect.objectContaining({ project: deps.project, compactions: 1, injected: 5, used: 3, usedShare: 0.6, missed: outcome.missed })]);
       const text = (await runCli(['status'], { home, cwd })).stdout;
-      expect(text).toContain(`used after   ${deps.project}: 1 compaction · 3 items injected · 67% used afterwards · ${outcome.missed} of ${outcome.needed} needed details missed`);
+      expect(text).toContain(`used after   ${deps.project}: 1 compaction · 5 items injected · 60% used afterwards · ${outcome.missed} of ${outcome.needed} needed details missed`);
     } finally {
       await cairn.close();
     }

@@ -152,7 +152,7 @@ function injectionRow(inj, maxTokens) {
   const measured = inj.items.some((it) => it.used !== null);
   const label = injectionLabel(inj);
   const counts = `${num(inj.tokens)} tok · ${plural(inj.items.length, 'item')}${measured ? ` · ${num(usedHere)} used` : ''}`;
-  const itemText = (it) => (it.kind === 'memory' ? (it.text ?? `memory ${it.id} (no longer stored)`) : it.kind === 'fact' ? (it.text ? `session fact: ${it.text}` : `session fact ${it.id}`) : it.id.startsWith('core:') ? `core memory: ${it.id.slice(5)}` : it.id === 'working-set' ? 'the working set (files and commands in play)' : `block ${it.id}`);
+  const itemText = (it) => (it.kind === 'memory' ? (it.text ?? `memory ${it.id} (no longer stored)`) : it.kind === 'fact' ? (it.text ? `session fact: ${it.text}` : `session fact ${it.id}`) : it.id.startsWith('core:') ? `core memory: ${it.id.slice(5)}` : it.id.startsWith('call:') ? `call ${it.id.slice(5)}(` : it.id === 'working-set' ? 'the working set (files and commands in play)' : `block ${it.id}`);
   return h(
     'li',
     { class: ['inj', `inj-${inj.name}`, inj.target === 'summary' ? 'inj-summary' : ''] },
