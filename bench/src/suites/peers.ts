@@ -452,12 +452,14 @@ export interface PeersOptions {
    * take the first only.
    */
   semanticEmbedders?: string[];
-  /** Synthetic memories in the semantic table. @default 500 (quick: 100) */
+  /** Synthetic memories in the semantic table. @default 200 (quick: 100) */
   semanticSize?: number;
   /** LoCoMo conversations in the semantic table. @default 1 */
   semanticConversations?: number;
-  /** Skip the semantic table. @default false */
+  /** Skip the semantic table. @default false (`$CAIRN_BENCH_PEERS_TABLE=npm` skips it) */
   skipSemantic?: boolean;
+  /** Skip the npm table (cairn and the npm peers on the full workloads). @default false (`$CAIRN_BENCH_PEERS_TABLE=semantic` skips it) */
+  skipMain?: boolean;
 }
 
 function semanticEmbedderSpecs(): string[] {
@@ -491,14 +493,17 @@ export function createPeersSuite(options: PeersOptions = {}): Suite {
 
       const rows: { peer: string; version: string | null; how: string; synthetic: SyntheticRow; locomo: LocomoRow }[] = [];
       const noLocomo: LocomoRow = { status: 'skipped', reason: `no ${locomoFile} (pass --data)`, recallAt5: null, recallAt10: null, questions: 0 };
-      if (options.cairn !== false) {
+      const table = process.env.CAIRN_BENCH_PEERS_TABLE ?? 'both';
+      const skipMain = options.skipMain ?? table === 'semantic';
+      const skipSemantic = options.skipSemantic ?? table === 'npm';
+      if (options.cairn !== false && !skipMain) {
         ctx.log(`peers: cairn ${label}`);
         const cairn = cairnPeer();
         const synthetic = await runSyntheticCairn(ctx, size, queryCount, work, datasets).catch((e: unknown): SyntheticRow => ({ status: 'failed', reason: errorText(e), writeP50Ms: null, recallP50Ms: null, hitAt10: null, writes: 0, queries: 0 }));
         ctx.log('peers: cairn LoCoMo');
         rows.push({ peer: 'cairn', version: cairn.version, how: cairn.how, synthetic, locomo: locomo ? await runLocomo(cairn, convs) : noLocomo });
       }
-      for (const peer of peers) {
+      for (const peer of skipMain ? [] : peers) {
         ctx.log(`peers: ${peer.name} ${label}`);
         const synthetic = await runSynthetic(peer, work);
         ctx.log(`peers: ${peer.name} LoCoMo`);
@@ -507,10 +512,10 @@ export function createPeersSuite(options: PeersOptions = {}): Suite {
 
       let semantic: { rows: SemanticRow[]; size: number; queries: number; writes: number; conversations: string[]; questions: number } | null = null;
       const semanticMetricsOut: Metric[] = [];
-      if (!options.skipSemantic) {
-        const sSize = options.semanticSize ?? (ctx.quick ? 100 : 500);
-        const sQueries = ctx.quick ? 10 : 50;
-        const sWrites = (ctx.quick ? 5 : 30) + 3;
+      if (!skipSemantic) {
+        const sSize = options.semanticSize ?? (ctx.quick ? 100 : 200);
+        const sQueries = ctx.quick ? 10 : 30;
+        const sWrites = (ctx.quick ? 5 : 20) + 3;
         const sWork = syntheticWorkload(ctx.seed + 7, sSize, sQueries, sWrites);
         const work: SemanticWorkload = {
           conversations: locomo ? locomo.conversations.slice(0, options.semanticConversations ?? 1) : [],
@@ -519,7 +524,12 @@ export function createPeersSuite(options: PeersOptions = {}): Suite {
         const specs = options.semanticEmbedders ?? (ctx.quick ? semanticEmbedderSpecs().slice(0, 1) : semanticEmbedderSpecs());
         const semanticPeers = options.semanticPeers ?? [cairnMcpPeer(null), ...specs.map((spec) => cairnMcpPeer(spec)), mcpMemoryServicePeer(), basicMemoryPeer(), ...peers];
         const sRows: SemanticRow[] = [];
-        for (const peer of semanticPeers) sRows.push(await runSemantic(peer, work, ctx.log));
+        for (const peer of semanticPeers) {
+          const row = await runSemantic(peer, work, ctx.log);
+          // Each row as it completes, so a long run that is stopped keeps what it measured.
+          ctx.log(`peers (semantic) row: ${JSON.stringify(row)}`);
+          sRows.push(row);
+        }
         semanticMetricsOut.push(...semanticMetrics(sRows, work));
         semantic = {
           rows: sRows,
