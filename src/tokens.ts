@@ -56,56 +56,64 @@ const NON_ASCII = 7;
 const CLASS = new Uint8Array(128).map((_, c) =>
   c >= 65 && c <= 90 ? UPPER : c >= 97 && c <= 122 ? LOWER : c >= 48 && c <= 57 ? DIGIT : c === 10 || c === 13 ? NEWLINE : c === 32 || c === 9 || c === 11 || c === 12 ? SPACE : MARK,
 );
-const classAt = (text: string, i: number): number => {
-  const c = text.charCodeAt(i);
-  return c < 128 ? (CLASS[c] as number) : NON_ASCII;
-};
+/** Class of each UTF-16 unit of `text` (non-ASCII as NON_ASCII), read once: the scanner then looks classes up, no call per character. */
+function classesOf(text: string): Uint8Array {
+  const n = text.length;
+  const out = new Uint8Array(n + 1);
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    out[i] = c < 128 ? (CLASS[c] as number) : NON_ASCII;
+  }
+  return out;
+}
 
 /**
  * Walk `text` in the pieces o200k's pre-tokenizer cuts it into, approximately: a word is an
  * optional leading space or single mark, upper-case letters, then lower-case ones (so `getUserName`
  * is three pieces); digits, runs of marks, whitespace runs and runs of non-ASCII characters are
- * pieces of their own, and line ends stay with the marks before them. The pieces cover the text in order (a word's length includes the space or
- * mark it borrows). One pass, no allocation.
+ * pieces of their own, and line ends stay with the marks before them. The pieces cover the text in
+ * order (a word's length includes the space or mark it borrows). One pass, no allocation per piece.
  */
 export function forEachPiece(text: string, visit: (kind: PieceKind, length: number) => void): void {
   const n = text.length;
+  // A class past the end (0) ends every run.
+  const cls = classesOf(text);
   let i = 0;
   let spacePrefix = false;
   while (i < n) {
-    const k = classAt(text, i);
-    if (k === UPPER || k === LOWER || (k === MARK && !spacePrefix && i + 1 < n && classAt(text, i + 1) <= LOWER)) {
+    const k = cls[i] as number;
+    if (k === UPPER || k === LOWER || (k === MARK && !spacePrefix && (cls[i + 1] as number) !== 0 && (cls[i + 1] as number) <= LOWER)) {
       // A word, with the space or single mark before it.
       const start = spacePrefix ? i - 1 : i;
       const kind: PieceKind = spacePrefix ? 'spaceWord' : k === MARK ? 'markWord' : 'word';
       let j = k === MARK ? i + 1 : i;
-      while (j < n && classAt(text, j) === UPPER) j++;
-      while (j < n && classAt(text, j) === LOWER) j++;
+      while (cls[j] === UPPER) j++;
+      while (cls[j] === LOWER) j++;
       visit(kind, j - start);
       spacePrefix = false;
       i = j;
     } else if (k === DIGIT || k === NON_ASCII) {
       let j = i + 1;
-      while (j < n && classAt(text, j) === k) j++;
+      while (cls[j] === k) j++;
       visit(k === DIGIT ? 'digits' : 'nonAscii', j - i);
       i = j;
     } else if (k === MARK) {
       let j = i + 1;
-      while (j < n && classAt(text, j) === MARK) j++;
+      while (cls[j] === MARK) j++;
       // Line ends stay with the marks before them (`;\n`, `{\n` are single o200k tokens).
-      while (j < n && classAt(text, j) === NEWLINE) j++;
+      while (cls[j] === NEWLINE) j++;
       visit('marks', j - i + (spacePrefix ? 1 : 0));
       spacePrefix = false;
       i = j;
     } else {
       let j = i;
       let afterNewline = -1;
-      for (let c = k; j < n && (c === SPACE || c === NEWLINE); c = classAt(text, ++j)) if (c === NEWLINE) afterNewline = j + 1;
+      for (let c = k; c === SPACE || c === NEWLINE; c = cls[++j] as number) if (c === NEWLINE) afterNewline = j + 1;
       if (afterNewline > 0) visit('newline', afterNewline - i);
       const rest = j - (afterNewline > 0 ? afterNewline : i);
       if (rest > 0) {
         // The last space before a word or a mark belongs to it (` word`, ` (`); the rest is one piece.
-        const next = j < n ? classAt(text, j) : 0;
+        const next = cls[j] as number;
         const lends = next === UPPER || next === LOWER || next === MARK;
         if (rest > 1 || !lends) visit('spaces', lends ? rest - 1 : rest);
         spacePrefix = lends;
