@@ -119,7 +119,7 @@ function useSummary(use) {
       h(
         'li',
         { title: `${p.project ?? 'project unknown'} · measured ${when(p.lastMeasuredAt)}` },
-        h('bdi', { class: 'full-name' }, p.project ?? 'project unknown'),
+        h('bdi', { class: 'full-name' }, p.project === null ? 'project unknown' : projectName(p.project)),
         h(
           'span',
           { class: 'small' },
