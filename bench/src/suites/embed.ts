@@ -5,7 +5,8 @@
  * and CPU time to embed one recall query, the wall and CPU time per memory when a reindex embeds
  * hundreds of them, and the five paraphrase cases of docs/EMBEDDINGS.md (the right memory must
  * have the highest cosine among four). With the LoCoMo data present (`--data`), the queries are
- * LoCoMo questions and the memories its turns; else built-in ones. `$CAIRN_BENCH_ONNX_THREADS`
+ * LoCoMo questions and the memories its turns; else built-in ones. Then the MCP server with the
+ * embedder configured: idle RSS (model not loaded), RSS once loaded (embed-mcp.ts). `$CAIRN_BENCH_ONNX_THREADS`
  * sets ONNX Runtime's intra-op threads (default: cairn's, 2 on this machine).
  */
 import { spawnSync } from 'node:child_process';
@@ -17,6 +18,7 @@ import { PACKAGE_ROOT } from '../env.js';
 import { atLeast, atMost, metric } from '../metrics.js';
 import type { Metric, Suite, SuiteOutcome } from '../types.js';
 import { benchEmbedderSpecs } from './beir.js';
+import { measureMcpWithEmbedder } from './embed-mcp.js';
 
 /** Query → the memory it means, among three unrelated ones (docs/EMBEDDINGS.md). */
 export const PARAPHRASES: ReadonlyArray<readonly [string, string]> = [
@@ -150,6 +152,9 @@ export const embedSuite: Suite = {
     const texts = timingTexts(ctx.dataDir, ctx.quick);
     const metrics: Metric[] = [];
     const details: Record<string, unknown> = { texts: texts.source, threads: threads || 'default' };
+    const floor = await measureMcpWithEmbedder(null).catch((error: unknown) => ({ idleMb: Number.NaN, loadedMb: Number.NaN, firstWriteMs: Number.NaN, failed: (error as Error).message }));
+    details.mcpBm25 = floor;
+    metrics.push(metric('MCP server idle RSS (no embedder)', floor.idleMb, 'MB', { target: atMost(80), note: 'after status and one recall' }));
     for (const spec of specs.length > 0 ? specs : defaultEmbedSpecs()) {
       ctx.log(`embed: ${spec} in a fresh process`);
       const payload = JSON.stringify({ queries: texts.queries, docs: texts.docs, paraphrases: PARAPHRASES, unrelated: UNRELATED });
@@ -161,12 +166,16 @@ export const embedSuite: Suite = {
         continue;
       }
       const r = JSON.parse(run.stdout.trim().split('\n').at(-1) as string) as ChildResult;
-      details[spec] = r;
+      const mcp = await measureMcpWithEmbedder(spec).catch((error: unknown) => ({ idleMb: Number.NaN, loadedMb: Number.NaN, firstWriteMs: Number.NaN, failed: (error as Error).message }));
+      details[spec] = { ...r, mcp };
       const label = r.model;
       metrics.push(
         metric(`paraphrase cases (${label})`, r.found, 'of 5', { target: atLeast(5) }),
         metric(`build embedder (${label})`, r.buildMs, 'ms', { note: 'import + create, model not loaded' }),
         metric(`RSS before first use (${label})`, r.rssBuilt, 'MB', { target: atMost(80), note: `an idle process with the embedder built (+${(r.rssBuilt - r.rssStart).toFixed(0)} MB); the MCP server adds its own` }),
+        metric(`MCP server idle RSS, embedder configured (${label})`, mcp.idleMb, 'MB', { target: atMost(80), note: 'after status and one recall on an empty index: the model is not loaded' }),
+        metric(`MCP server RSS growth once the model is loaded (${label})`, mcp.loadedMb - mcp.idleMb, 'MB', { target: atMost(200), note: 'after the first remember and a recall' }),
+        metric(`MCP first remember, model load included (${label})`, mcp.firstWriteMs, 'ms'),
         metric(`model load on first use (${label})`, r.loadMs, 'ms', { note: 'checksums, runtime import, session' }),
         metric(`RSS growth after load (${label})`, r.rssLoaded - r.rssStart, 'MB', { target: atMost(200) }),
         metric(`RSS growth after embedding memories (${label})`, r.rssAfterDocs - r.rssStart, 'MB', { target: atMost(200) }),
