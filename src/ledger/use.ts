@@ -193,6 +193,12 @@ export function measureWindow(input: WindowInput): { outcome: LedgerOutcome; use
 export interface MeasureOptions {
   /** How to read a transcript (tests pass a fixture reader). @default readConversation */
   read?: (path: string) => Conversation;
+  /**
+   * A session's open (last) window that was measured less than this long ago is not measured again
+   * yet: the Stop hook ingests after every turn, and each measurement re-reads the whole transcript.
+   * Closed windows are measured again whenever the conversation after them grew. @default 300000 (5 min)
+   */
+  remeasureAfterMs?: number;
 }
 
 /**
@@ -226,6 +232,16 @@ async function measureSession(deps: Deps, ledger: LedgerStore, session: string, 
   const windowsWith = new Set(injections.map((i) => i.window));
   if (record.endedAt !== null && [...windowsWith].every((w) => known.some((o) => o.window === w && o.measuredAt >= record.endedAt!))) return;
   const windows = await ledger.windows(session);
+  // Only the open window changed since the last measurement, and that was moments ago: wait.
+  const open = windows.at(-1);
+  const recent = known.find((o) => o.window === open?.window);
+  const others = [...windowsWith].filter((w) => w !== open?.window);
+  // A closed window measured after the next one opened has its whole aftermath measured.
+  const othersDone = others.every((w) => {
+    const next = windows.find((x) => x.window > w);
+    return known.some((o) => o.window === w && next !== undefined && o.measuredAt >= next.at);
+  });
+  if (recent && othersDone && deps.clock.now() - recent.measuredAt < (options.remeasureAfterMs ?? 300_000)) return;
   const conversation = (options.read ?? readConversation)(record.sourcePath);
   const turns = conversation.turns.filter((t) => t.sessionId === session);
   if (turns.length === 0) return;

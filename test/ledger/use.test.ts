@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig, openCairn } from '../../src/config.js';
-import { measureWindow } from '../../src/ledger/use.js';
+import { measureUse, measureWindow } from '../../src/ledger/use.js';
 import { carries, extractDetails, neededDetails } from '../../src/ledger/used-details.js';
 import { runCli } from '../helpers/cli.js';
 import { TranscriptWriter } from '../hooks/transcript.js';
@@ -28,8 +28,9 @@ function workDir(): string {
 
 const SESSION = '6a1f0c2e-3b4d-4e5f-8a9b-0c1d2e3f4a5b';
 
+/** The session started an hour ago (the transcript's times and cairn's clock agree, as in real use). */
 function sessionBefore(cwd: string): TranscriptWriter {
-  return new TranscriptWriter(SESSION, cwd)
+  return new TranscriptWriter(SESSION, cwd, Date.now() - 3_600_000)
     .user('The config loader drops the port: fix it in src/config/load.ts')
     .tool('Read', { file_path: `${cwd}/src/config/load.ts` }, 'export function parsePort(raw: string): number {\n  return Number(raw);\n}')
     .tool('Read', { file_path: `${cwd}/src/server/listen.ts` }, 'import { parsePort } from "../config/load.js";')
@@ -129,11 +130,19 @@ describe('learn from use', () => {
       expect(await cairn.ledger!.outcomes({ session: SESSION })).toEqual(outcomes);
       expect((await ledger.injections(SESSION, { window: 1 }))[0]?.used?.sort()).toEqual(measured?.used?.sort());
 
+      // The open window measured moments ago waits (the Stop hook ingests after every turn); later it is measured again.
+      appendFileSync(transcript, new TranscriptWriter(SESSION, cwd, Date.now()).assistant('Done: src/config/load.ts is fixed.').text().replace(/"u-(\d+)"/g, '"x-$1"'));
+      await cairn.ingest([transcript]);
+      expect(await measureUse(deps, [SESSION])).toMatchObject({ windows: 0 });
+      expect(await measureUse(deps, [SESSION], { remeasureAfterMs: 0 })).toMatchObject({ windows: 1 });
+      const remeasured = (await cairn.ledger!.outcomes({ session: SESSION }))[0]!;
+      expect(remeasured.turnsAfter).toBe(outcome.turnsAfter + 1);
+
       // `cairn status` says it per project, in words and in JSON.
       const json = JSON.parse((await runCli(['status', '--json'], { home, cwd })).stdout) as { use: Array<Record<string, unknown>> };
-      expect(json.use).toEqual([expect.objectContaining({ project: deps.project, compactions: 1, injected: 5, used: 3, usedShare: 0.6, missed: outcome.missed })]);
+      expect(json.use).toEqual([expect.objectContaining({ project: deps.project, compactions: 1, injected: 5, used: 3, usedShare: 0.6, missed: remeasured.missed })]);
       const text = (await runCli(['status'], { home, cwd })).stdout;
-      expect(text).toContain(`used after   ${deps.project}: 1 compaction · 5 items injected · 60% used afterwards · ${outcome.missed} of ${outcome.needed} needed details missed`);
+      expect(text).toContain(`used after   ${deps.project}: 1 compaction · 5 items injected · 60% used afterwards · ${remeasured.missed} of ${remeasured.needed} needed details missed`);
     } finally {
       await cairn.close();
     }
