@@ -81,7 +81,7 @@ export interface ReplayStep {
 }
 
 /**
- * What one compaction shows the product (src/ledger/use.ts), per detail kind: the session facts
+ * What one compaction shows the product (src/context/use.ts), per detail kind: the session facts
  * and memories the context injected at `budget` with `model` and whether each carried a needed
  * detail (used afterwards), and the session facts it left out and whether each did (missed).
  * Calls are not counted: the ledger records memories and session facts only.

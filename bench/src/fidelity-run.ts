@@ -47,7 +47,7 @@ export interface CutFigures {
   notCandidates: string[];
   notCandidatesCount: number;
   /**
-   * The product's own learn-from-use on this cut (src/ledger/use.ts): after the hook, the rest of
+   * The product's own learn-from-use on this cut (src/context/use.ts): after the hook, the rest of
    * the session ingested with `measureUse` — items the hook injected, how many the agent used
    * afterwards, the needed details it found and how many nothing injected carried.
    */

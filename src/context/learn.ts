@@ -1,6 +1,6 @@
 /**
  * Learning from use (issue #15, item 9): per-project adjustments to the value model from what
- * learn-from-use measured after earlier compactions (src/ledger/use.ts). For each kind of session
+ * learn-from-use measured after earlier compactions (src/context/use.ts). For each kind of session
  * fact (path, command, symbol …) a project's observed chance that a candidate of that kind is
  * needed after a compaction — injected and used, or left out and then needed — is shrunk toward
  * the global rate (a Beta prior of `prior` pseudo-candidates), and the log-odds difference moves

@@ -7,7 +7,7 @@ import { ingestPaths, type IngestProgress, type IngestSummary } from '../ingest/
 import { AGENTS, TURN_ROLES, type Agent, type SessionRecord, type SubstrateStore, type TurnHit, type TurnRole } from '../types.js';
 import { resolveProject } from '../workspace/project.js';
 import { foundByProject, type ProjectFound } from './found.js';
-import { measureUse, type UseSummary } from '../ledger/use.js';
+import { measureUse, type UseSummary } from '../context/use.js';
 import { crashedRuns, readRuns, registerRun, releaseRuns, type IngestRun } from './resume.js';
 
 export function substrateOf(deps: Deps): SubstrateStore {
@@ -32,7 +32,7 @@ export interface IngestOptions {
   headless?: boolean;
   /**
    * Learn from use: read again the sessions the injection ledger gave context to and mark what the
-   * agent used afterwards (src/ledger/use.ts). Off in the hooks' inline ingests (it re-reads whole
+   * agent used afterwards (src/context/use.ts). Off in the hooks' inline ingests (it re-reads whole
    * transcripts, ~0.3–1 s for 3 MB); `cairn ingest`, which the Stop hook runs detached, turns it on.
    * @default false
    */
@@ -92,7 +92,7 @@ export async function ingest(deps: Deps, paths: string[], options: IngestOptions
     await releaseRuns(deps.store, done);
   }
   const found = options.byProject ? await foundByProject(deps, substrate, touched) : undefined;
-  // Learn from use: what the agent did with cairn's injections in these sessions (src/ledger/use.ts).
+  // Learn from use: what the agent did with cairn's injections in these sessions (src/context/use.ts).
   const use = options.measureUse ? await measureUse(deps, touched) : undefined;
   return { ...summary, ...(distilled ? { distilled } : {}), ...(found ? { projects: found } : {}), ...(use && use.windows > 0 ? { use } : {}) };
 }

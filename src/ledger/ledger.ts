@@ -10,7 +10,7 @@
  *   ({@link Ledger.startWindow} with Claude Code's SessionStart `source`). `resume` keeps the window.
  * - PreCompact guidance is recorded with target `summary`: it shapes the compaction summary and
  *   is not part of the next window.
- * - Learn-from-use (src/ledger/use.ts, run after ingest) decides which items the agent used
+ * - Learn-from-use (src/context/use.ts, run after ingest) decides which items the agent used
  *   afterwards and writes it back with {@link Ledger.markUsed}, with one outcome per window
  *   (used, needed details missed; {@link Ledger.outcomes}); {@link Ledger.itemStats} sums
  *   injected / measured / used per item.
@@ -83,7 +83,7 @@ export interface Ledger {
   markUsed(injectionId: number, used: string[]): Promise<void>;
   /** Per-item totals (injected, measured, used, last injected), for the value model. */
   itemStats(options?: { ids?: string[]; project?: string | null }): Promise<Map<string, LedgerItemStats>>;
-  /** What learn-from-use measured after each window (src/ledger/use.ts), oldest first. */
+  /** What learn-from-use measured after each window (src/context/use.ts), oldest first. */
   outcomes(options?: { session?: string; project?: string | null }): Promise<LedgerOutcome[]>;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Learn from use (src/ledger/use.ts): a real-shaped Claude Code transcript with a /compact, the
+ * Learn from use (src/context/use.ts): a real-shaped Claude Code transcript with a /compact, the
  * ledger rows the session-start hook would have written, then ingest of the rest of the session.
  * The injected items the agent used afterwards are marked used, the needed detail nothing
  * injected carried is a miss with its session fact, and ingesting again changes nothing.
@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig, openCairn } from '../../src/config.js';
-import { measureUse, measureWindow } from '../../src/ledger/use.js';
+import { measureUse, measureWindow } from '../../src/context/use.js';
 import { carries, extractDetails, neededDetails } from '../../src/ledger/used-details.js';
 import { runCli } from '../helpers/cli.js';
 import { TranscriptWriter } from '../hooks/transcript.js';

@@ -70,7 +70,7 @@ async function recordInjections(fx: Fixture, at: number): Promise<void> {
   await ledger.record({ session: 'sess-7f3a', via: 'hook', name: 'session-start', memories: [fx.ids.pnpm], tokens: 610, project: PROJECT, at: at + 31 * minute });
   await ledger.record({ session: 'sess-7f3a', via: 'mcp', name: 'recall', memories: [fx.ids.corrected, fx.ids.stale], tokens: 260, project: PROJECT, at: at + 40 * minute });
   await ledger.markUsed(start.id, [fx.ids.pnpm, fx.ids.lock]);
-  // What ingest measured after the /compact (src/ledger/use.ts): one outcome per window.
+  // What ingest measured after the /compact (src/context/use.ts): one outcome per window.
   await fx.cairn.deps.store.ledger?.recordOutcome({ session: 'sess-7f3a', window: 1, project: PROJECT, reason: 'compact', measuredAt: at + 45 * minute, turnsAfter: 12, injected: 3, used: 1, needed: 8, missed: 5, missedFacts: [], kinds: {} });
   fx.clock.t = at + 50 * minute;
   await ledger.startWindow('sess-infra-1', 'startup');

@@ -20,7 +20,7 @@ export function registerStatusCommand(program: Command, run: Run): void {
       const status = await cairn.status();
       const lastIngest = await cairn.deps.store.getState('last_ingest_at');
       const spread = await memorySpread(cairn.deps, { limit: opts.projects ? Number.MAX_SAFE_INTEGER : SHOWN });
-      // Learn from use: what the agent did with the injections, per project (src/ledger/use.ts).
+      // Learn from use: what the agent did with the injections, per project (src/context/use.ts).
       const use = cairn.ledger ? useByProject(await cairn.ledger.outcomes()) : null;
       const report = { ...status, home: ctx.config.home, lastIngestAt: lastIngest ? Number(lastIngest) : null, distill: await distillStatus(cairn.deps), spread, use };
       if (ctx.json) return ctx.printJson(report);

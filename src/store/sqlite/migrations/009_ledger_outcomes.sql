@@ -1,4 +1,4 @@
--- Learn-from-use outcomes (src/ledger/use.ts): per context window, what ingest saw after it —
+-- Learn-from-use outcomes (src/context/use.ts): per context window, what ingest saw after it —
 -- items injected and used afterwards, needed details missed. Counts and ids only, no text.
 
 CREATE TABLE ledger_outcomes (

@@ -9,7 +9,7 @@
 import type { Deps } from '../deps.js';
 import { readConversation, type Conversation, type ConversationTurn } from '../ingest/conversation.js';
 import type { LedgerInjection, LedgerOutcome, LedgerStore, LedgerWindow, Memory, OutcomeCounts, SessionFact } from '../types.js';
-import { carries, extractDetails, neededDetails } from './used-details.js';
+import { carries, extractDetails, neededDetails } from '../ledger/used-details.js';
 
 /** What one pass over the ingested sessions measured. */
 export interface UseSummary {
