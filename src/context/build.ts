@@ -141,6 +141,14 @@ export async function gatherCandidates(deps: Deps, input: ContextInput, filter: 
   return { candidates: [...byId.values()], maxRrf, bm25Max, cosineMax };
 }
 
+/** Candidates prepared per section, as a multiple of the budget left after core (in estimated tokens). */
+const PREPARE_SLACK = 1.5;
+
+/** A memory's line cost before it is prepared: text and id at ~4 characters a token. */
+function roughTokens(memory: Memory): number {
+  return Math.ceil((memory.text.length + 32) / 4);
+}
+
 function itemLine(memory: Memory, note: string): string {
   const text = memory.text.replace(/\s*\n\s*/g, ' ⏎ ');
   return `- ${text}${note} [${memory.id}]`;
@@ -245,6 +253,7 @@ export async function buildContext(deps: ContextDeps, input: ContextInput = {}):
   });
 
   const omitted: ContextResult['omitted'] = [];
+  const omittedEarly: ContextResult['omitted'] = [];
   const chosen = new Map<SectionKey, Array<{ memory: Memory; line: string; tokens: number; terms: Set<string> }>>([
     ['continuation', []],
     ['rules', []],
@@ -256,7 +265,23 @@ export async function buildContext(deps: ContextDeps, input: ContextInput = {}):
   // Header lines of sections cost tokens once a section has an item.
   const sectionHeaderTokens = (key: SectionKey): number => estimateTokens(`\n## ${SECTION_TITLES[key]}\n`);
 
-  const prepared = scored.map(({ c, score }) => {
+  // Only what could fit is prepared (staleness, exact line, token count): candidates in order of
+  // value per estimated token, per section until it holds PREPARE_SLACK times the budget. At 100K
+  // memories this was most of a session-start hook's context time; the rest are left out for budget.
+  const proxySum: Record<SectionKey, number> = { continuation: 0, rules: 0, facts: 0 };
+  const worth = scored
+    .map((s) => ({ ...s, proxy: roughTokens(s.c.memory) }))
+    .sort((a, b) => b.score / b.proxy - a.score / a.proxy || b.score - a.score)
+    .filter((s) => {
+      const key = sectionOf(s.c.memory.kind);
+      if (proxySum[key] >= remainingAfterCore * PREPARE_SLACK && !s.c.memory.pinned) {
+        omittedEarly.push({ id: s.c.memory.id, reason: 'budget' });
+        return false;
+      }
+      proxySum[key] += s.proxy;
+      return true;
+    });
+  const prepared = worth.map(({ c, score }) => {
     const staleness = stalenessOf(deps, c.memory);
     let note = '';
     const moved = staleness.files.find((f) => f.status === 'line-moved' && f.movedTo);
@@ -301,6 +326,8 @@ export async function buildContext(deps: ContextDeps, input: ContextInput = {}):
   for (const item of pending) {
     if (!tryAdd(item, sectionOf(item.c.memory.kind), Infinity)) omitted.push({ id: item.c.memory.id, reason: 'budget' });
   }
+
+  omitted.push(...omittedEarly);
 
   // Memories packed; what budget is left goes to more of the working set.
   if (workingSet && used < budget) setWorkingBlock(workingTokens + (budget - used));

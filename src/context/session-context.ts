@@ -126,6 +126,9 @@ export async function sessionCandidates(deps: Deps, session: string, turns: read
   return { details, endSeq: activity.endSeq };
 }
 
+/** Candidates given an exact token estimate, in budgets' worth of rough tokens (characters / 4). */
+const PREPARE_SLACK = 3;
+
 const firstSpan = (line: string): string | null => /`([^`]{3,})`/.exec(line)?.[1] ?? null;
 
 function jaccard(a: Set<string>, b: Set<string>): number {
@@ -150,15 +153,26 @@ export interface PackOptions {
  */
 export function packDetails(details: readonly Detail[], options: PackOptions): SessionPack {
   const model = options.model ?? DEFAULT_VALUE_MODEL;
-  const scored = details.map((d) => {
-    const tokens = estimateTokens(`${d.line}\n`);
-    const score = scoreOf(d, options.ranker, model, options.endSeq, options.seed) + (d.memory?.pinned ? 10 : 0);
-    return { d, tokens, score, value: valueOf(model, d.features) };
-  });
+  // Token estimates only for what could fit: candidates by score per rough token (characters / 4),
+  // until PREPARE_SLACK budgets' worth; the rest are left out for budget unestimated. A session has
+  // up to ~3,500 candidates and its hook was spending a quarter of its context time estimating them.
+  const rough = details
+    .map((d) => ({ d, score: scoreOf(d, options.ranker, model, options.endSeq, options.seed) + (d.memory?.pinned ? 10 : 0), rough: Math.ceil((d.line.length + 1) / 4) }))
+    .sort((a, b) => b.score / b.rough - a.score / a.rough || b.score - a.score || a.d.key.localeCompare(b.d.key));
+  const omitted: SessionPack['omitted'] = [];
+  let roughSum = 0;
+  const scored = [];
+  for (const item of rough) {
+    if (roughSum >= options.budget * PREPARE_SLACK && !item.d.memory?.pinned) {
+      omitted.push({ id: item.d.key, reason: 'budget' });
+      continue;
+    }
+    roughSum += item.rough;
+    scored.push({ d: item.d, tokens: estimateTokens(`${item.d.line}\n`), score: item.score, value: valueOf(model, item.d.features) });
+  }
   scored.sort((a, b) => b.score / b.tokens - a.score / a.tokens || b.score - a.score || a.d.key.localeCompare(b.d.key));
 
   const chosen = new Map<SectionKey, typeof scored>();
-  const omitted: SessionPack['omitted'] = [];
   const chosenText: string[] = [];
   const memoryTerms: Array<{ id: string; terms: Set<string> }> = [];
   let used = 0;
