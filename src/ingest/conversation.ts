@@ -7,23 +7,16 @@
  * stores, but keeps each turn's FULL text and tool input as the agent wrote them (not sanitized,
  * not bounded): a measure of details needs every detail. Nothing is written anywhere.
  */
-import type { Agent, CompactionRecord, TurnRecord, TurnRole } from '../types.js';
+import type { Agent, CompactionRecord, TurnRecord } from '../types.js';
 import { readTranscript } from './read.js';
 import { FORMAT_AGENT, type TranscriptFormat } from './types.js';
 
-/** One turn with its full text. */
-export interface ConversationTurn {
-  id: string;
-  sessionId: string;
-  seq: number;
-  role: TurnRole;
+/** One turn with its full text: a stored turn's identity, not its bounded text and input. */
+export interface ConversationTurn extends Pick<TurnRecord, 'id' | 'sessionId' | 'seq' | 'role' | 'toolName' | 'flags' | 'at'> {
   /** The full text (tool output for a result), as the reader gave it. */
   text: string;
-  toolName: string | null;
   /** A tool call's full arguments (JSON or raw); null otherwise. */
   toolInput: string | null;
-  flags: string[];
-  at: number | null;
   /** Line of the transcript the turn came from (1-based; documents: the message index). */
   line: number;
 }
