@@ -47,6 +47,29 @@ async function fill(store: Store): Promise<Memory[]> {
     corrections: [{ id: 's1:u2:c', sessionId: 's1', premiseTurnId: null, correctionTurnId: 's1:u1', kind: 'pushback', lang: 'en', text: 'no', at: 5 }],
     cursor: { path: '/t/s1.jsonl', size: 100, mtimeMs: 1.5, offset: 100, headHash: 'h', state: { format: 'claude-code' }, updatedAt: 6 },
   });
+  const fact = { sessionId: 's1', kind: 'command' as const, text: 'cargo test', path: null, line: null, seq: 1, role: 'tool_result' as const, toolName: 'Bash', at: 3 };
+  await store.substrate?.writeSubstrate({
+    sessions: [],
+    turns: [],
+    compactions: [],
+    corrections: [],
+    facts: [
+      { ...fact, id: 'fcmd', note: 'exit 101 · error: FAILED', turnId: 's1:r1' },
+      { ...fact, id: 'fcmd', note: null, turnId: 's1:u1', seq: 0, role: 'user', toolName: null, at: 2 },
+      { ...fact, id: 'fpath', kind: 'path', text: 'src/config.py:42', path: 'src/config.py', line: 42, note: null, turnId: 's1:u1', seq: 0, role: 'user', toolName: null },
+    ],
+    cursor: null,
+  });
+  const ledger = store.ledger!;
+  await ledger.openWindow('s1', 'startup', 1, { project: 'proj-a' });
+  const injected = await ledger.record({ session: 's1', project: 'proj-a', via: 'hook', name: 'session-start', target: 'context', memories: [a.id, b2.id], facts: ['fcmd'], blocks: ['core:project'], tokens: 120, at: 2 });
+  await ledger.openWindow('s1', 'compact', 4, { project: 'proj-a' });
+  await ledger.record({ session: 's1', project: 'proj-a', via: 'hook', name: 'session-start', target: 'context', memories: [a.id], facts: ['fpath'], tokens: 80, at: 5 });
+  await ledger.markUsed(injected.id, [a.id, 'fcmd'], 8);
+  await ledger.recordOutcome({
+    session: 's1', window: 1, project: 'proj-a', reason: 'compact', measuredAt: 9, turnsAfter: 3, injected: 2, used: 1, needed: 4, missed: 1,
+    missedFacts: ['fpath'], kinds: { path: { injected: 1, used: 0, left: 2, missed: 1 } },
+  });
   return [a, b, b2, c];
 }
 
@@ -64,6 +87,14 @@ async function expectSameContent(from: Store, to: Store, memories: Memory[]): Pr
   expect(await to.substrate?.getSession('s1')).toEqual(await from.substrate?.getSession('s1'));
   expect(await to.substrate?.getCursor('/t/s1.jsonl')).toEqual(await from.substrate?.getCursor('/t/s1.jsonl'));
   expect((await to.substrate?.searchTurns('workspace changes', { limit: 5 }))?.map((h) => h.turn.id)).toEqual(['s1:u1']);
+  // session facts with every occurrence, and their index
+  expect(await to.substrate?.listFacts('s1')).toEqual(await from.substrate?.listFacts('s1'));
+  expect(await to.substrate?.getFact('fcmd')).toEqual(await from.substrate?.getFact('fcmd'));
+  expect((await to.substrate?.searchFacts('config.py', { limit: 5 }))?.map((h) => h.fact.id)).toEqual(['fpath']);
+  // the injection ledger and what learn-from-use measured
+  expect(await to.ledger?.windows('s1')).toEqual(await from.ledger?.windows('s1'));
+  expect(await to.ledger?.injections('s1')).toEqual(await from.ledger?.injections('s1'));
+  expect(await to.ledger?.outcomes({ session: 's1' })).toEqual(await from.ledger?.outcomes({ session: 's1' }));
 }
 
 function copySuite(name: string, pgUrl: () => string): void {

@@ -16,7 +16,8 @@ export function registerCopyCommand(program: Command, run: Run): void {
       .command('copy')
       .summary('copy everything from one store to another (SQLite ⇄ PostgreSQL)')
       .description(
-        'Copy memories (every version, forgotten ones too), vectors, the event log, snapshots, state, the session substrate and the\n' +
+        'Copy memories (every version, forgotten ones too), vectors, the event log, snapshots, state, the session substrate (sessions,\n' +
+          'turns, compactions, corrections, session facts, ingest cursors), the injection ledger with its learn-from-use outcomes and the\n' +
           'review queue from one store to another, then verify both sides table by table (counts and content hashes).\n' +
           'Rows are upserted by id in batches: an interrupted copy run again resumes where it stopped (--restart copies everything again).',
       )

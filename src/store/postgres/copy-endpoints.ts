@@ -7,17 +7,17 @@
 import { indexText } from '../tokenize.js';
 import type { SqliteStore } from '../sqlite/store.js';
 import { blobToVector } from '../embedding-rows.js';
-import type { CompactionRecord, CorrectionRecord, IngestCursor, Store, TurnRecord } from '../../types.js';
+import type { CompactionRecord, CorrectionRecord, FactRecord, IngestCursor, Store, TurnRecord } from '../../types.js';
 import { quoteColumn, vectorValues, type CopyEndpoint, type Row, type TableSpec } from './copy-tables.js';
 import { tsvectorLiteral } from './fts.js';
 import { pgJson } from './rows.js';
 import type { PostgresStore } from './store.js';
 
 /** Tables written through the substrate API rather than raw SQL. */
-const SUBSTRATE_TABLES = new Set(['turns', 'compactions', 'corrections', 'ingest_cursors']);
+const SUBSTRATE_TABLES = new Set(['turns', 'compactions', 'corrections', 'ingest_cursors', 'session_facts']);
 
 /** Key columns compared numerically (everything else is text, compared bytewise). */
-const NUMERIC_KEYS = new Set(['events.id']);
+const NUMERIC_KEYS = new Set(['events.id', 'ledger_windows.win', 'ledger_injections.id', 'ledger_items.injection_id', 'ledger_outcomes.win']);
 
 /** SELECT list and FROM clause of a table's canonical rows (`m` joins name memories by id). */
 function source(table: TableSpec, memoryKey: 'rowid' | 'pk'): { select: string; from: string; where: string; keyExpr: string[] } {
@@ -30,6 +30,15 @@ function source(table: TableSpec, memoryKey: 'rowid' | 'pk'): { select: string; 
       from: `snapshot_members s JOIN memories m ON m.${memoryKey} = s.memory_${memoryKey}`,
       where: '',
       keyExpr: ['s.snapshot_id', 'm.id'],
+    };
+  }
+  if (table.name === 'session_facts') {
+    const fromFact = new Set(['kind', 'text', 'path', 'line']);
+    return {
+      select: table.columns.map((c) => `${fromFact.has(c) ? 'f' : 'r'}.${c}`).join(', '),
+      from: 'session_fact_refs r JOIN session_facts f ON f.id = r.fact_id',
+      where: '',
+      keyExpr: ['r.fact_id', 'r.turn_id'],
     };
   }
   const where = table.name === 'state' ? "key NOT IN ('vector_model', 'vector_epoch') AND key NOT LIKE 'copy.%'" : '';
@@ -86,6 +95,23 @@ async function writeSubstrateRows(store: Store, table: TableSpec, rows: Row[]): 
     }));
     await substrate.writeSubstrate({ ...empty, corrections });
   }
+  if (table.name === 'session_facts') {
+    const facts: FactRecord[] = rows.map((r) => ({
+      id: r.fact_id as string,
+      sessionId: r.session_id as string,
+      kind: r.kind as FactRecord['kind'],
+      text: r.text as string,
+      path: r.path as string | null,
+      line: r.line as number | null,
+      note: r.note as string | null,
+      turnId: r.turn_id as string,
+      seq: r.seq as number,
+      role: r.role as FactRecord['role'],
+      toolName: r.tool_name as string | null,
+      at: r.at as number | null,
+    }));
+    await substrate.writeSubstrate({ ...empty, facts });
+  }
   if (table.name === 'ingest_cursors') {
     for (const r of rows) {
       const cursor: IngestCursor = {
@@ -116,14 +142,14 @@ export function sqliteEndpoint(store: SqliteStore): CopyEndpoint {
       let value = raw[column];
       if (table.name === 'vectors' && column === 'vector') value = vectorValues(blobToVector(value as Buffer));
       else if (value !== null && (table.json?.includes(column) || table.arrays?.includes(column))) value = JSON.parse(value as string);
-      else if (table.bools?.includes(column)) value = value === 1;
+      else if (table.bools?.includes(column)) value = value === null ? null : value === 1;
       row[column] = value;
     }
     return row;
   };
   const encode = (table: TableSpec, column: string, value: unknown): unknown => {
     if (value !== null && (table.json?.includes(column) || table.arrays?.includes(column))) return JSON.stringify(value);
-    if (table.bools?.includes(column)) return value ? 1 : 0;
+    if (table.bools?.includes(column)) return value === null ? null : value ? 1 : 0;
     return value;
   };
   return {
@@ -242,7 +268,9 @@ export function postgresEndpoint(store: PostgresStore): CopyEndpoint {
         const updates = columns.filter((c) => !table.key.includes(c)).map((c) => `${quoteColumn(c)} = excluded.${quoteColumn(c)}`);
         const conflict = table.name === 'events' || updates.length === 0 ? 'DO NOTHING' : `DO UPDATE SET ${updates.join(', ')}`;
         const placeholders = columns.map((c, i) => (c === 'terms' ? `$${i + 1}::tsvector` : `$${i + 1}`));
-        const sql = `INSERT INTO ${table.name} (${columns.map(quoteColumn).join(', ')}) VALUES (${placeholders.join(', ')})
+        // Ledger injections keep their ids (their items name them); the column is an identity.
+        const overriding = table.name === 'ledger_injections' ? ' OVERRIDING SYSTEM VALUE' : '';
+        const sql = `INSERT INTO ${table.name} (${columns.map(quoteColumn).join(', ')})${overriding} VALUES (${placeholders.join(', ')})
                      ON CONFLICT (${table.key.map(quoteColumn).join(', ')}) ${conflict}`;
         for (const r of rows) {
           const values = table.columns.map((c) => encode(table, c, r[c]));
@@ -260,6 +288,7 @@ export function postgresEndpoint(store: PostgresStore): CopyEndpoint {
     async finish() {
       // Copied events keep their ids; new events must number after them.
       await db.query("SELECT setval(pg_get_serial_sequence('events', 'id'), greatest((SELECT max(id) FROM events), 1))");
+      await db.query("SELECT setval(pg_get_serial_sequence('ledger_injections', 'id'), greatest((SELECT max(id) FROM ledger_injections), 1))");
     },
   };
 }

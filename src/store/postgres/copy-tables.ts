@@ -21,7 +21,10 @@ export type Row = Record<string, unknown>;
 
 const spec = (name: string, key: string[], columns: string[], extra: Partial<TableSpec> = {}): TableSpec => ({ name, key, columns, ...extra });
 
-/** In copy order: memories before what refers to them. `vectors` and `snapshot_members` name memories by id. */
+/**
+ * In copy order: memories before what refers to them (`vectors` and `snapshot_members` name memories
+ * by id), turns before the session facts found in them, ledger injections before their items.
+ */
 export const TABLES: TableSpec[] = [
   spec(
     'memories',
@@ -52,6 +55,18 @@ export const TABLES: TableSpec[] = [
   spec('compactions', ['id'], ['id', 'session_id', 'trigger', 'pre_tokens', 'summary', 'at', 'seq', 'source_line']),
   spec('corrections', ['id'], ['id', 'session_id', 'premise_turn_id', 'correction_turn_id', 'kind', 'lang', 'text', 'at']),
   spec('ingest_cursors', ['path'], ['path', 'size', 'mtime_ms', 'offset', 'head_hash', 'state', 'updated_at'], { json: ['state'] }),
+  // One row per occurrence (session_fact_refs) with its fact's columns; written through the
+  // substrate, which keeps each store's fact index.
+  spec('session_facts', ['fact_id', 'turn_id'], ['fact_id', 'turn_id', 'session_id', 'kind', 'text', 'path', 'line', 'seq', 'role', 'tool_name', 'at', 'note']),
+  spec('ledger_windows', ['session_id', 'win'], ['session_id', 'win', 'at', 'reason', 'project']),
+  spec('ledger_injections', ['id'], ['id', 'session_id', 'win', 'at', 'via', 'name', 'target', 'tokens', 'project', 'measured_at']),
+  spec('ledger_items', ['injection_id', 'item_id'], ['injection_id', 'item_id', 'kind', 'ord', 'used'], { bools: ['used'] }),
+  spec(
+    'ledger_outcomes',
+    ['session_id', 'win'],
+    ['session_id', 'win', 'project', 'reason', 'measured_at', 'turns_after', 'injected', 'used', 'needed', 'missed', 'missed_facts', 'kinds'],
+    { json: ['missed_facts', 'kinds'] },
+  ),
   spec(
     'review_items',
     ['id'],
