@@ -19,6 +19,7 @@ export { loadStaticEmbedder } from './embed/static.js';
 export { runHook } from './hooks/run.js';
 export { DEFAULT_HOOK_SETTINGS } from './hooks/events.js';
 export { expandTranscriptPaths } from './ingest/index.js';
+export { toolClass } from './ingest/facts/extract.js';
 export { extractFileRefs } from './workspace/files.js';
 export { carries, coverage, extractDetails, neededDetails } from './ledger/used-details.js';
 export { HnswVectorIndex, loadUsearch } from './store/ann-index.js';

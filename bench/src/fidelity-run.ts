@@ -11,6 +11,7 @@ import { estimateTokens } from 'cairn-memory';
 import { contextHeader, DEFAULT_HOOK_SETTINGS, gatherCandidates, loadConfig, openCairn, runHook, sessionCandidates, type Detail } from 'cairn-memory/testing';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { coverage, recencyBaseline, type CompactSplit } from './fidelity.js';
+import { classifyMisses, type Miss } from './fidelity-misses.js';
 import { round } from './stats.js';
 
 /** Budgets of the curve (tokens), and the rankers compared at each. */
@@ -52,6 +53,8 @@ export interface CutFigures {
    * afterwards, the needed details it found and how many nothing injected carried.
    */
   product: { injected: number; used: number; needed: number; missed: number } | null;
+  /** Each needed detail the hook's text (default budget) left out, with its cause (fidelity-misses.ts). */
+  misses: Miss[];
 }
 
 async function hook(event: string, input: Record<string, unknown>, home: string): Promise<string> {
@@ -114,6 +117,8 @@ export async function measureCut(input: MeasureInput): Promise<{ figures: CutFig
     let atSummary: CutFigures['atSummary'] = null;
     let defaultText = '';
     let candidates: CutCandidates = { details: [], endSeq: 0, headerTokens: 0, needed };
+    let factTexts: string[] = [];
+    let storedText = '';
     try {
       const build = async (budget: number, ranker: string): Promise<string> =>
         (await cairn.context({ budget: Math.max(50, budget), favorSession: sessionId, ranker, seed: input.seed })).markdown;
@@ -159,6 +164,9 @@ export async function measureCut(input: MeasureInput): Promise<{ figures: CutFig
       const memories = (await gatherCandidates(deps, { favorSession: sessionId }, { project: deps.project })).candidates.map((c) => c.memory);
       const { details, endSeq } = await sessionCandidates(deps, sessionId, turns, memories);
       candidates = { details, endSeq, headerTokens: estimateTokens(contextHeader(deps.project)), needed };
+      const facts = deps.store.substrate ? await deps.store.substrate.listFacts(sessionId, { limit: 100_000 }) : [];
+      factTexts = facts.map((f) => [f.text, f.path ?? '', f.note ?? '', f.kind === 'symbol' ? `${f.text}(` : ''].join('\n'));
+      storedText = turns.map((t) => `${t.text}\n${t.toolInput ?? ''}`).join('\n');
     } finally {
       await cairn.close();
     }
@@ -197,11 +205,13 @@ export async function measureCut(input: MeasureInput): Promise<{ figures: CutFig
       notCandidates: [],
       notCandidatesCount: 0,
       product,
+      misses: [],
     };
     const pool = candidates.details.map((d) => d.line).join('\n');
     const absent = needed.filter((d) => !pool.includes(d));
     figures.notCandidates = absent.slice(0, 60);
     figures.notCandidatesCount = absent.length;
+    figures.misses = classifyMisses({ needed, hookText, candidateLines: candidates.details.map((d) => d.line), factTexts, storedText, before: split.before });
     return { figures, candidates };
   } finally {
     rmSync(work, { recursive: true, force: true });

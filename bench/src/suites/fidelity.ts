@@ -16,6 +16,7 @@ import { DEFAULT_HOOK_SETTINGS } from 'cairn-memory/testing';
 import { assignHalves, cutPoints, neededDetails, splitAtCompactions, type CompactSplit } from '../fidelity.js';
 import { fitOnTuning, pooledShare, replayLearning, replayShare, topWeights, type ReplayCut } from '../fidelity-model.js';
 import { FIDELITY_BUDGETS, FIDELITY_RANKERS, measureCut, type CutFigures } from '../fidelity-run.js';
+import { tallyMisses } from '../fidelity-misses.js';
 import { atLeast, metric } from '../metrics.js';
 import { round } from '../stats.js';
 import type { BenchContext, Dataset, Metric, Suite, SuiteOutcome } from '../types.js';
@@ -181,6 +182,20 @@ export const fidelitySuite: Suite = {
       modelCuts.push({ cut: item.cut, sessionId: item.unit.sessionId, half, candidates, startedAt: startOf(item.unit.lines), position: item.split.before.length, project: cwdOf(item.unit.lines) });
     }
     const metrics: Metric[] = [...halfMetrics('report', cuts.filter((c) => c.half === 'report')), ...halfMetrics('tuning', cuts.filter((c) => c.half === 'tuning'))];
+    // Why the default budget's context missed what it missed — tuning half only: reading the
+    // report half's misses would be tuning on it.
+    const tuningMisses = cuts.filter((c) => c.half === 'tuning').flatMap((c) => c.misses);
+    const tally = tallyMisses(tuningMisses);
+    const missNote = (n: number): string => `${n} of ${tuningMisses.length} missed`;
+    metrics.push(
+      metric('tuning: missed at the default budget, never captured', tally.byCause.notCaptured, 'details', { note: `${missNote(tally.byCause.notCaptured)}; ${tally.notCapturedInStoredText} still in the stored turn text` }),
+      metric('tuning: missed at the default budget, captured but ranked out', tally.byCause.rankedOut, 'details', { note: missNote(tally.byCause.rankedOut) }),
+      metric('tuning: missed at the default budget, captured but no line carries it', tally.byCause.rendered, 'details', { note: missNote(tally.byCause.rendered) }),
+      ...Object.entries(tally.notCaptured)
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 12)
+        .map(([key, n]) => metric(`tuning: never captured: ${key}`, n, 'details')),
+    );
     // The cuts' candidates, kept for reading and for replaying the model offline (fidelity-model.ts).
     mkdirSync(ctx.cacheDir, { recursive: true });
     writeFileSync(join(ctx.cacheDir, 'fidelity-cuts.json'), JSON.stringify(modelCuts));
