@@ -377,6 +377,28 @@ export interface LedgerStore {
   recordOutcome(outcome: LedgerOutcome): Promise<void>;
   /** Measured windows, oldest first: one session's, one project's (null: project unknown), or all. */
   outcomes(options?: { session?: string; project?: string | null }): Promise<LedgerOutcome[]>;
+  /**
+   * Drop what is no longer worth keeping (`cairn maintain`): the windows, injections and items of
+   * sessions with nothing recorded since `sessionsBefore` (a session still in use keeps its whole
+   * ledger, so its window numbers never restart), and outcomes measured before `outcomesBefore`.
+   * With `dryRun`, count only.
+   */
+  prune(options: LedgerPruneOptions): Promise<LedgerPruneCounts>;
+}
+
+export interface LedgerPruneOptions {
+  sessionsBefore: number;
+  outcomesBefore: number;
+  dryRun?: boolean;
+}
+
+/** What {@link LedgerStore.prune} dropped (or would drop). */
+export interface LedgerPruneCounts {
+  sessions: number;
+  windows: number;
+  injections: number;
+  items: number;
+  outcomes: number;
 }
 
 /**

@@ -8,6 +8,8 @@
  * - soft pruning below a floor, through the normal forget (restorable);
  * - the review queue rebuilt: items whose memories are gone closed, near-duplicates,
  *   contradictions and stale file references queued;
+ * - the injection ledger of sessions idle for {@link MaintainOptions.ledgerDays} days dropped, and
+ *   learn-from-use outcomes older than {@link MaintainOptions.outcomeDays} days;
  * - VACUUM.
  * Importance is recomputed from a base kept in `meta.baseImportance`, so running it twice in a
  * row changes nothing the second time.
@@ -15,7 +17,7 @@
 import type { Deps } from '../deps.js';
 import { forget } from '../memory/lifecycle.js';
 import { sha256 } from '../memory/normalize.js';
-import type { Kind, Memory, ReviewItem, ReviewKind } from '../types.js';
+import type { Kind, LedgerPruneCounts, Memory, ReviewItem, ReviewKind } from '../types.js';
 import { checkStaleness } from '../workspace/files.js';
 import { NEAR_DUPLICATE_JACCARD, SAME_TOPIC_JACCARD, jaccard, lshPairs, minhash, opposite, shingles } from './similarity.js';
 
@@ -30,6 +32,10 @@ export interface MaintainOptions {
   checkFiles?: boolean;
   /** Reclaim space at the end. @default true */
   vacuum?: boolean;
+  /** Keep the injection ledger of sessions active within this many days. @default 90 */
+  ledgerDays?: number;
+  /** Keep learn-from-use outcomes (counts per context window, what `status` sums) this many days. @default 365 */
+  outcomeDays?: number;
 }
 
 export interface MaintainChange {
@@ -57,6 +63,8 @@ export interface MaintainReport {
     open: number;
   };
   vacuum: { beforeBytes: number | null; afterBytes: number | null } | null;
+  /** What the injection ledger dropped (null: the store keeps no ledger). */
+  ledger: (LedgerPruneCounts & { days: number; outcomeDays: number }) | null;
 }
 
 const DAY = 86_400_000;
@@ -163,6 +171,7 @@ export async function maintain(deps: Deps, options: MaintainOptions = {}): Promi
     pruned: [],
     review: { closed: 0, queued: { 'near-duplicate': 0, contradiction: 0, stale: 0 }, open: 0 },
     vacuum: null,
+    ledger: null,
   };
 
   // 1. Decay, usage, pruning.
@@ -235,7 +244,15 @@ export async function maintain(deps: Deps, options: MaintainOptions = {}): Promi
   }
   report.review.open = dryRun ? open.length - report.review.closed + Object.values(report.review.queued).reduce((a, b) => a + b, 0) : await deps.store.countReview({ open: true });
 
-  // 3. Space.
+  // 3. The injection ledger: ids only, but one row per injected item per hook adds up.
+  if (deps.store.ledger) {
+    const days = options.ledgerDays ?? 90;
+    const outcomeDays = options.outcomeDays ?? 365;
+    const counts = await deps.store.ledger.prune({ sessionsBefore: now - days * DAY, outcomesBefore: now - outcomeDays * DAY, dryRun });
+    report.ledger = { ...counts, days, outcomeDays };
+  }
+
+  // 4. Space.
   if (!dryRun && (options.vacuum ?? true)) report.vacuum = await deps.store.vacuum();
   return report;
 }

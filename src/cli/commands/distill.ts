@@ -43,6 +43,13 @@ function maintainLines(report: MaintainReport): string[] {
     `review queue: ${report.review.closed} ${would}closed (memories gone), ${would}queued ${q['near-duplicate']} near-duplicates · ${q.contradiction} contradictions · ${q.stale} stale · ${report.review.open} open` +
       (report.review.open > 0 ? ' (cairn review)' : ''),
   );
+  if (report.ledger) {
+    const l = report.ledger;
+    lines.push(
+      `injection ledger: ${l.sessions} sessions idle over ${l.days} days ${would}dropped (${l.injections} injections, ${l.items} items) · ` +
+        `${l.outcomes} learn-from-use outcomes older than ${l.outcomeDays} days ${would}dropped`,
+    );
+  }
   if (report.vacuum) {
     const mb = (n: number | null): string => (n === null ? '?' : `${(n / 1e6).toFixed(1)} MB`);
     lines.push(`vacuum: ${mb(report.vacuum.beforeBytes)} → ${mb(report.vacuum.afterBytes)}`);
@@ -124,11 +131,12 @@ export function registerDistillCommands(program: Command, run: Run): void {
   run(
     program
       .command('maintain')
-      .summary('housekeeping: decay, usage-based importance, pruning, review queue, VACUUM')
+      .summary('housekeeping: decay, usage-based importance, pruning, review queue, ledger retention, VACUUM')
       .description(
         'Durable facts, decisions, preferences and corrections keep their importance; continuation state and session-scope memories\n' +
           'halve every 7 days unless used; memories used often rise. Below the floor they are forgotten (restorable with `cairn restore`).\n' +
-          'The review queue is rebuilt (near-duplicates, contradictions, stale file references) and the database vacuumed.',
+          'The review queue is rebuilt (near-duplicates, contradictions, stale file references), the injection ledger of sessions idle\n' +
+          'for 90 days and learn-from-use outcomes older than a year are dropped, and the database vacuumed.',
       )
       .option('--dry-run', 'show what would change, change nothing')
       .option('--floor <n>', 'importance below which memories are forgotten', (v: string) => {
@@ -136,12 +144,16 @@ export function registerDistillCommands(program: Command, run: Run): void {
         if (!(n >= 0 && n <= 1)) throw invalid(`--floor must be a number from 0 to 1 (got "${v}")`, 'floor');
         return n;
       })
+      .option('--ledger-days <n>', 'keep the injection ledger of sessions active within N days (default 90)', positiveInt('ledger-days'))
+      .option('--outcome-days <n>', 'keep learn-from-use outcomes N days (default 365)', positiveInt('outcome-days'))
       .option('--no-vacuum', 'skip VACUUM'),
-    async (ctx, opts: { dryRun?: boolean; floor?: number; vacuum: boolean }) => {
+    async (ctx, opts: { dryRun?: boolean; floor?: number; vacuum: boolean; ledgerDays?: number; outcomeDays?: number }) => {
       const cairn = await ctx.cairn('maintain');
       const report = await cairn.maintain({
         ...(opts.dryRun ? { dryRun: true } : {}),
         ...(opts.floor !== undefined ? { floor: opts.floor } : {}),
+        ...(opts.ledgerDays !== undefined ? { ledgerDays: opts.ledgerDays } : {}),
+        ...(opts.outcomeDays !== undefined ? { outcomeDays: opts.outcomeDays } : {}),
         vacuum: opts.vacuum,
       });
       if (ctx.json) return ctx.printJson(report);

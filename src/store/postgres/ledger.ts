@@ -117,5 +117,32 @@ export function postgresLedger(db: () => PgDatabase): LedgerStore {
       );
       return rows.map(toOutcome);
     },
+    async prune({ sessionsBefore, outcomesBefore, dryRun = false }) {
+      return db().transaction(async (client) => {
+        const old = `SELECT session_id FROM (SELECT session_id, at FROM ledger_windows UNION ALL SELECT session_id, at FROM ledger_injections) a
+                      GROUP BY session_id HAVING MAX(at) < $1`;
+        const { rows } = await client.query<{ sessions: number; windows: number; injections: number; items: number; outcomes: number }>(
+          `WITH old AS (${old})
+           SELECT (SELECT count(*) FROM old)::int AS sessions,
+                  (SELECT count(*) FROM ledger_windows WHERE session_id IN (SELECT session_id FROM old))::int AS windows,
+                  (SELECT count(*) FROM ledger_injections WHERE session_id IN (SELECT session_id FROM old))::int AS injections,
+                  (SELECT count(*) FROM ledger_items WHERE injection_id IN
+                     (SELECT id FROM ledger_injections WHERE session_id IN (SELECT session_id FROM old)))::int AS items,
+                  (SELECT count(*) FROM ledger_outcomes WHERE measured_at < $2)::int AS outcomes`,
+          [sessionsBefore, outcomesBefore],
+        );
+        const counts = rows[0]!;
+        if (!dryRun) {
+          await client.query(
+            `WITH old AS (${old}), gone AS (DELETE FROM ledger_injections WHERE session_id IN (SELECT session_id FROM old) RETURNING id)
+             DELETE FROM ledger_items WHERE injection_id IN (SELECT id FROM gone)`,
+            [sessionsBefore],
+          );
+          await client.query(`DELETE FROM ledger_windows WHERE session_id IN (${old})`, [sessionsBefore]);
+          await client.query('DELETE FROM ledger_outcomes WHERE measured_at < $1', [outcomesBefore]);
+        }
+        return counts;
+      });
+    },
   };
 }

@@ -4,7 +4,7 @@
  * once cannot both open window N.
  */
 import type Database from 'better-sqlite3';
-import type { InjectionInput, LedgerInjection, LedgerStore, LedgerWindow } from '../../types.js';
+import type { InjectionInput, LedgerInjection, LedgerPruneCounts, LedgerStore, LedgerWindow } from '../../types.js';
 import { itemsOf, OUTCOME_COLUMNS, outcomeValues, toInjections, toOutcome, toStats, toWindow, type InjectionRow, type ItemRow, type OutcomeRow, type StatsRow, type WindowRow } from '../ledger-rows.js';
 
 const CHUNK = 400;
@@ -124,6 +124,39 @@ export function sqliteLedger(db: () => Database.Database): LedgerStore {
         .prepare(`SELECT ${OUTCOME_COLUMNS} FROM ledger_outcomes ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY measured_at, session_id, win`)
         .all(...params) as OutcomeRow[];
       return rows.map(toOutcome);
+    },
+    async prune({ sessionsBefore, outcomesBefore, dryRun = false }) {
+      const connection = db();
+      return connection
+        .transaction((): LedgerPruneCounts => {
+          // Sessions whose last window and last injection are both older than the cut.
+          connection.exec('CREATE TEMP TABLE IF NOT EXISTS ledger_prune (session_id TEXT PRIMARY KEY) WITHOUT ROWID; DELETE FROM ledger_prune;');
+          connection
+            .prepare(
+              `INSERT INTO ledger_prune SELECT session_id FROM
+                 (SELECT session_id, at FROM ledger_windows UNION ALL SELECT session_id, at FROM ledger_injections)
+               GROUP BY session_id HAVING MAX(at) < ?`,
+            )
+            .run(sessionsBefore);
+          const count = (sql: string, ...params: unknown[]): number => connection.prepare(sql).pluck().get(...params) as number;
+          const old = 'SELECT session_id FROM ledger_prune';
+          const counts: LedgerPruneCounts = {
+            sessions: count('SELECT count(*) FROM ledger_prune'),
+            windows: count(`SELECT count(*) FROM ledger_windows WHERE session_id IN (${old})`),
+            injections: count(`SELECT count(*) FROM ledger_injections WHERE session_id IN (${old})`),
+            items: count(`SELECT count(*) FROM ledger_items WHERE injection_id IN (SELECT id FROM ledger_injections WHERE session_id IN (${old}))`),
+            outcomes: count('SELECT count(*) FROM ledger_outcomes WHERE measured_at < ?', outcomesBefore),
+          };
+          if (!dryRun) {
+            connection.prepare(`DELETE FROM ledger_items WHERE injection_id IN (SELECT id FROM ledger_injections WHERE session_id IN (${old}))`).run();
+            connection.prepare(`DELETE FROM ledger_injections WHERE session_id IN (${old})`).run();
+            connection.prepare(`DELETE FROM ledger_windows WHERE session_id IN (${old})`).run();
+            connection.prepare('DELETE FROM ledger_outcomes WHERE measured_at < ?').run(outcomesBefore);
+          }
+          connection.exec('DELETE FROM ledger_prune');
+          return counts;
+        })
+        .immediate();
     },
   };
 }
