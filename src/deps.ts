@@ -26,6 +26,8 @@ export interface FusionWeights {
   vectorRankWeight: number;
   /** The cosine's share in the relevance signal, next to BM25's 1. */
   vectorSignalShare: number;
+  /** The k of reciprocal rank fusion. */
+  rrfK: number;
 }
 
 /**

@@ -62,7 +62,8 @@ export async function retrieve(deps: Deps, input: RetrieveInput): Promise<Retrie
     }
   }
   const vectorWeight = deps.fusion?.vectorRankWeight ?? VECTOR_RANK_WEIGHT;
-  const fused = reciprocalRankFusion(lists, RRF_K, [1, vectorWeight]);
+  const rrfK = deps.fusion?.rrfK ?? RRF_K;
+  const fused = reciprocalRankFusion(lists, rrfK, [1, vectorWeight]);
   let cosineMax: number | null = null;
   if (queryVector && embedder) {
     // Keyword hits the vector list did not reach still get their cosine, so the two signals
@@ -76,7 +77,7 @@ export async function retrieve(deps: Deps, input: RetrieveInput): Promise<Retrie
   return {
     mode: queryVector ? 'hybrid' : 'bm25',
     fused,
-    maxRrf: (lists[0]!.length > 0 ? 1 : 0) / (RRF_K + 1) + (lists[1]?.length ? vectorWeight : 0) / (RRF_K + 1),
+    maxRrf: ((lists[0]!.length > 0 ? 1 : 0) + (lists[1]?.length ? vectorWeight : 0)) / (rrfK + 1),
     bm25Max: lists[0]?.[0]?.score ?? 0,
     terms: queryTerms(keywords),
     cosines,

@@ -1,7 +1,8 @@
 import { cpSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadBeir, quickSubset, runBeirSet } from '../../bench/src/suites/beir.js';
+import { benchFusionGrid, loadBeir, quickSubset, runBeirSet } from '../../bench/src/suites/beir.js';
+import { assignHalves } from '../../bench/src/suites/halves.js';
 import { normalizeDiaId, parseLocomo, runLocomo, turnText } from '../../bench/src/suites/locomo.js';
 import type { BenchReport, SuiteResult } from '../../bench/src/types.js';
 import { runCli, tempDir } from '../helpers/cli.js';
@@ -72,6 +73,34 @@ describe('beir suite', () => {
     expect(ids).toHaveLength(6);
   });
 
+  it('splits queries into tuning and report halves by sha256 of their id, the same in --quick subsets', () => {
+    const ids = Array.from({ length: 101 }, (_, i) => `q${i}`);
+    const halves = assignHalves(ids, 'scifact');
+    const tuning = ids.filter((id) => halves.get(id) === 'tuning');
+    expect(tuning).toHaveLength(51);
+    expect(ids.filter((id) => halves.get(id) === 'report')).toHaveLength(50);
+    // Decided by the ids alone: file order does not matter, the salt does.
+    expect(assignHalves([...ids].reverse(), 'scifact')).toEqual(halves);
+    expect(ids.filter((id) => assignHalves(ids, 'cosqa').get(id) === 'tuning')).not.toEqual(tuning);
+    const set = loadBeir(BEIR_TINY, 'tiny')!;
+    expect([...set.halves.keys()].sort()).toEqual(['q1', 'q2', 'q3', 'q4']);
+    expect([...set.halves.values()].filter((h) => h === 'tuning')).toHaveLength(2);
+    expect(quickSubset(set, 2, 3).halves).toEqual(set.halves);
+  });
+
+  it('reads fusion grid points as rank:share or rank:share:k', () => {
+    const before = process.env.CAIRN_BENCH_FUSION;
+    try {
+      process.env.CAIRN_BENCH_FUSION = '0.5:0.5, 1:1:20';
+      expect(benchFusionGrid()).toEqual([{ vectorRankWeight: 0.5, vectorSignalShare: 0.5 }, { vectorRankWeight: 1, vectorSignalShare: 1, rrfK: 20 }]);
+      process.env.CAIRN_BENCH_FUSION = '1:1:0';
+      expect(() => benchFusionGrid()).toThrow(/rank:share/);
+    } finally {
+      if (before === undefined) delete process.env.CAIRN_BENCH_FUSION;
+      else process.env.CAIRN_BENCH_FUSION = before;
+    }
+  });
+
   it('measures BM25, vectors and hybrid through cairn, merging duplicate texts and skipping the query\'s own id', async () => {
     const set = loadBeir(BEIR_TINY, 'tiny')!;
     const result = await runBeirSet(scratch('cairn-beir-'), set, { project: 'beir-tiny', staticFolder: null });
@@ -80,6 +109,9 @@ describe('beir suite', () => {
     for (const mode of Object.values(result.modes)) {
       for (const value of [mode.ndcgAt10, mode.recallAt10, mode.recallAt100, mode.mrrAt10]) expect(inUnitRange(value)).toBe(true);
       expect(mode.queries).toBe(4);
+      expect(mode.splits.tuning.queries + mode.splits.report.queries).toBe(4);
+      // The whole is the mean of the halves, weighted by their sizes.
+      expect((mode.splits.tuning.ndcgAt10 * mode.splits.tuning.queries + mode.splits.report.ndcgAt10 * mode.splits.report.queries) / 4).toBeCloseTo(mode.ndcgAt10, 10);
     }
     // q4's judged document "q4" shares the query's id, so at most half of q4's judgements count.
     expect(result.modes.bm25!.recallAt100).toBeCloseTo(0.875, 6);
@@ -101,6 +133,9 @@ describe('beir suite', () => {
         'SciFact nDCG@10 (hybrid hash:v1:1024)',
         'CoSQA MRR@10 (bm25)',
         'CoSQA MRR@10 (hybrid hash:v1:1024)',
+        'SciFact nDCG@10, tuning half (bm25)',
+        'SciFact nDCG@10, report half (bm25)',
+        'CoSQA MRR@10, tuning half (hybrid hash:v1:1024)',
       ]),
     );
     const scifact = result.metrics.find((m) => m.name === 'SciFact nDCG@10 (bm25)')!;

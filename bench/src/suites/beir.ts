@@ -9,7 +9,9 @@
  * - `hybrid (<model>)`: `cairn.recall` with the embedder (BM25 + vectors, RRF, composite score).
  *
  * Metrics are BEIR's (nDCG@10, recall@100, MRR@10; a document whose id equals the query id is
- * never counted). No weight was tuned on these queries: recall runs with its defaults.
+ * never counted), on all judged queries and on each half of them (tuning / report: sha256 of
+ * `<set>:<query id>`, halves.ts). Fusion weights may be tuned on the tuning half only
+ * (`$CAIRN_BENCH_FUSION` measures a grid beside recall's defaults); both halves are reported.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -18,6 +20,7 @@ import { type RankingMetrics, cachedEmbedder, createEmbedder, loadStaticEmbedder
 import { type Cairn, type Embedder, type MemoryEvent, type Store, createCairn, openSqliteStore } from 'cairn-memory';
 import { atLeast, metric } from '../metrics.js';
 import type { BenchContext, Dataset, Metric, Suite, SuiteOutcome } from '../types.js';
+import { assignHalves, type Half } from './halves.js';
 
 /** A fixed clock: every memory has the same age, so recency never reorders hits. */
 export const BENCH_NOW = Date.UTC(2025, 0, 1);
@@ -58,11 +61,19 @@ export function benchCairn(store: Store, embedder: Embedder | null, fusion?: Ben
 export interface BenchFusion {
   vectorRankWeight: number;
   vectorSignalShare: number;
+  /** The k of reciprocal rank fusion (recall's default when absent). */
+  rrfK?: number;
+}
+
+/** The mode label of a grid point: `rank <w> share <s>[ k <k>]`. */
+export function fusionLabel(fusion: BenchFusion): string {
+  return `rank ${fusion.vectorRankWeight} share ${fusion.vectorSignalShare}${fusion.rrfK !== undefined ? ` k ${fusion.rrfK}` : ''}`;
 }
 
 /**
- * `$CAIRN_BENCH_FUSION`: fusion weights to measure besides the defaults, as `rank:share` pairs,
- * comma-separated (e.g. `0.5:0.5,1:1`). Tune on the tuning split only; both splits are reported.
+ * `$CAIRN_BENCH_FUSION`: fusion weights to measure besides the defaults, as `rank:share` pairs or
+ * `rank:share:k` triples (k of the rank fusion), comma-separated (e.g. `0.5:0.5,1:1,1:1:20`).
+ * Tune on the tuning half only; both halves are reported.
  */
 export function benchFusionGrid(): BenchFusion[] {
   return (process.env.CAIRN_BENCH_FUSION ?? '')
@@ -70,9 +81,11 @@ export function benchFusionGrid(): BenchFusion[] {
     .map((pair) => pair.trim())
     .filter(Boolean)
     .map((pair) => {
-      const [rank, share] = pair.split(':').map(Number);
-      if (!Number.isFinite(rank) || !Number.isFinite(share)) throw new Error(`$CAIRN_BENCH_FUSION: "${pair}" is not rank:share`);
-      return { vectorRankWeight: rank!, vectorSignalShare: share! };
+      const [rank, share, k, ...rest] = pair.split(':').map(Number);
+      if (!Number.isFinite(rank) || !Number.isFinite(share) || (k !== undefined && !(Number.isFinite(k) && k > 0)) || rest.length > 0) {
+        throw new Error(`$CAIRN_BENCH_FUSION: "${pair}" is not rank:share or rank:share:k`);
+      }
+      return { vectorRankWeight: rank!, vectorSignalShare: share!, ...(k !== undefined ? { rrfK: k } : {}) };
     });
 }
 
@@ -177,6 +190,11 @@ export interface BeirSet {
   queries: BeirDoc[];
   qrels: Map<string, Map<string, number>>;
   files: string[];
+  /**
+   * Each judged query's half, over the full set's queries (sha256 of `<set>:<query id>`, see
+   * halves.ts), so a query keeps its half in `--quick` subsets too. Tune on `tuning` only.
+   */
+  halves: Map<string, Half>;
 }
 
 function readJsonl(path: string): Array<Record<string, unknown>> {
@@ -215,7 +233,7 @@ export function loadBeir(dir: string, name: string): BeirSet | null {
   const queries = readJsonl(queriesPath)
     .map((q) => ({ id: String(q._id), text: String(q.text ?? '') }))
     .filter((q) => q.text.trim() !== '' && [...(qrels.get(q.id)?.values() ?? [])].some((g) => g > 0));
-  return { name, corpus, queries, qrels, files: [corpusPath, queriesPath, qrelsPath] };
+  return { name, corpus, queries, qrels, files: [corpusPath, queriesPath, qrelsPath], halves: assignHalves(queries.map((q) => q.id), name) };
 }
 
 /** `--quick`: the first queries, the documents they judge and a fixed slice of the others. */
@@ -231,27 +249,42 @@ export function quickSubset(set: BeirSet, queries = QUICK_QUERIES, extra = QUICK
 
 type Ranker = (query: BeirDoc) => Promise<string[]>;
 
-interface ModeResult extends RankingMetrics {
+interface SplitMetrics extends RankingMetrics {
   queries: number;
+}
+
+interface ModeResult extends SplitMetrics {
   queryMs: number;
+  /** The same metrics on each half of the queries (`assignHalves` over query ids): tune on `tuning` only. */
+  splits: Record<Half, SplitMetrics>;
+}
+
+function averaged(sums: RankingMetrics, queries: number): SplitMetrics {
+  const n = Math.max(1, queries);
+  return { ndcgAt10: sums.ndcgAt10 / n, recallAt10: sums.recallAt10 / n, recallAt100: sums.recallAt100 / n, mrrAt10: sums.mrrAt10 / n, queries };
 }
 
 async function evaluate(set: BeirSet, rank: Ranker): Promise<ModeResult> {
-  const sums: RankingMetrics = { ndcgAt10: 0, recallAt10: 0, recallAt100: 0, mrrAt10: 0 };
+  const zero = (): RankingMetrics => ({ ndcgAt10: 0, recallAt10: 0, recallAt100: 0, mrrAt10: 0 });
+  const sums = zero();
+  const halfSums: Record<Half, RankingMetrics> = { tuning: zero(), report: zero() };
+  const halfCounts: Record<Half, number> = { tuning: 0, report: 0 };
+  const halves = set.halves;
   const started = performance.now();
   for (const query of set.queries) {
     const ranked = (await rank(query)).filter((id) => id !== query.id);
     const m = rankingMetrics(ranked, set.qrels.get(query.id) ?? new Map());
-    for (const key of Object.keys(sums) as Array<keyof RankingMetrics>) sums[key] += m[key];
+    const half = halves.get(query.id) ?? 'report';
+    halfCounts[half]++;
+    for (const key of Object.keys(sums) as Array<keyof RankingMetrics>) {
+      sums[key] += m[key];
+      halfSums[half][key] += m[key];
+    }
   }
-  const n = Math.max(1, set.queries.length);
   return {
-    ndcgAt10: sums.ndcgAt10 / n,
-    recallAt10: sums.recallAt10 / n,
-    recallAt100: sums.recallAt100 / n,
-    mrrAt10: sums.mrrAt10 / n,
-    queries: set.queries.length,
-    queryMs: (performance.now() - started) / n,
+    ...averaged(sums, set.queries.length),
+    queryMs: (performance.now() - started) / Math.max(1, set.queries.length),
+    splits: { tuning: averaged(halfSums.tuning, halfCounts.tuning), report: averaged(halfSums.report, halfCounts.report) },
   };
 }
 
@@ -339,7 +372,7 @@ export async function runBeirSet(cacheDir: string, set: BeirSet, options: BeirRu
       modes[`vector ${embedder.model}`] = { ...(await evaluate(set, vectorRanker)), embedder: embedder.model, indexMs };
       modes[`hybrid ${embedder.model}`] = { ...(await evaluate(set, recallRanker(benchCairn(store, embedder)))), embedder: embedder.model };
       for (const fusion of benchFusionGrid()) {
-        const mode = `hybrid ${embedder.model} rank ${fusion.vectorRankWeight} share ${fusion.vectorSignalShare}`;
+        const mode = `hybrid ${embedder.model} ${fusionLabel(fusion)}`;
         modes[mode] = { ...(await evaluate(set, recallRanker(benchCairn(store, embedder, fusion)))), embedder: embedder.model };
       }
       await embedder.close?.();
@@ -406,6 +439,11 @@ export const beirSuite: Suite = {
           metric(`${label} recall@100 (${mode})`, r.recallAt100, 'share'),
         );
         if (spec.mrr) metrics.push(metric(`${label} MRR@10 (${mode})`, r.mrrAt10, 'share', { anchor: 'BM25 ≈ 0.30' }));
+        const headline = spec.mrr ? 'MRR@10' : 'nDCG@10';
+        for (const half of ['tuning', 'report'] as const) {
+          const part = r.splits[half];
+          metrics.push(metric(`${label} ${headline}, ${half} half (${mode})`, spec.mrr ? part.mrrAt10 : part.ndcgAt10, 'share', { note: `${part.queries} queries (sha256 of query id)` }));
+        }
       }
       if (!staticFolder && benchEmbedderSpecs().length === 0) metrics.push(metric(`${label} nDCG@10 (vector, static)`, null, 'share', { note: result.notes[0] ?? 'skipped' }));
     }

@@ -17,7 +17,7 @@ import { reindex } from 'cairn-memory/testing';
 import type { Embedder } from 'cairn-memory';
 import { atLeast, metric } from '../metrics.js';
 import type { Dataset, Metric, Suite, SuiteOutcome } from '../types.js';
-import { benchCairn, benchEmbedder, benchEmbedderSpecs, benchFusionGrid, bulkRemember, defaultEmbedderSpecs, freshStore, sha256Files, type BulkItem } from './beir.js';
+import { benchCairn, benchEmbedder, benchEmbedderSpecs, benchFusionGrid, bulkRemember, defaultEmbedderSpecs, freshStore, fusionLabel, sha256Files, type BulkItem } from './beir.js';
 
 const K = 10;
 const CATEGORIES = new Set([1, 2, 3, 4]);
@@ -205,7 +205,7 @@ export async function runLocomo(
       await reindex(store, embedder);
       modes[`hybrid ${embedder.model}`] = await evaluate(benchCairn(store, embedder));
       for (const fusion of benchFusionGrid()) {
-        modes[`hybrid ${embedder.model} rank ${fusion.vectorRankWeight} share ${fusion.vectorSignalShare}`] = await evaluate(benchCairn(store, embedder, fusion));
+        modes[`hybrid ${embedder.model} ${fusionLabel(fusion)}`] = await evaluate(benchCairn(store, embedder, fusion));
       }
       await embedder.close?.();
     }
