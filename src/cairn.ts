@@ -42,6 +42,12 @@ export interface CairnOptions {
   store: Store;
   /** Semantic embedder; without one recall runs on BM25 alone. @default null */
   embedder?: Embedder | null;
+  /**
+   * Write memories without a vector and leave them to the background fill (src/embed/fill.ts):
+   * short-lived processes then never load a model to write. Recall still embeds its query.
+   * @default false
+   */
+  deferVectors?: boolean;
   /** @default the system clock */
   clock?: Clock;
   /** @default monotonic ULIDs */
@@ -135,6 +141,7 @@ export function createCairn(options: CairnOptions): Cairn {
     // The one redaction pass: every write of every surface goes through it.
     store: redactingStore(options.store),
     embedder: options.embedder ?? null,
+    deferVectors: options.deferVectors ?? false,
     clock: options.clock ?? systemClock,
     ids: options.ids ?? ulidSource(),
     logger: options.logger ?? silentLogger,

@@ -7,6 +7,7 @@ import { CairnError } from './errors.js';
 import { streamLogger } from './runtime.js';
 import { openSqliteStore } from './store/sqlite/store.js';
 import { withCache } from './embed/cache.js';
+import { resolveDefaultEmbedder } from './embed/default.js';
 import type { Embedder, Logger, Store } from './types.js';
 import { resolveProject, type ProjectIdentity } from './workspace/project.js';
 
@@ -25,8 +26,17 @@ export interface Config {
    * else config `store`, else `dbPath`
    */
   store: string;
-  /** Embedder spec (`hash`, `static:/dir`, `ollama:model@url`, …) or null for BM25 only. */
+  /**
+   * Embedder spec (`onnx:all-minilm-l6-v2-q`, `hash`, `static:/dir`, `ollama:model@url`, …) or null
+   * for BM25 only. @default `$CAIRN_EMBEDDER`, else config `embedder`, else
+   * `onnx:all-minilm-l6-v2-q` when its model files are in place (sizes checked), else null.
+   * `"embedder": null` (or `"none"`, or `CAIRN_EMBEDDER=none`) opts out: BM25 only.
+   */
   embedder: string | null;
+  /** Where `embedder` came from: `env`, `config`, or `default` (nothing named one). */
+  embedderSource: 'env' | 'config' | 'default';
+  /** Why there is no embedder although none was opted out of (the default's files are missing or damaged). */
+  embedderNote?: string;
   logDir: string;
   /** True when nothing named the store: it is `~/.cairn/cairn.db` (or `$HOME`'s equivalent). */
   storeIsDefault?: boolean;
@@ -62,7 +72,7 @@ function describeValue(value: unknown): string {
 }
 
 const EXPECTED: Record<string, string> = {
-  embedder: 'an embedder spec string (e.g. "builtin", "hash", "ollama:nomic-embed-text") or null',
+  embedder: 'an embedder spec string (e.g. "onnx:all-minilm-l6-v2-q", "hash", "ollama:nomic-embed-text"), or null / "none" for BM25 only',
   db: 'a path to a SQLite file (a string)',
   store: 'a SQLite path or a postgres:// URL (a string)',
 };
@@ -99,6 +109,24 @@ export interface ConfigSources {
   env?: NodeJS.ProcessEnv;
   /** Skip `<home>/config.json` (doctor, when the file itself is what is broken). */
   ignoreFile?: boolean;
+  /** The package's `models` folder, where the default embedder's files are looked for after `<home>/models` (tests inject one). */
+  packageModels?: string;
+}
+
+/** Spellings of "no embedder, BM25 only" in `$CAIRN_EMBEDDER` and the config file. */
+const OPT_OUT = new Set(['none', 'off', 'bm25']);
+
+/** The embedder setting: env, then the file (where null opts out), then the installed default. */
+function resolveEmbedder(env: NodeJS.ProcessEnv, file: FileConfig, home: string, packageModels?: string): Pick<Config, 'embedder' | 'embedderSource' | 'embedderNote'> {
+  const fromEnv = env.CAIRN_EMBEDDER?.trim();
+  if (fromEnv) return { embedder: OPT_OUT.has(fromEnv.toLowerCase()) ? null : fromEnv, embedderSource: 'env' };
+  if (file.embedder !== undefined) {
+    const value = file.embedder?.trim() ?? null;
+    return { embedder: value === null || OPT_OUT.has(value.toLowerCase()) ? null : value, embedderSource: 'config' };
+  }
+  const found = resolveDefaultEmbedder(home, packageModels);
+  if (found.spec === null) return { embedder: null, embedderSource: 'default', embedderNote: found.reason };
+  return { embedder: found.spec, embedderSource: 'default' };
 }
 
 export function loadConfig(sources: ConfigSources = {}): Config {
@@ -112,7 +140,7 @@ export function loadConfig(sources: ConfigSources = {}): Config {
     home,
     dbPath,
     store,
-    embedder: env.CAIRN_EMBEDDER ?? fileConfig.embedder ?? null,
+    ...resolveEmbedder(env, fileConfig, home, sources.packageModels),
     logDir: join(home, 'logs'),
     storeIsDefault: sources.home === undefined && env.CAIRN_HOME === undefined && store === join(home, 'cairn.db'),
   };
@@ -144,6 +172,8 @@ export interface OpenOptions {
   logger?: Logger;
   /** Build an embedder from its spec (injected so entry points choose what to load). */
   makeEmbedder?: (spec: string) => Promise<Embedder>;
+  /** Write memories without a vector, for the background fill (short-lived CLI processes). */
+  deferVectors?: boolean;
 }
 
 export interface Opened {
@@ -179,11 +209,11 @@ export function cachedEmbedder(embedder: Embedder, spec: string, store: Store): 
 }
 
 /** Build the configured embedder; the embed module is loaded only when one is configured. */
-export async function createEmbedderFromSpec(spec: string, config: Config): Promise<Embedder> {
+export async function createEmbedderFromSpec(spec: string, config: Config, options: { threads?: number } = {}): Promise<Embedder> {
   const module = (await import('./embed/index.js').catch((error: unknown) => {
     throw new CairnError('MISSING_DEPENDENCY', `embedder "${spec}" is configured but the embed module failed to load: ${(error as Error).message}`, { cause: error });
-  })) as { createEmbedder(spec: string, options: { home: string }): Promise<Embedder> };
-  return module.createEmbedder(spec, { home: config.home });
+  })) as { createEmbedder(spec: string, options: { home: string; threads?: number }): Promise<Embedder> };
+  return module.createEmbedder(spec, { home: config.home, ...options });
 }
 
 /** Open the configured store and wire cairn for work in `cwd`. */
@@ -203,6 +233,7 @@ export async function openCairn(config: Config, options: OpenOptions): Promise<O
   const cairn = createCairn({
     store,
     embedder,
+    deferVectors: options.deferVectors ?? false,
     project: project.id,
     workspaceRoot: project.root,
     session: options.session ?? null,

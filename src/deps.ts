@@ -5,6 +5,8 @@ import type { Clock, EmbedOptions, Embedder, IdSource, Logger, Store } from './t
 export interface Deps {
   store: Store;
   embedder: Embedder | null;
+  /** Writes go in without a vector; the background fill embeds them later (short-lived processes). */
+  deferVectors?: boolean;
   clock: Clock;
   ids: IdSource;
   logger: Logger;
@@ -31,12 +33,12 @@ export interface FusionWeights {
 }
 
 /**
- * Embed texts, or return nulls when no embedder is configured or its model is unavailable
- * (missing or damaged files: logged, and `cairn reindex` fills the vectors in later). Never
- * inside a DB transaction.
+ * Embed texts, or return nulls when no embedder is configured, writes defer their vectors to the
+ * background fill, or the model is unavailable (missing or damaged files: logged, and the fill or
+ * `cairn reindex` adds the vectors later). Never inside a DB transaction.
  */
 export async function embedAll(deps: Deps, texts: string[]): Promise<Array<Float32Array | null>> {
-  if (!deps.embedder || texts.length === 0) return texts.map(() => null);
+  if (!deps.embedder || deps.deferVectors || texts.length === 0) return texts.map(() => null);
   // The index holds another model's vectors (the embedder was switched and `cairn reindex` has
   // not run yet): write without a vector rather than mix models; the reindex embeds these too.
   if (!(await vectorIndexMatches(deps))) return texts.map(() => null);

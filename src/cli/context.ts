@@ -45,6 +45,8 @@ export class CommandContext {
         cwd: this.io.cwd,
         actor,
         makeEmbedder: (spec) => createEmbedderFromSpec(spec, this.config),
+        // A CLI process is short-lived: writes never load a model; the background fill embeds them.
+        deferVectors: true,
       });
       this.opened = cairn;
     }

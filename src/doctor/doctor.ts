@@ -21,6 +21,8 @@ export interface DoctorInput {
   claudeSettings: string[];
   /** The embedder the configuration asks for, if any. */
   configuredEmbedder: string | null;
+  /** Why there is no embedder although none was turned off (the default model's files are missing or damaged). */
+  embedderNote?: string;
   now: number;
 }
 
@@ -42,10 +44,17 @@ export async function doctor(input: DoctorInput): Promise<DoctorCheck[]> {
     checks.push({ check: 'embedder', status: 'fail', detail: `${status.embedder.model} is unavailable, recall runs on BM25 alone: ${status.embedder.unavailable}`, advice: 'fetch the model again as the detail says; nothing stored was changed' });
   } else if (indexModel && status.embedder && indexModel.model !== status.embedder.model) {
     checks.push({ check: 'embedder', status: 'fail', detail: `the vector index holds ${indexModel.model}, the configured embedder is ${status.embedder.model}`, advice: 'run `cairn reindex`' });
+  } else if (input.configuredEmbedder === null && input.embedderNote) {
+    checks.push({ check: 'embedder', status: 'warn', detail: `recall runs on BM25 alone: ${input.embedderNote}`, advice: 'fetch the model as the detail says, or set "embedder": null in config.json to keep BM25 alone; nothing stored was changed' });
   } else if (input.configuredEmbedder === null) {
-    checks.push({ check: 'embedder', status: 'ok', detail: 'none configured: recall runs on BM25 (full-text) alone' });
+    checks.push({ check: 'embedder', status: 'ok', detail: 'turned off ("embedder": null or none): recall runs on BM25 (full-text) alone' });
   } else if (status.stats.vectors < status.stats.memories) {
-    checks.push({ check: 'embedder', status: 'warn', detail: `${status.stats.memories - status.stats.vectors} memories have no vector`, advice: 'run `cairn reindex` to embed them' });
+    checks.push({
+      check: 'embedder',
+      status: 'warn',
+      detail: `${status.embedder?.model ?? input.configuredEmbedder}: ${status.stats.memories - status.stats.vectors} memories wait for a vector (found by BM25 meanwhile)`,
+      advice: 'the background fill embeds them after the next ingest or in an idle MCP server; `cairn reindex --fill` does it now',
+    });
   } else checks.push({ check: 'embedder', status: 'ok', detail: `${status.embedder?.model ?? input.configuredEmbedder}, ${status.stats.vectors} vectors` });
   for (const warning of status.stats.warnings ?? []) checks.push({ check: 'store', status: 'warn', detail: warning });
 

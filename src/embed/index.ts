@@ -108,6 +108,8 @@ export interface CreateEmbedderOptions {
    * @default process.cwd()
    */
   cwd?: string;
+  /** ONNX Runtime intra-op threads for `onnx:` specs (background fills use 1). @default min(2, CPUs) */
+  threads?: number;
   /** API key for `openai:` specs (sent as a Bearer token). */
   apiKey?: string;
   /** Timeouts, retries, batch size … for `ollama:` and `openai:` specs. */
@@ -192,9 +194,10 @@ export async function createEmbedder(spec: string, options: CreateEmbedderOption
     case 'onnx': {
       // A known model by name (looked up in <home>/models, then the package), or its folder.
       const isPath = path.isAbsolute(parsed.location) || /[/\\~]/.test(parsed.location) || parsed.location.startsWith('.');
-      if (!isPath) return loadOnnxEmbedder(parsed.location, options.home ? { home: options.home } : {});
+      const threads = options.threads === undefined ? {} : { threads: options.threads };
+      if (!isPath) return loadOnnxEmbedder(parsed.location, options.home ? { home: options.home, ...threads } : threads);
       const folder = modelFolder(parsed.location, options);
-      return loadOnnxEmbedder(path.basename(folder), { folder });
+      return loadOnnxEmbedder(path.basename(folder), { folder, ...threads });
     }
     case 'ollama':
     case 'openai': {

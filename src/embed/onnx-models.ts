@@ -119,7 +119,7 @@ export const KNOWN_ONNX_MODELS: Readonly<Record<string, OnnxModelManifest>> = {
 };
 
 /**
- * The recommended embedder: the model `npm install` puts in place. Recall stays BM25-only until the
- * configuration names an embedder (docs/EMBEDDINGS.md says which budget keeps it from the default).
+ * The default embedder: the model `npm install` puts in place. Used when the configuration names
+ * none and its files are there (src/embed/default.ts); `"embedder": null` keeps BM25 alone.
  */
 export const DEFAULT_EMBEDDER_SPEC = `onnx:${ALL_MINILM_L6_V2_Q.name}`;

@@ -7,8 +7,8 @@
  * with BM25 and `status` / `doctor` say so.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { createReadStream, existsSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -68,10 +68,35 @@ export interface OnnxSession {
  * Where `onnx:<name>` lives: `<home>/models/<name>` when that folder exists, else the copy inside
  * the package (`<package>/models/<name>`, where `scripts/fetch-model.mjs` puts it at install).
  */
-export function onnxModelFolder(name: string, home?: string): string {
+export function onnxModelFolder(name: string, home?: string, packageModels = path.join(PACKAGE_ROOT, 'models')): string {
   const inHome = home ? path.join(home, 'models', name) : null;
   if (inHome && existsSync(inHome)) return inHome;
-  return path.join(PACKAGE_ROOT, 'models', name);
+  return path.join(packageModels, name);
+}
+
+function fixFor(folder: string, manifest: OnnxModelManifest): string {
+  const dest = path.resolve(folder) === path.join(PACKAGE_ROOT, 'models', manifest.name) ? '' : ` --dest ${folder}`;
+  return `run \`${FETCH_COMMAND} ${manifest.name}${dest}\` to fetch it again`;
+}
+
+/**
+ * The cheap half of {@link checkOnnxModel}, synchronous: every file present and of its recorded
+ * size (a few `stat` calls; what config resolution and `status` afford). Null when all is well.
+ */
+export function checkOnnxModelSizes(folder: string, manifest: OnnxModelManifest): string | null {
+  for (const file of manifest.files) {
+    const full = path.join(folder, file.name);
+    let size: number;
+    try {
+      const info = statSync(full);
+      if (!info.isFile()) return `model file ${full} is missing; ${fixFor(folder, manifest)}`;
+      size = info.size;
+    } catch {
+      return `model file ${full} is missing; ${fixFor(folder, manifest)}`;
+    }
+    if (size !== file.bytes) return `model file ${full} is ${size} bytes, expected ${file.bytes} (truncated or replaced); ${fixFor(folder, manifest)}`;
+  }
+  return null;
 }
 
 async function sha256File(file: string): Promise<string> {
@@ -86,14 +111,11 @@ async function sha256File(file: string): Promise<string> {
  * bad file and the fix.
  */
 export async function checkOnnxModel(folder: string, manifest: OnnxModelManifest, options: { verify?: boolean } = {}): Promise<string | null> {
-  const dest = path.resolve(folder) === path.join(PACKAGE_ROOT, 'models', manifest.name) ? '' : ` --dest ${folder}`;
-  const fix = `run \`${FETCH_COMMAND} ${manifest.name}${dest}\` to fetch it again`;
+  const sizes = checkOnnxModelSizes(folder, manifest);
+  if (sizes || !options.verify) return sizes;
   for (const file of manifest.files) {
     const full = path.join(folder, file.name);
-    const info = await stat(full).catch(() => null);
-    if (!info?.isFile()) return `model file ${full} is missing; ${fix}`;
-    if (info.size !== file.bytes) return `model file ${full} is ${info.size} bytes, expected ${file.bytes} (truncated or replaced); ${fix}`;
-    if (options.verify && (await sha256File(full)) !== file.sha256) return `model file ${full} does not match its sha256 ${file.sha256.slice(0, 12)}…; ${fix}`;
+    if ((await sha256File(full)) !== file.sha256) return `model file ${full} does not match its sha256 ${file.sha256.slice(0, 12)}…; ${fixFor(folder, manifest)}`;
   }
   return null;
 }

@@ -4,11 +4,14 @@
  * written in its own short one (`missingVectors` → `embed` → `putVectors`).
  *
  * Resumable by construction: only memories without a vector are embedded, so a run that is killed
- * continues where it stopped. Recall keeps working meanwhile: BM25 always, and vectors over
+ * continues where it stopped. It holds the fill lease (fill-lease.ts) like the background fill:
+ * one filler at a time, and a killed one is taken over at once. Recall keeps working meanwhile: BM25 always, and vectors over
  * whatever part of the index is already built with the new model.
  */
 import { CairnError } from '../errors.js';
 import type { Embedder, EmbedderIdentity, Store } from '../types.js';
+import { embedMissing } from './fill.js';
+import { acquireFillLease, defaultLeaseEnvironment, type LeaseEnvironment } from './fill-lease.js';
 
 export interface ReindexOptions {
   /**
@@ -20,6 +23,10 @@ export interface ReindexOptions {
   onProgress?(done: number, total: number): void;
   /** Stop after the current batch (the rest is picked up by the next run). */
   signal?: AbortSignal;
+  /** Recorded in the fill lease. @default 'reindex' */
+  by?: string;
+  /** Injected for tests: clock, pid, host, liveness check of the fill lease. */
+  lease?: LeaseEnvironment;
 }
 
 export interface ReindexSummary {
@@ -64,51 +71,34 @@ export async function reindex(store: Store, embedder: Embedder, options: Reindex
     throw new CairnError('INVALID_INPUT', `the ${store.name} store has no vector support; recall runs on BM25 alone`, { field: 'store' });
   }
   const identity: EmbedderIdentity = { model: embedder.model, dimension: embedder.dimension };
-  const previous = await store.vectorModel();
+  // One filler at a time: a background fill (or another reindex) holding the lease is named.
+  const taken = await acquireFillLease(store, identity.model, options.by ?? 'reindex', options.lease ?? defaultLeaseEnvironment());
+  if ('busy' in taken) {
+    const { busy } = taken;
+    throw new CairnError(
+      'CONFLICT',
+      `another process is filling the vector index (${busy.by}, pid ${busy.pid} on ${busy.host}, ${busy.done} vectors so far, ${busy.model}): ` +
+        'wait for it (cairn status shows it) or stop it; a killed filler is taken over at once',
+    );
+  }
+  let previous: EmbedderIdentity | null;
   let cleared = false;
-  if (previous && !sameModel(previous, identity)) {
-    // Claimed in the same transaction: a process still on the old embedder now fails with
-    // EMBEDDER_MISMATCH instead of writing old vectors or re-claiming the empty index.
-    await store.clearVectors(identity);
-    cleared = true;
+  let run: Awaited<ReturnType<typeof embedMissing>>;
+  try {
+    previous = await store.vectorModel();
+    if (previous && !sameModel(previous, identity)) {
+      // Claimed in the same transaction: a process still on the old embedder now fails with
+      // EMBEDDER_MISMATCH instead of writing old vectors or re-claiming the empty index.
+      await store.clearVectors(identity);
+      cleared = true;
+    }
+    const before = await store.stats();
+    const total = Math.max(0, before.memories - (cleared ? 0 : before.vectors));
+    run = await embedMissing(store, embedder, taken.lease, { batchSize, signal: options.signal, onProgress: options.onProgress, total });
+  } finally {
+    await taken.lease.release();
   }
-  const before = await store.stats();
-  const total = Math.max(0, before.memories - (cleared ? 0 : before.vectors));
-  let embedded = 0;
-  let skipped = 0;
-  let batches = 0;
-  let complete = true;
-  options.onProgress?.(0, total);
-  for (;;) {
-    if (options.signal?.aborted) {
-      complete = false;
-      break;
-    }
-    const batch = await store.missingVectors(identity, batchSize);
-    if (batch.length === 0) break;
-    const vectors = await embedder.embed(batch.map((memory) => memory.text));
-    if (vectors.length !== batch.length) {
-      throw new CairnError('EMBEDDER_MISMATCH', `${embedder.model} returned ${vectors.length} vectors for ${batch.length} texts`);
-    }
-    const items = batch.map((memory, i) => ({ id: memory.id, vector: vectors[i] as Float32Array }));
-    try {
-      await store.putVectors(identity, items);
-    } catch (error) {
-      if (!(error instanceof CairnError && error.code === 'NOT_FOUND')) throw error;
-      // A memory vanished between the read and the write: write the others one by one.
-      for (const item of items) {
-        try {
-          await store.putVectors(identity, [item]);
-        } catch (inner) {
-          if (inner instanceof CairnError && inner.code === 'NOT_FOUND') skipped++;
-          else throw inner;
-        }
-      }
-    }
-    embedded += items.length;
-    batches++;
-    options.onProgress?.(Math.min(embedded, Math.max(total, embedded)), Math.max(total, embedded));
-  }
+  const { embedded, skipped, batches, complete } = run;
   const after = await store.stats();
   return {
     model: identity.model,

@@ -23,7 +23,10 @@ export async function runCli(args: string[], options: { home: string; cwd?: stri
     stdout,
     stderr,
     stdin: Readable.from([options.stdin ?? '']),
-    env: { ...options.env },
+    // BM25 unless a test names an embedder: the default (all-MiniLM-L6-v2, when its files are in
+    // the checkout) would make results depend on whether the model was fetched; and no detached
+    // fill processes outliving a test (test/embed/default-embedder.test.ts covers both).
+    env: { CAIRN_EMBEDDER: 'none', CAIRN_BACKGROUND_FILL: '0', ...options.env },
     cwd: options.cwd ?? options.home,
   });
   return {

@@ -46,6 +46,7 @@ export function registerDoctorCommand(program: Command, run: Run): void {
               home: config.home,
               claudeSettings: [join(claudeDir, 'settings.json'), join(root, '.claude', 'settings.json'), join(root, '.claude', 'settings.local.json')],
               configuredEmbedder: config.embedder,
+              ...(config.embedderNote ? { embedderNote: config.embedderNote } : {}),
               now: Date.now(),
             })),
           );

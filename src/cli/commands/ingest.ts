@@ -8,7 +8,9 @@ import { defaultTranscriptRoots } from '../../ingest/index.js';
 import type { LineOutcomes } from '../../ingest/types.js';
 import type { Agent, TurnRole } from '../../types.js';
 import { when } from '../format.js';
+import { fillAfterWrite, INGEST_FILL_SECONDS } from '../fill.js';
 import { ProgressBar } from '../progress.js';
+import { fillLine } from './reindex.js';
 import { foundLines } from '../where.js';
 import { distillLines } from './distill.js';
 import { list, positiveInt, type Run } from './memory.js';
@@ -26,6 +28,12 @@ export function outcomeLine(lines: number, o: LineOutcomes): string {
   return `${n(lines)} lines: ${parts.join(', ')}`;
 }
 
+function nonNegativeInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw invalid(`fill-seconds must be a whole number of seconds, 0 or more (got "${value}")`, 'fill-seconds');
+  return n;
+}
+
 export function registerIngestCommands(program: Command, run: Run): void {
   run(
     program
@@ -37,8 +45,9 @@ export function registerIngestCommands(program: Command, run: Run): void {
           'Without paths: the standard folders that exist (~/.claude/projects or $CLAUDE_CONFIG_DIR/projects, ~/.codex/sessions, ~/.gemini/tmp).',
       )
       .argument('[paths...]', 'files or folders')
-      .option('--headless', 'the transcripts come from headless runs (claude -p, codex exec): no continuation notes for their sessions'),
-    async (ctx, paths: string[], opts: { headless?: boolean }) => {
+      .option('--headless', 'the transcripts come from headless runs (claude -p, codex exec): no continuation notes for their sessions')
+      .option('--fill-seconds <n>', `then embed memories still without a vector for at most this many seconds, one filler at a time (0: skip; default ${INGEST_FILL_SECONDS})`, nonNegativeInt, INGEST_FILL_SECONDS),
+    async (ctx, paths: string[], opts: { headless?: boolean; fillSeconds: number }) => {
       const home = ctx.io.env.HOME ?? homedir();
       const roots = paths.length > 0 ? paths.map((p) => resolve(ctx.io.cwd, p)) : defaultTranscriptRoots(ctx.io.env, home);
       const missing = paths.length > 0 ? roots.filter((root) => !existsSync(root)) : [];
@@ -60,7 +69,9 @@ export function registerIngestCommands(program: Command, run: Run): void {
         },
       });
       bar.done();
-      if (ctx.json) return ctx.printJson({ roots, ...summary });
+      // The memories went in without vectors (no model load while reading): fill them now, bounded.
+      const vectors = await fillAfterWrite(ctx.config, cairn.deps.store, { seconds: opts.fillSeconds, by: 'ingest', background: ctx.io.env.CAIRN_HOOK_CHILD === '1' });
+      if (ctx.json) return ctx.printJson({ roots, ...summary, ...(vectors ? { vectors: { ...vectors, ms: Math.round(vectors.ms) } } : {}) });
       ctx.out(
         `${summary.filesChanged} of ${summary.files} files read · ${summary.sessions} sessions · ${summary.turns} new turns · ` +
           `${summary.toolCalls} tool calls · ${summary.corrections} corrections · ${summary.compactions} compactions`,
@@ -74,6 +85,7 @@ export function registerIngestCommands(program: Command, run: Run): void {
       if (redacted.length > 0) ctx.out(`redacted: ${redacted.map(([k, n]) => `${n}× ${k}`).join(', ')}`);
       for (const bad of summary.badLineSamples.slice(0, 10)) ctx.note(`bad line ${bad.path}:${bad.line}: ${bad.reason}`);
       for (const skip of summary.skippedSamples.slice(0, 10)) ctx.note(`skipped ${skip.path}: ${skip.reason}`);
+      if (vectors) ctx.out(`vectors      ${fillLine(vectors)}`);
     },
   );
 

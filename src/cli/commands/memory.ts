@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { startBackgroundFill } from '../fill.js';
 import { invalid } from '../../errors.js';
 import type { Priority } from '../../memory/normalize.js';
 import type { Cairn } from '../../cairn.js';
@@ -65,6 +66,8 @@ export function registerMemoryCommands(program: Command, run: Run): void {
         ...(opts.supersedes ? { supersedes: opts.supersedes } : {}),
         ...(opts.pin ? { pinned: true } : {}),
       });
+      // Written without a vector (this process never loads the model): a detached fill embeds it.
+      if (result.created) await startBackgroundFill(ctx.config, ctx.io.env);
       if (ctx.json) return ctx.printJson(result);
       ctx.out(result.created ? `remembered ${result.memory.id}` : `already stored as ${result.memory.id} (no new memory)`);
       const redacted = Object.entries(result.redacted);

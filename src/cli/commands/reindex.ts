@@ -1,13 +1,18 @@
+import { setPriority } from 'node:os';
 import type { Command } from 'commander';
 import { createEmbedderFromSpec, openStoreSpec, prepareStoreLocation } from '../../config.js';
 import { invalid } from '../../errors.js';
+import type { FillSummary } from '../../embed/fill.js';
 import type { Embedder, Store } from '../../types.js';
+import type { CommandContext } from '../context.js';
 import { ProgressBar } from '../progress.js';
 import { positiveInt, type Run } from './memory.js';
 
 interface ReindexOptions {
   embedder?: string;
-  batch: number;
+  batch?: number;
+  fill?: boolean;
+  maxSeconds?: number;
 }
 
 export function registerReindexCommand(program: Command, run: Run): void {
@@ -21,11 +26,20 @@ export function registerReindexCommand(program: Command, run: Run): void {
           'BM25 meanwhile. A killed run continues where it stopped: run it again. Use it after changing the "embedder" setting.',
       )
       .option('--embedder <spec>', 'embedder spec (default: $CAIRN_EMBEDDER, else config "embedder"), e.g. hash:256, static:potion-base-8M')
-      .option('--batch <n>', 'memories per embedding batch', positiveInt('batch'), 256)
-      .addHelpText('after', '\nExamples:\n  cairn reindex\n  cairn reindex --embedder static:potion-base-8M --batch 512 --json'),
+      .option('--batch <n>', 'memories per embedding batch (default 256; 32 with --fill)', positiveInt('batch'))
+      .option('--fill', 'only embed memories still without a vector, as the background fill does: never drops another model\'s vectors, and does nothing while another process fills')
+      .option('--max-seconds <n>', 'with --fill: stop starting batches after this many seconds (the next run continues)', positiveInt('max-seconds'))
+      .addHelpText(
+        'after',
+        '\nOne process fills the vector index at a time (a lease in the store; a killed filler is taken over at once).\n' +
+          'Memories written by hooks and CLI commands get their vectors after the next ingest, or from an idle MCP server.\n' +
+          '\nExamples:\n  cairn reindex\n  cairn reindex --fill --max-seconds 60\n  cairn reindex --embedder static:potion-base-8M --batch 512 --json',
+      ),
     async (ctx, opts: ReindexOptions) => {
       const spec = opts.embedder ?? ctx.config.embedder;
-      if (!spec) throw invalid('no embedder configured: pass --embedder <spec> or set "embedder" in the config (or $CAIRN_EMBEDDER)', 'embedder');
+      if (!spec) throw invalid(`no embedder: pass --embedder <spec> or set "embedder" in the config (or $CAIRN_EMBEDDER)${ctx.config.embedderNote ? ` (${ctx.config.embedderNote})` : ''}`, 'embedder');
+      if (opts.maxSeconds !== undefined && !opts.fill) throw invalid('--max-seconds goes with --fill', 'max-seconds');
+      if (opts.fill) return fillCommand(ctx, spec, opts);
       const { reindex } = await import('../../embed/reindex.js');
       let store: Store | null = null;
       let embedder: Embedder | null = null;
@@ -35,7 +49,8 @@ export function registerReindexCommand(program: Command, run: Run): void {
         store = await openStoreSpec(ctx.config.store);
         const bar = new ProgressBar(ctx.io.stderr, `reindex ${embedder.model}`, 1);
         const summary = await reindex(store, embedder, {
-          batchSize: opts.batch,
+          batchSize: opts.batch ?? 256,
+          by: 'cli reindex',
           onProgress: (done, total) => {
             bar.setTotal(total);
             bar.update(done);
@@ -58,4 +73,59 @@ export function registerReindexCommand(program: Command, run: Run): void {
       }
     },
   );
+}
+
+/** `cairn reindex --fill`: the bounded, lease-guarded fill the background runs (src/embed/fill.ts). */
+async function fillCommand(ctx: CommandContext, spec: string, opts: ReindexOptions): Promise<void> {
+  const { fillVectors } = await import('../../embed/fill.js');
+  // Started detached by a hook or `cairn remember`: low priority and one ONNX thread, so the
+  // agent keeps a core.
+  const background = ctx.io.env.CAIRN_HOOK_CHILD === '1';
+  if (background) {
+    try {
+      setPriority(10);
+    } catch {
+      // Not permitted here: run at normal priority.
+    }
+  }
+  let store: Store | null = null;
+  let embedder: Embedder | null = null;
+  try {
+    embedder = await createEmbedderFromSpec(spec, ctx.config, background ? { threads: 1 } : {});
+    prepareStoreLocation(ctx.config, (line) => ctx.note(line));
+    store = await openStoreSpec(ctx.config.store);
+    const bar = new ProgressBar(ctx.io.stderr, `fill ${embedder.model}`, 1);
+    const summary = await fillVectors(store, embedder, {
+      batchSize: opts.batch ?? 32,
+      ...(opts.maxSeconds !== undefined ? { maxMs: opts.maxSeconds * 1000 } : {}),
+      by: background ? 'background fill' : 'cli fill',
+      onProgress: (done, total) => {
+        bar.setTotal(total);
+        bar.update(done);
+      },
+    });
+    bar.done();
+    if (ctx.json) return ctx.printJson({ ...summary, spec, ms: Math.round(summary.ms) });
+    ctx.out(fillLine(summary));
+  } finally {
+    await embedder?.close?.();
+    await store?.close();
+  }
+}
+
+/** One line for a fill's outcome. */
+export function fillLine(summary: FillSummary): string {
+  const head = `${summary.model}: ${summary.embedded} vectors written in ${(summary.ms / 1000).toFixed(1)} s · ${summary.remaining} still waiting`;
+  switch (summary.outcome) {
+    case 'done':
+      return `${head} · done`;
+    case 'stopped':
+      return `${head} · stopped (time limit or interrupted): run it again to continue`;
+    case 'busy':
+      return `${head} · another process is filling (${summary.holder?.by}, pid ${summary.holder?.pid} on ${summary.holder?.host}): nothing to do here`;
+    case 'mismatch':
+      return `${head} · the index holds ${summary.index?.model ?? 'another model'}: \`cairn reindex\` switches it (the fill never mixes models)`;
+    case 'unavailable':
+      return `${head} · the model is unavailable: ${summary.reason}`;
+  }
 }

@@ -5,6 +5,7 @@ import { memorySpread } from '../../memory/spread.js';
 import { bytes, when } from '../format.js';
 import { elsewhereLine } from '../where.js';
 import type { Run } from './memory.js';
+import { embedderLines, vectorStatus } from './status-embedder.js';
 
 /** Other projects listed by name in `cairn status` without `--projects`. */
 const SHOWN = 10;
@@ -22,7 +23,9 @@ export function registerStatusCommand(program: Command, run: Run): void {
       const spread = await memorySpread(cairn.deps, { limit: opts.projects ? Number.MAX_SAFE_INTEGER : SHOWN });
       // Learn from use: what the agent did with the injections, per project (src/context/use.ts).
       const use = cairn.ledger ? useByProject(await cairn.ledger.outcomes()) : null;
-      const report = { ...status, home: ctx.config.home, lastIngestAt: lastIngest ? Number(lastIngest) : null, distill: await distillStatus(cairn.deps), spread, use };
+      const vectors = await vectorStatus(cairn.deps.store, status.embedder);
+      const embedderConfig = { source: ctx.config.embedderSource, ...(ctx.config.embedderNote ? { note: ctx.config.embedderNote } : {}) };
+      const report = { ...status, embedderConfig, vectors, home: ctx.config.home, lastIngestAt: lastIngest ? Number(lastIngest) : null, distill: await distillStatus(cairn.deps), spread, use };
       if (ctx.json) return ctx.printJson(report);
       const s = status.stats;
       ctx.out(`cairn home   ${ctx.config.home}`);
@@ -38,9 +41,7 @@ export function registerStatusCommand(program: Command, run: Run): void {
       if (kinds) ctx.out(`by kind      ${kinds}`);
       const scopes = Object.entries(s.byScope).map(([k, n]) => `${k} ${n}`).join(' · ');
       if (scopes) ctx.out(`by scope     ${scopes}`);
-      if (status.embedder?.unavailable) ctx.out(`embedder     ${status.embedder.model} unavailable · recall runs on BM25 alone: ${status.embedder.unavailable}`);
-      else if (status.embedder) ctx.out(`embedder     ${status.embedder.model} (${status.embedder.dimension} dims) · ${s.vectors} vectors · recall: ${status.recallMode}`);
-      else ctx.out('embedder     none configured · recall runs on BM25 alone (full-text)');
+      for (const line of embedderLines(status, ctx.config, vectors)) ctx.out(line);
       ctx.out(`last ingest  ${report.lastIngestAt ? when(report.lastIngestAt) : 'never'}`);
       for (const warning of s.warnings ?? []) ctx.out(`warning      ${warning}`);
       ctx.out(distillStatusLine(report.distill));
