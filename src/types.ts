@@ -641,8 +641,10 @@ export interface CorrectionRecord {
  * - `version`: a package or tool with its version (`react@18.2.0`, `node v20.11.1`)
  * - `url`: a URL
  * - `id`: an identifier the user typed (issue or ticket number, commit hash, UUID)
+ * - `call`: a function or method the code the session read or wrote calls (`text`: `name` or
+ *   `obj.method`; `path`/`line`: where it was first seen)
  */
-export const FACT_KINDS = ['path', 'symbol', 'command', 'error', 'test', 'config', 'version', 'url', 'id'] as const;
+export const FACT_KINDS = ['path', 'symbol', 'command', 'error', 'test', 'config', 'version', 'url', 'id', 'call'] as const;
 export type FactKind = (typeof FACT_KINDS)[number];
 
 /** One occurrence of a fact in a turn, as ingest produces it (written with `SubstrateBatch.facts`). */

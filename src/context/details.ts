@@ -63,8 +63,8 @@ export interface SessionActivity {
   /** Path → last seq it was edited / read. */
   edited: Map<string, number>;
   read: Map<string, number>;
-  /** Call name → weighted count (edits 2, assistant text 1, read output 0.5) and last seq. */
-  calls: Map<string, { weight: number; lastSeq: number; inEdit: boolean }>;
+  /** Call name → weighted count (edits 2, assistant text 1, read output 0.5), last seq, and where it was seen (`file:line`). */
+  calls: Map<string, { weight: number; lastSeq: number; inEdit: boolean; where?: string | null; path?: string | null }>;
   /** The text of the last user prompts (the task in progress). */
   task: string;
 }
@@ -146,8 +146,15 @@ function ago(endSeq: number, seq: number): string {
   return turns <= 2 ? 'just before the compaction' : `${turns} turns before the compaction`;
 }
 
-/** One candidate per session fact. */
-export function factDetails(facts: readonly SessionFact[], activity: SessionActivity): Detail[] {
+/** `path` relative to `root` when it lies under it (shorter lines, and the form agents write `path:line` in). */
+export function underRoot(path: string, root: string | null): string {
+  if (root === null || root.length < 2) return path;
+  const prefix = root.endsWith('/') || root.endsWith('\\') ? root : `${root}/`;
+  return path.startsWith(prefix) && path.length > prefix.length ? path.slice(prefix.length) : path;
+}
+
+/** One candidate per session fact; `root` (the project folder) shortens the paths symbol lines point at. */
+export function factDetails(facts: readonly SessionFact[], activity: SessionActivity, root: string | null = null): Detail[] {
   const out: Detail[] = [];
   const task = activity.task;
   for (const fact of facts) {
@@ -176,7 +183,7 @@ export function factDetails(facts: readonly SessionFact[], activity: SessionActi
     if (fact.occurrences > 1) why.push(`${fact.occurrences}×`);
     let line: string;
     if (fact.kind === 'symbol') {
-      const at = fact.path ? ` at ${fact.path}${fact.line !== null ? `:${fact.line}` : ''}` : '';
+      const at = fact.path ? ` at ${underRoot(fact.path, root)}${fact.line !== null ? `:${fact.line}` : ''}` : '';
       const signature = fact.note ? ` — ${code(fact.note.slice(0, 200))}` : '';
       line = `- ${code(`${fact.text}(`)}${at}${signature}`;
     } else {
@@ -188,8 +195,31 @@ export function factDetails(facts: readonly SessionFact[], activity: SessionActi
   return out;
 }
 
+const baseName = (path: string): string => path.slice(Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\')) + 1);
+
+/**
+ * Add the calls ingest found in the full text of the code the session read and wrote (`call`
+ * session facts) to what the bounded turn texts show, with the file and line each was first seen at.
+ */
+export function addCallFacts(activity: SessionActivity, facts: readonly SessionFact[]): void {
+  for (const fact of facts) {
+    if (fact.kind !== 'call') continue;
+    const inEdit = fact.first.role === 'tool_call' || fact.last.role === 'tool_call';
+    const weight = fact.occurrences * (inEdit ? 2 : 0.5);
+    const where = fact.path ? `${baseName(fact.path)}${fact.line !== null ? `:${fact.line}` : ''}` : null;
+    const known = activity.calls.get(fact.text);
+    if (known) {
+      known.weight = Math.max(known.weight, weight);
+      known.lastSeq = Math.max(known.lastSeq, fact.last.seq);
+      known.inEdit ||= inEdit;
+      known.where ??= where;
+      known.path ??= fact.path;
+    } else activity.calls.set(fact.text, { weight, lastSeq: fact.last.seq, inEdit, where, path: fact.path });
+  }
+}
+
 /** One candidate per call the session made or talked about, unless a symbol fact names it. */
-export function callDetails(activity: SessionActivity, symbols: ReadonlySet<string>, limit = 300): Detail[] {
+export function callDetails(activity: SessionActivity, symbols: ReadonlySet<string>, limit = 1000): Detail[] {
   const ranked = [...activity.calls.entries()].sort((a, b) => b[1].weight - a[1].weight).slice(0, limit);
   const out: Detail[] = [];
   for (const [name, info] of ranked) {
@@ -201,7 +231,9 @@ export function callDetails(activity: SessionActivity, symbols: ReadonlySet<stri
     features.edited = info.inEdit ? 1 : 0;
     features.inTask = activity.task.includes(name) ? 1 : 0;
     features.dotted = name.includes('.') ? 1 : 0;
-    const line = `- ${code(`${name}(`)} — ${info.inEdit ? 'in code written this session' : 'used this session'}`;
+    features.read = lastIn(activity.read, info.path ?? null) !== null ? 1 : 0;
+    const why = info.inEdit ? 'in code written this session' : info.where ? `called at ${info.where}` : 'used this session';
+    const line = `- ${code(`${name}(`)} — ${why}`;
     out.push({ key: `call:${name}`, kind: 'call', line, features, lastSeq: info.lastSeq, memory: null, factId: null });
   }
   return out;

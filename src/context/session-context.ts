@@ -8,8 +8,8 @@
 import type { Deps } from '../deps.js';
 import { stalenessOf } from '../recall/recall.js';
 import { indexTerms } from '../store/tokenize.js';
-import type { Memory, TurnRecord } from '../types.js';
-import { activityOf, callDetails, factDetails, memoryDetail, mergePathVariants, type Detail, type DetailKind } from './details.js';
+import { FACT_KINDS, type Memory, type TurnRecord } from '../types.js';
+import { activityOf, addCallFacts, callDetails, factDetails, memoryDetail, mergePathVariants, type Detail, type DetailKind } from './details.js';
 import { estimateTokens } from '../tokens.js';
 import { DEFAULT_VALUE_MODEL, valueOf, type ValueModel } from './value-model.js';
 
@@ -107,9 +107,12 @@ function scoreOf(detail: Detail, ranker: string, model: ValueModel, endSeq: numb
 /** Every candidate of a session with its features (the bench fits the model on these). */
 export async function sessionCandidates(deps: Deps, session: string, turns: readonly TurnRecord[], memories: readonly Memory[]): Promise<{ details: Detail[]; endSeq: number }> {
   const activity = activityOf(turns);
-  const facts = deps.store.substrate ? await deps.store.substrate.listFacts(session, { limit: 3000 }) : [];
+  const substrate = deps.store.substrate;
+  // Calls are listed apart: a session that read much code has more of them than of everything else.
+  const facts = substrate ? await substrate.listFacts(session, { kinds: FACT_KINDS.filter((k) => k !== 'call'), limit: 3000 }) : [];
+  if (substrate) addCallFacts(activity, await substrate.listFacts(session, { kinds: ['call'], limit: 1500 }));
   const symbols = new Set(facts.filter((f) => f.kind === 'symbol').map((f) => f.text));
-  const details = mergePathVariants([...factDetails(facts, activity), ...callDetails(activity, symbols)]);
+  const details = mergePathVariants([...factDetails(facts, activity, deps.workspaceRoot), ...callDetails(activity, symbols)]);
   // Where we left off: only this session's latest continuation (older ones are stale).
   const continuation = memories.filter((m) => m.kind === 'continuation' && m.session === session).sort((a, b) => b.updatedAt - a.updatedAt)[0];
   for (const memory of memories) {

@@ -129,13 +129,21 @@ export const FIT_OPTIONS = { iterations: 1500, rate: 0.5, l2: 0.1 } as const;
  * details from 12 cuts, 936 carrying a needed detail; `cairn bench fidelity` refits and reports
  * the refit beside these). Read, symbols with signatures, recent and edited files weigh most;
  * bare calls least.
+ *
+ * Two weights were set by hand on the tuning half since: once calls in the full text of code that
+ * was read became candidates (session facts of kind `call`), the refit under L2 0.1 kept recency at
+ * ~0.2 and did not beat these weights, while calls last seen > 70 turns back were mostly not needed
+ * (0.29 of read-code calls with recency < 0.3 carried a needed detail, 0.89 with recency > 0.7).
+ * `recency` 0.184 → 1.5 and `kind:call` −0.251 → −0.5: tuning half @2K 0.586 → 0.640, @4K 0.837 →
+ * 0.875 (offline packer on the cached cuts; better in 3 of its 3 sessions that are not at 1.0 @2K,
+ * 2 of 3 @4K). See docs/BENCHMARKS.md (fidelity) for both halves.
  */
 export const DEFAULT_VALUE_MODEL: ValueModel = {
   'bias': -0.844,
   'kind:path': -0.036,
   'kind:pathLine': -0.065,
   'kind:symbol': 0.295,
-  'kind:call': -0.251,
+  'kind:call': -0.5,
   'kind:command': 0.084,
   'kind:error': -0.018,
   'kind:test': -0.002,
@@ -147,7 +155,7 @@ export const DEFAULT_VALUE_MODEL: ValueModel = {
   'kind:decision': 0,
   'kind:fact': 0.053,
   'kind:continuation': 0.017,
-  'recency': 0.184,
+  'recency': 1.5,
   'frequency': 0.077,
   'byUser': 0.013,
   'edited': 0.156,

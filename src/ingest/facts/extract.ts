@@ -30,6 +30,7 @@ import {
   scanUrls,
   scanVersions,
 } from './scan.js';
+import { scanCalls, scanDashedNames } from './scan-code.js';
 import { FactSink, type ExtractedFact } from './sink.js';
 
 /** What the builder remembers of a tool call until its result arrives (structured-clone safe). */
@@ -188,7 +189,10 @@ function callFacts(sink: FactSink, name: string, rawArgs: unknown): { command: s
           sink.add('path', file, m.index + m[0].indexOf(file), m.index + m[0].indexOf(file) + file.length, { path: file }, true);
         }
       }
-      scanDefinitions(composite, sink, { path, firstLine: cls === 'edit' && (key === 'content' || key === 'file_text') ? 1 : null });
+      const firstLine = key === 'content' || key === 'file_text' ? 1 : null;
+      scanDefinitions(composite, sink, { path, firstLine });
+      scanCalls(composite, sink, { path, firstLine });
+      scanDashedNames(composite, sink);
       if (isConfigFile(path)) {
         scanConfigLines(composite, sink);
         scanVersions(composite, sink);
@@ -228,7 +232,11 @@ function resultFacts(sink: FactSink, output: string, input: TurnFactInput): stri
   const cls = toolClass(call?.toolName ?? input.toolName);
   sink.source(output);
   if (cls === 'read') {
-    scanDefinitions(output, sink, { path: call?.path ?? null, numbered: true });
+    const path = call?.path ?? null;
+    scanDefinitions(output, sink, { path, numbered: true });
+    scanCalls(output, sink, { path, numbered: true });
+    scanDashedNames(output, sink);
+    scanPaths(output, sink);
     return null;
   }
   if (cls === 'edit') {
@@ -238,6 +246,8 @@ function resultFacts(sink: FactSink, output: string, input: TurnFactInput): stri
   if (cls === 'search') {
     scanGrepLines(output, sink);
     scanPaths(output, sink);
+    scanCalls(output, sink);
+    scanDashedNames(output, sink);
     return null;
   }
   const firstError = input.isError || cls === 'shell' ? scanErrors(output, sink) : null;
@@ -247,6 +257,9 @@ function resultFacts(sink: FactSink, output: string, input: TurnFactInput): stri
     scanPaths(output, sink);
     scanVersions(output, sink);
     scanUrls(output, sink);
+    // A shell prints code too (`cat`, `sed -n`, `git diff`: how some agents read files).
+    scanCalls(output, sink);
+    scanDashedNames(output, sink);
     if (call?.command == null) return null;
     const exit = exitStatus(output);
     const failed = input.isError || (exit !== null && exit !== 0);
@@ -256,6 +269,7 @@ function resultFacts(sink: FactSink, output: string, input: TurnFactInput): stri
   if (firstError === null) scanErrors(output, sink);
   scanPaths(output, sink);
   scanUrls(output, sink);
+  scanCalls(output, sink);
   return null;
 }
 

@@ -37,6 +37,7 @@ export const FACT_CAPS: Readonly<Record<FactKind, number>> = {
   version: 12,
   url: 16,
   id: 16,
+  call: 40,
 };
 
 /** Raw details remembered per turn (enough for any real output; past it they are checked again). */

@@ -1,0 +1,116 @@
+/**
+ * Scanners for what code uses (as opposed to what it defines, scan.ts `scanDefinitions`): the
+ * calls it makes (`parseConfig(`, `Enum.group_by(`) and the `--dashed` names it holds (CSS custom
+ * properties with their value, command-line options in scripts). They read code the session saw —
+ * a file it read, code it wrote, search hits, a shell's output — from the full text, so a detail
+ * past the part of the output a turn keeps is not lost.
+ *
+ * A file can make hundreds of calls: each scanner counts every name in one linear pass and keeps
+ * the most frequent (first seen first among equals) up to the kind's cap, each with the file and
+ * the line where it first occurs.
+ */
+import type { FactSink } from './sink.js';
+import { FACT_CAPS } from './sink.js';
+
+/** Where the code is from, to give each detail a `path:line`. */
+export interface CodeSource {
+  path?: string | null;
+  /** Read output numbers its lines (`    12→code`, `12\tcode`). */
+  numbered?: boolean;
+  /** Line number of the text's first line when it is not numbered (Write content: 1). */
+  firstLine?: number | null;
+}
+
+/** Code beyond this many characters of one text is not scanned for calls and names (a 50 MB log is not code). */
+const MAX_CODE = 2 * 1024 * 1024;
+
+/** A call: `name(`, `obj.method(`, `Mod.fun(`; `this.`/`self.` receivers are dropped. */
+const CALL = /(?<![\w$.])([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*){0,4})\(/g;
+/** Keywords and built-ins written like calls. */
+const NOT_CALLS = new Set([
+  'if', 'for', 'while', 'switch', 'catch', 'function', 'return', 'typeof', 'await', 'super', 'elif', 'else', 'with', 'when', 'case',
+  'print', 'console.log', 'require', 'import', 'assert', 'defined', 'sizeof', 'unless', 'until', 'match', 'foreach', 'elseif', 'async',
+]);
+const NUMBERED = /^[ \t]*(\d{1,7})(?:→|\t)/;
+
+interface Seen {
+  count: number;
+  index: number;
+}
+
+/** Line number at `index` (1-based within the text), counted incrementally: calls arrive in order. */
+class LineCounter {
+  private at = 0;
+  private line = 1;
+  constructor(private readonly text: string) {}
+  lineAt(index: number): number {
+    for (let i = this.text.indexOf('\n', this.at); i !== -1 && i < index; i = this.text.indexOf('\n', this.at)) {
+      this.line++;
+      this.at = i + 1;
+    }
+    return this.line;
+  }
+}
+
+function lineOf(text: string, index: number, source: CodeSource, counter: LineCounter): number | null {
+  if (source.numbered === true) {
+    const start = text.lastIndexOf('\n', index - 1) + 1;
+    const m = NUMBERED.exec(text.slice(start, Math.min(text.length, start + 12)));
+    return m === null ? null : Number(m[1]);
+  }
+  if (source.firstLine === null || source.firstLine === undefined) return null;
+  return source.firstLine - 1 + counter.lineAt(index);
+}
+
+/** The most frequent names, first seen first among equals. */
+function top<T extends Seen>(seen: Map<string, T>, n: number): Array<[string, T]> {
+  return [...seen.entries()].sort((a, b) => b[1].count - a[1].count || a[1].index - b[1].index).slice(0, n);
+}
+
+/** Calls the code makes, with the file and line of each one's first occurrence. */
+export function scanCalls(text: string, sink: FactSink, source: CodeSource = {}): void {
+  if (sink.full('call') || text.indexOf('(') < 0) return;
+  const code = text.length > MAX_CODE ? text.slice(0, MAX_CODE) : text;
+  const seen = new Map<string, Seen>();
+  CALL.lastIndex = 0;
+  for (let m = CALL.exec(code); m !== null; m = CALL.exec(code)) {
+    const name = (m[1] as string).replace(/^(?:this|self)\./, '');
+    if (name.length < 4 || NOT_CALLS.has(name)) continue;
+    const known = seen.get(name);
+    if (known !== undefined) known.count++;
+    else seen.set(name, { count: 1, index: m.index + m[0].length - 1 - name.length });
+  }
+  if (seen.size === 0) return;
+  const counter = new LineCounter(code);
+  const chosen = top(seen, FACT_CAPS.call).sort((a, b) => a[1].index - b[1].index);
+  for (const [name, at] of chosen) {
+    sink.add('call', name, at.index, at.index + name.length, { path: source.path ?? null, line: lineOf(code, at.index, source, counter) });
+    if (sink.full('call')) return;
+  }
+}
+
+/** `--name` (a CSS custom property, a command-line option), and `--name: value;` where the code defines one. */
+const DASHED = /(?<![\w-])(--[A-Za-z][\w-]{1,60})(?:[ \t]*:[ \t]*([^;{}\n]{1,80});)?/g;
+
+/** Dashed names the code holds, as settings: `--accent: #f59e0b` where it defines one, else `--name`. */
+export function scanDashedNames(text: string, sink: FactSink): void {
+  if (sink.full('config') || text.indexOf('--') < 0) return;
+  const code = text.length > MAX_CODE ? text.slice(0, MAX_CODE) : text;
+  const seen = new Map<string, Seen & { value: string | null; at: number; end: number }>();
+  DASHED.lastIndex = 0;
+  for (let m = DASHED.exec(code); m !== null; m = DASHED.exec(code)) {
+    const name = m[1] as string;
+    if (name.length < 4 || /^-+$/.test(name.slice(2)) || name.endsWith('-')) continue;
+    const value = m[2]?.trim() || null;
+    const known = seen.get(name);
+    if (known !== undefined) {
+      known.count++;
+      if (known.value === null && value !== null) Object.assign(known, { value, at: m.index, end: m.index + m[0].length });
+    } else seen.set(name, { count: 1, index: m.index, value, at: m.index, end: m.index + (value === null ? name.length : m[0].length) });
+  }
+  for (const [name, info] of top(seen, FACT_CAPS.config)) {
+    const fact = info.value === null ? name : `${name}: ${info.value}`;
+    sink.add('config', fact, info.at, info.end);
+    if (sink.full('config')) return;
+  }
+}
