@@ -1,7 +1,41 @@
+import type { FusionWeights } from '../deps.js';
 import type { ScoredId } from '../types.js';
 
 /** The k of reciprocal rank fusion (Cormack et al. 2009; SPEC §4). */
 export const RRF_K = 60;
+
+/**
+ * Fusion for BM25 alone and for embedders that are not pretrained encoders (static, USE-lite,
+ * hash, remote): vectors weigh 0.2 in the rank fusion and half of BM25 in the signal. Measured on
+ * SciFact, LoCoMo and CoSQA with USE-lite: equal weights let a weak embedder reorder strong
+ * keyword matches (SciFact nDCG@10 0.686 → 0.508); at 0.2 vectors settle near-ties and lift
+ * what keywords missed.
+ */
+export const DEFAULT_FUSION: Readonly<FusionWeights> = { vectorRankWeight: 0.2, vectorSignalShare: 0.5, rrfK: RRF_K };
+
+/**
+ * Fusion for the pretrained ONNX encoders (`onnx:…`, e.g. all-MiniLM-L6-v2): vectors weigh twice
+ * BM25 in the rank fusion and in the signal, with RRF k = 10. Chosen with all-MiniLM-L6-v2 on the
+ * tuning halves of SciFact, CoSQA and LoCoMo only (the grid, vector weight 0.5–2 × k 10–60, the
+ * largest mean relative gain over the old defaults with no set losing): SciFact nDCG@10 0.760 →
+ * 0.768, CoSQA MRR@10 0.364 → 0.455, LoCoMo recall@5 0.603 → 0.627. The report halves: SciFact
+ * 0.678 → 0.696, CoSQA 0.401 → 0.529, LoCoMo 0.576 → 0.564 (docs/EMBEDDINGS.md).
+ */
+export const ENCODER_FUSION: Readonly<FusionWeights> = { vectorRankWeight: 2, vectorSignalShare: 2, rrfK: 10 };
+
+/** True for a pretrained sentence encoder run by cairn (model ids `onnx:<name>`). */
+export function isPretrainedEncoder(model: string): boolean {
+  return model.startsWith('onnx:');
+}
+
+/**
+ * The fusion weights recall uses with `embedderModel` (null: BM25 alone), `overrides` (benchmarks)
+ * taking precedence field by field.
+ */
+export function fusionWeights(embedderModel: string | null, overrides: Partial<FusionWeights> = {}): FusionWeights {
+  const base = embedderModel !== null && isPretrainedEncoder(embedderModel) ? ENCODER_FUSION : DEFAULT_FUSION;
+  return { ...base, ...overrides };
+}
 
 export interface FusedHit {
   id: string;

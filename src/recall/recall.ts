@@ -111,7 +111,8 @@ export function stalenessOf(deps: Deps, memory: Memory, checkFiles = true): Stal
 }
 
 /**
- * Hybrid recall: BM25 and vector candidates fused by reciprocal rank (k = 60), re-scored by the
+ * Hybrid recall: BM25 and vector candidates fused by reciprocal rank (weights by embedder:
+ * `fusionWeights`), re-scored by the
  * composite score (relevance, recency by kind, importance, usage, tag boost, scope; the
  * recently-recalled penalty only with `diversify`), pinned and continuation first, each hit with `why` and staleness.
  */
@@ -133,7 +134,7 @@ export async function recall(deps: Deps, input: RecallInput): Promise<RecallResu
   if (input.asOf !== undefined) filter.snapshotId = (await resolveSnapshot(deps, input.asOf)).id;
 
   const candidates = input.candidates ?? Math.max(50, k * 5);
-  const { mode, fused, maxRrf, bm25Max, terms, cosines, cosineMax } = await retrieve(deps, { query: input.query, filter, limit: candidates, minCosine: input.minCosine });
+  const { mode, fused, maxRrf, bm25Max, terms, cosines, cosineMax, weights } = await retrieve(deps, { query: input.query, filter, limit: candidates, minCosine: input.minCosine });
   const memories = new Map((await deps.store.getMemories(fused.map((f) => f.id))).map((m) => [m.id, m]));
   const now = deps.clock.now();
   const scored: Array<{ memory: Memory; why: Why }> = [];
@@ -160,7 +161,7 @@ export async function recall(deps: Deps, input: RecallInput): Promise<RecallResu
       boostTags: tags,
       session: deps.session,
       diversify: input.diversify === true,
-      ...(deps.fusion?.vectorSignalShare !== undefined ? { vectorSignalShare: deps.fusion.vectorSignalShare } : {}),
+      vectorSignalShare: weights.vectorSignalShare,
     });
     scored.push({ memory, why });
   }

@@ -7,18 +7,13 @@ import { embedOrUnavailable, vectorIndexMatches, type Deps } from '../deps.js';
 import { queryTerms } from '../store/tokenize.js';
 import type { MemoryFilter, ScoredId } from '../types.js';
 import { dot } from '../embed/vector.js';
-import { RRF_K, reciprocalRankFusion, type FusedHit } from './fusion.js';
+import type { FusionWeights } from '../deps.js';
+import { fusionWeights, reciprocalRankFusion, type FusedHit } from './fusion.js';
 import { contentQuery } from './stopwords.js';
 
 /** Vector hits below this cosine are noise, not candidates. */
 export const DEFAULT_MIN_COSINE = 0.25;
 
-/**
- * Weight of the vector list in the rank fusion (BM25's is 1). Measured on SciFact, LoCoMo and
- * CoSQA with USE-lite: equal weights let a weak embedder reorder strong keyword matches (SciFact
- * nDCG@10 0.686 → 0.508); at 0.2 vectors settle near-ties and lift what keywords missed.
- */
-export const VECTOR_RANK_WEIGHT = 0.2;
 
 export interface RetrieveInput {
   query: string;
@@ -44,6 +39,8 @@ export interface Retrieved {
    */
   cosines: Map<string, number>;
   cosineMax: number | null;
+  /** The fusion weights used (they depend on the embedder, see `fusionWeights`). */
+  weights: FusionWeights;
 }
 
 export async function retrieve(deps: Deps, input: RetrieveInput): Promise<Retrieved> {
@@ -61,8 +58,8 @@ export async function retrieve(deps: Deps, input: RetrieveInput): Promise<Retrie
       lists.push(hits);
     }
   }
-  const vectorWeight = deps.fusion?.vectorRankWeight ?? VECTOR_RANK_WEIGHT;
-  const rrfK = deps.fusion?.rrfK ?? RRF_K;
+  const weights = fusionWeights(embedder?.model ?? null, deps.fusion);
+  const { vectorRankWeight: vectorWeight, rrfK } = weights;
   const fused = reciprocalRankFusion(lists, rrfK, [1, vectorWeight]);
   let cosineMax: number | null = null;
   if (queryVector && embedder) {
@@ -82,5 +79,6 @@ export async function retrieve(deps: Deps, input: RetrieveInput): Promise<Retrie
     terms: queryTerms(keywords),
     cosines,
     cosineMax,
+    weights,
   };
 }

@@ -51,7 +51,7 @@ export interface Why {
   bm25: number | null;
   vectorRank: number | null;
   cosine: number | null;
-  /** Reciprocal-rank-fusion score (k = 60). */
+  /** Reciprocal-rank-fusion score (weights and k by embedder: `fusionWeights`). */
   rrf: number;
   /** Share of the query's terms the memory contains, 0..1. */
   coverage: number;

@@ -165,7 +165,15 @@ describe('locomo suite', () => {
       ['conv-a', 5],
       ['conv-b', 2],
     ]);
-    expect(data.conversations[0]!.turns[2]).toEqual({ diaId: 'D1:3', text: 'Ana (1:56 pm on 8 May, 2023): I adopted a puppy named Biscuit last week. [shares a photo: a photo of a small brown dog]' });
+    expect(data.conversations[0]!.turns[2]).toEqual({
+      diaId: 'D1:3',
+      text: 'Ana (1:56 pm on 8 May, 2023): I adopted a puppy named Biscuit last week. [shares a photo: a photo of a small brown dog]',
+      withReply: 'Ana (1:56 pm on 8 May, 2023): I adopted a puppy named Biscuit last week. [shares a photo: a photo of a small brown dog] (in reply to: Nice! I have been training for a marathon in Boston.)',
+    });
+    // A session's first turn answers nothing; the reply layout never reaches into the previous session.
+    expect(data.conversations[0]!.turns[0]!.withReply).toBe(data.conversations[0]!.turns[0]!.text);
+    const firstOfSession2 = data.conversations[0]!.turns.find((t) => t.diaId === 'D2:1')!;
+    expect(firstOfSession2.withReply).toBe(firstOfSession2.text);
     expect(data.questions.map((q) => [q.conversation, q.category, q.evidence])).toEqual([
       ['conv-a', 1, ['D1:3']],
       ['conv-a', 2, ['D1:2', 'D2:1']],
@@ -190,6 +198,9 @@ describe('locomo suite', () => {
       expect(Object.keys(mode.byCategory).sort()).toEqual(['1', '2', '4']);
     }
     expect(result.modes.bm25!.byCategory['1']!.recallAt10).toBe(1);
+    const replies = await runLocomo(scratch('cairn-locomo-reply-'), data, undefined, [], { layout: 'reply', askTwice: false });
+    expect(replies).toMatchObject({ layout: 'reply', turns: 7, memories: 7, questions: 4 });
+    expect(Object.keys(replies.modes)).toEqual(['bm25', 'hybrid hash:v1:1024']);
   });
 
   it('runs from the CLI', async () => {
@@ -199,6 +210,8 @@ describe('locomo suite', () => {
     const result = expectOk(run.json<BenchReport>(), 'locomo');
     const at5 = result.metrics.find((m) => m.name === 'evidence recall@5 (bm25)')!;
     expect(at5.target).toEqual({ op: '>=', value: 0.8 });
-    expect(result.metrics.map((m) => m.name)).toContain('evidence recall@10 (hybrid hash:v1:1024)');
+    expect(result.metrics.map((m) => m.name)).toEqual(
+      expect.arrayContaining(['evidence recall@10 (hybrid hash:v1:1024)', 'evidence recall@5 (bm25, turn + the turn it answers)', 'evidence recall@5, tuning half (hybrid hash:v1:1024, turn + the turn it answers)']),
+    );
   });
 });

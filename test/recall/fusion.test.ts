@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { reciprocalRankFusion } from '../../src/recall/fusion.js';
+import { DEFAULT_FUSION, ENCODER_FUSION, fusionWeights, reciprocalRankFusion } from '../../src/recall/fusion.js';
 import { compositeScore, VECTOR_SIGNAL_SHARE } from '../../src/recall/score.js';
 import type { Memory } from '../../src/types.js';
 
@@ -38,5 +38,28 @@ describe('the relevance signal', () => {
     const b = compositeScore({ ...base, bm25: 10, cosine: 0.79, cosineMax: 0.80 });
     expect(a.score - b.score).toBeLessThan(0.01);
     expect(a.score).toBeGreaterThan(b.score);
+  });
+});
+
+describe('fusion weights by embedder', () => {
+  it('gives pretrained ONNX encoders their own weights and keeps the old ones for BM25 and other embedders', () => {
+    expect(fusionWeights('onnx:all-minilm-l6-v2-q')).toEqual(ENCODER_FUSION);
+    expect(fusionWeights(null)).toEqual(DEFAULT_FUSION);
+    for (const model of ['use-lite:512', 'hash:v1:1024', 'static:potion-base-8M', 'ollama:nomic-embed-text']) expect(fusionWeights(model)).toEqual(DEFAULT_FUSION);
+    expect(DEFAULT_FUSION).toEqual({ vectorRankWeight: 0.2, vectorSignalShare: 0.5, rrfK: 60 });
+    expect(ENCODER_FUSION.vectorRankWeight).toBeGreaterThan(DEFAULT_FUSION.vectorRankWeight);
+  });
+
+  it('lets overrides win field by field', () => {
+    expect(fusionWeights('onnx:x', { rrfK: 60 })).toEqual({ ...ENCODER_FUSION, rrfK: 60 });
+    expect(fusionWeights(null, { vectorRankWeight: 1 })).toEqual({ ...DEFAULT_FUSION, vectorRankWeight: 1 });
+  });
+
+  it('a smaller k lets the first ranks count more against the rest', () => {
+    const bm25 = [{ id: 'a', score: 9 }, { id: 'b', score: 8 }, { id: 'x', score: 7 }, { id: 'c', score: 6 }];
+    const vectors = [{ id: 'c', score: 0.9 }, { id: 'b', score: 0.8 }];
+    // At k = 60 the document both lists rank second (b) leads; at k = 1 c's first place outweighs its fourth.
+    expect(reciprocalRankFusion([bm25, vectors], 60, [1, 1])[0]!.id).toBe('b');
+    expect(reciprocalRankFusion([bm25, vectors], 1, [1, 1])[0]!.id).toBe('c');
   });
 });

@@ -5,8 +5,16 @@
  * per conversation. Each question of categories 1–4 runs `cairn.recall` with k = 10 scoped to its
  * conversation, without touching, in two modes: BM25 alone, and hybrid with the hash embedder
  * (or `$CAIRN_BENCH_EMBEDDERS`, each also at the `$CAIRN_BENCH_FUSION` weights). Every mode is
- * also reported on two halves: even conversations (tuning) and odd ones (report). Last, the same
- * questions are asked twice with touching (#15.6), with and without `diversify`.
+ * also reported on two halves: even conversations (tuning) and odd ones (report; the split by
+ * file order predates the sha256 splits of the other suites and is kept so figures stay
+ * comparable). Last, the same questions are asked twice with touching (#15.6), with and without
+ * `diversify`.
+ *
+ * Then everything but the asking twice again in a second layout, named `…, turn + the turn it
+ * answers`: each memory also holds the words of the turn before it in the same session, so a
+ * reply ("5 years already!") carries the question it answers. On the tuning half, most evidence
+ * turns that neither retriever found in the top 50 were such replies; the layout changes what is
+ * stored, not how recall ranks, and the BM25 baseline is measured in the same layout.
  * recall@k = share of the question's evidence turns among the first k hits, averaged over
  * questions. Malformed evidence ids (`D8:6; D9:17`, `D:11:26`, `D30:05`) are normalised; what
  * cannot be, or names no turn, is counted and left out.
@@ -44,8 +52,22 @@ export interface LocomoQuestion {
   evidence: string[];
 }
 
+export interface LocomoTurnRecord {
+  diaId: string;
+  /** The turn as stored in the `turn` layout: speaker, session date, words, photo caption. */
+  text: string;
+  /**
+   * The `reply` layout: the same, plus the words of the turn it answers (the one before it in the
+   * same session), so a reply such as "5 years already!" carries the question it answers.
+   */
+  withReply: string;
+}
+
+/** How a turn becomes a memory: alone (the historical layout), or with the turn it answers. */
+export type LocomoLayout = 'turn' | 'reply';
+
 export interface LocomoData {
-  conversations: Array<{ id: string; turns: Array<{ diaId: string; text: string }> }>;
+  conversations: Array<{ id: string; turns: LocomoTurnRecord[] }>;
   questions: LocomoQuestion[];
   /** Evidence ids that could not be normalised, or name no turn of their conversation. */
   badEvidence: number;
@@ -65,6 +87,11 @@ export function turnText(speaker: string, date: string, text: string, caption: s
   return `${head}${text}${caption ? ` [shares a photo: ${caption}]` : ''}`;
 }
 
+/** A turn's text followed by the words (and photo caption) of the turn it answers, when there is one. */
+export function replyText(turn: string, previousWords: string | null): string {
+  return previousWords ? `${turn} (in reply to: ${previousWords})` : turn;
+}
+
 export function parseLocomo(raw: unknown): LocomoData {
   const samples = Array.isArray(raw) ? (raw as LocomoSample[]) : [];
   const conversations: LocomoData['conversations'] = [];
@@ -74,7 +101,7 @@ export function parseLocomo(raw: unknown): LocomoData {
   samples.forEach((sample, index) => {
     const id = typeof sample.sample_id === 'string' ? sample.sample_id : `conv-${index}`;
     const conv = sample.conversation ?? {};
-    const turns: Array<{ diaId: string; text: string }> = [];
+    const turns: LocomoTurnRecord[] = [];
     const sessions = Object.keys(conv)
       .map((key) => /^session_(\d+)$/.exec(key))
       .filter((m): m is RegExpExecArray => m !== null && Array.isArray(conv[m[0]]))
@@ -82,11 +109,14 @@ export function parseLocomo(raw: unknown): LocomoData {
       .sort((a, b) => a - b);
     for (const n of sessions) {
       const date = typeof conv[`session_${n}_date_time`] === 'string' ? (conv[`session_${n}_date_time`] as string) : '';
+      let previous: string | null = null; // the words of the session's previous turn
       for (const turn of conv[`session_${n}`] as LocomoTurn[]) {
         const diaId = typeof turn.dia_id === 'string' ? normalizeDiaId(turn.dia_id) : null;
         if (!diaId || typeof turn.text !== 'string') continue;
         const caption = typeof turn.blip_caption === 'string' && turn.blip_caption.trim() ? turn.blip_caption.trim() : null;
-        turns.push({ diaId, text: turnText(String(turn.speaker ?? '?'), date, turn.text, caption) });
+        const text = turnText(String(turn.speaker ?? '?'), date, turn.text, caption);
+        turns.push({ diaId, text, withReply: replyText(text, previous) });
+        previous = `${turn.text}${caption ? ` [shares a photo: ${caption}]` : ''}`;
       }
     }
     const known = new Set(turns.map((t) => t.diaId));
@@ -130,6 +160,7 @@ interface ModeResult {
 }
 
 export interface LocomoResult {
+  layout: LocomoLayout;
   conversations: number;
   turns: number;
   memories: number;
@@ -148,13 +179,20 @@ export async function runLocomo(
   log: (line: string) => void = () => {},
   /** Embedder specs measured in hybrid mode instead of the hash embedder (`$CAIRN_BENCH_EMBEDDERS` in the suite). */
   embedderSpecs: string[] = [],
+  options: {
+    /** What a memory holds: the turn alone, or the turn and the one it answers. @default 'turn' */
+    layout?: LocomoLayout;
+    /** Ask the questions twice with touching (#15.6) at the end. @default true */
+    askTwice?: boolean;
+  } = {},
 ): Promise<LocomoResult> {
-  const work = await freshStore(cacheDir, 'locomo');
+  const layout = options.layout ?? 'turn';
+  const work = await freshStore(cacheDir, `locomo-${layout}`);
   try {
     const { store } = work;
     const bm25 = benchCairn(store, null);
     const items: BulkItem[] = data.conversations.flatMap((c) =>
-      c.turns.map((t) => ({ key: `${c.id}/${t.diaId}`, text: t.text, project: `locomo-${c.id}`, meta: { diaId: t.diaId, conversation: c.id } })),
+      c.turns.map((t) => ({ key: `${c.id}/${t.diaId}`, text: layout === 'reply' ? t.withReply : t.text, project: `locomo-${c.id}`, meta: { diaId: t.diaId, conversation: c.id } })),
     );
     const started = performance.now();
     const loaded = await bulkRemember(bm25, items);
@@ -211,10 +249,13 @@ export async function runLocomo(
     }
     // Asking twice (#15.6): touch every answer, then ask the same questions again. Last, since
     // touching changes usage counts for anything measured after it.
-    await evaluate(bm25, { touch: true });
-    modes['bm25, asked again'] = await evaluate(bm25);
-    modes['bm25, asked again, diversify'] = await evaluate(bm25, { diversify: true });
+    if (options.askTwice !== false) {
+      await evaluate(bm25, { touch: true });
+      modes['bm25, asked again'] = await evaluate(bm25);
+      modes['bm25, asked again, diversify'] = await evaluate(bm25, { diversify: true });
+    }
     return {
+      layout,
       conversations: data.conversations.length,
       turns: items.length,
       memories: loaded.written,
@@ -239,13 +280,16 @@ export const locomoSuite: Suite = {
     const data = parseLocomo(JSON.parse(readFileSync(path, 'utf8')) as unknown);
     if (ctx.quick) data.questions = data.questions.slice(0, QUICK_QUESTIONS);
     const specs = benchEmbedderSpecs();
-    const result = await runLocomo(ctx.cacheDir, data, ctx.log, specs.length > 0 ? specs : defaultEmbedderSpecs(ctx.quick));
+    const embedderSpecs = specs.length > 0 ? specs : defaultEmbedderSpecs(ctx.quick);
+    const result = await runLocomo(ctx.cacheDir, data, ctx.log, embedderSpecs);
+    const replies = await runLocomo(ctx.cacheDir, data, ctx.log, embedderSpecs, { layout: 'reply', askTwice: false });
     const datasets: Dataset[] = [
       { name: `locomo/locomo-dev.json${ctx.quick ? ' (quick: first questions)' : ''}`, sha256: sha256Files([path]), generator: null, buildMs: result.loadMs, cachedBuildMs: null },
     ];
     const metrics: Metric[] = [];
     const note = `${result.questions} questions (cat. 1–4), ${result.turns} turns, ${result.conversations} conversations`;
-    for (const [mode, r] of Object.entries(result.modes)) {
+    const layouts = [...Object.entries(result.modes), ...Object.entries(replies.modes).map(([mode, r]) => [`${mode}, turn + the turn it answers`, r] as const)];
+    for (const [mode, r] of layouts) {
       metrics.push(
         metric(`evidence recall@5 (${mode})`, r.recallAt5, 'share', { target: atLeast(0.8), anchor: '0.705 @5 (hybrid, Acolyte)', note }),
         metric(`evidence recall@10 (${mode})`, r.recallAt10, 'share'),
@@ -254,6 +298,6 @@ export const locomoSuite: Suite = {
         metric(`any evidence in top 10 (${mode})`, r.anyAt10, 'share', { anchor: 'BM25 0.646 @10 (any evidence turn in the top 10)' }),
       );
     }
-    return { status: 'ok', datasets, metrics, details: { k: K, touch: false, ...result } };
+    return { status: 'ok', datasets, metrics, details: { k: K, touch: false, ...result, replyLayout: replies } };
   },
 };
