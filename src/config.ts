@@ -209,10 +209,10 @@ export function cachedEmbedder(embedder: Embedder, spec: string, store: Store): 
 }
 
 /** Build the configured embedder; the embed module is loaded only when one is configured. */
-export async function createEmbedderFromSpec(spec: string, config: Config, options: { threads?: number } = {}): Promise<Embedder> {
+export async function createEmbedderFromSpec(spec: string, config: Config, options: { threads?: number; workers?: number } = {}): Promise<Embedder> {
   const module = (await import('./embed/index.js').catch((error: unknown) => {
     throw new CairnError('MISSING_DEPENDENCY', `embedder "${spec}" is configured but the embed module failed to load: ${(error as Error).message}`, { cause: error });
-  })) as { createEmbedder(spec: string, options: { home: string; threads?: number }): Promise<Embedder> };
+  })) as { createEmbedder(spec: string, options: { home: string; threads?: number; workers?: number }): Promise<Embedder> };
   return module.createEmbedder(spec, { home: config.home, ...options });
 }
 

@@ -8,7 +8,9 @@ import { invalid } from '../errors.js';
 import type { Embedder } from '../types.js';
 import { createHashEmbedder } from './hash.js';
 import { createOllamaEmbedder, createOpenAIEmbedder, type RemoteEmbedderOptions } from './remote.js';
-import { loadOnnxEmbedder } from './onnx.js';
+import { loadOnnxEmbedder, onnxModelFolder } from './onnx.js';
+import { KNOWN_ONNX_MODELS } from './onnx-models.js';
+import { createOnnxWorkerPool } from './onnx-pool.js';
 import { loadStaticEmbedder } from './static.js';
 import { loadTransformersEmbedder } from './transformers.js';
 import { loadUseLiteEmbedder } from './use.js';
@@ -68,7 +70,14 @@ export {
   type OnnxRuntime,
   type OnnxSession,
 } from './onnx.js';
-export { BGE_SMALL_EN_V15_Q, DEFAULT_EMBEDDER_SPEC, KNOWN_ONNX_MODELS, type OnnxModelFile, type OnnxModelManifest } from './onnx-models.js';
+export { ALL_MINILM_L6_V2_Q, BGE_SMALL_EN_V15_Q, DEFAULT_EMBEDDER_SPEC, E5_SMALL_V2_Q, KNOWN_ONNX_MODELS, type OnnxModelFile, type OnnxModelManifest } from './onnx-models.js';
+/** Bulk embedding in worker threads, one ONNX session each. */
+export { createOnnxWorkerPool, type OnnxPoolOptions } from './onnx-pool.js';
+/** The background vector fill and its one-filler-at-a-time lease. */
+export { fillVectors, waitingForVectors, type FillOptions, type FillOutcome, type FillSummary } from './fill.js';
+export { readFillLease, type FillLease } from './fill-lease.js';
+/** The default embedder: all-MiniLM-L6-v2 when its files are installed. */
+export { resolveDefaultEmbedder, type DefaultEmbedder } from './default.js';
 /** transformers.js with a local model folder (optional dependency). */
 export { loadTransformersEmbedder, type TransformersEmbedderOptions } from './transformers.js';
 /** The embedding cache: in-process LRU plus an optional persistent layer. */
@@ -110,6 +119,11 @@ export interface CreateEmbedderOptions {
   cwd?: string;
   /** ONNX Runtime intra-op threads for `onnx:` specs (background fills use 1). @default min(2, CPUs) */
   threads?: number;
+  /**
+   * For bulk embedding (`cairn reindex`): `onnx:` specs run in this many worker threads, each with
+   * its own session at one intra-op thread (onnx-pool.ts); 1 or absent embeds in this thread.
+   */
+  workers?: number;
   /** API key for `openai:` specs (sent as a Bearer token). */
   apiKey?: string;
   /** Timeouts, retries, batch size … for `ollama:` and `openai:` specs. */
@@ -195,9 +209,14 @@ export async function createEmbedder(spec: string, options: CreateEmbedderOption
       // A known model by name (looked up in <home>/models, then the package), or its folder.
       const isPath = path.isAbsolute(parsed.location) || /[/\\~]/.test(parsed.location) || parsed.location.startsWith('.');
       const threads = options.threads === undefined ? {} : { threads: options.threads };
-      if (!isPath) return loadOnnxEmbedder(parsed.location, options.home ? { home: options.home, ...threads } : threads);
-      const folder = modelFolder(parsed.location, options);
-      return loadOnnxEmbedder(path.basename(folder), { folder, ...threads });
+      const folder = isPath ? modelFolder(parsed.location, options) : undefined;
+      const name = folder ? path.basename(folder) : parsed.location;
+      if (options.workers !== undefined && options.workers > 1) {
+        const manifest = KNOWN_ONNX_MODELS[name];
+        if (manifest) return createOnnxWorkerPool(folder ?? onnxModelFolder(name, options.home), manifest, { workers: options.workers });
+      }
+      if (!folder) return loadOnnxEmbedder(name, options.home ? { home: options.home, ...threads } : threads);
+      return loadOnnxEmbedder(name, { folder, ...threads });
     }
     case 'ollama':
     case 'openai': {

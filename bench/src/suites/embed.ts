@@ -7,7 +7,10 @@
  * have the highest cosine among four). With the LoCoMo data present (`--data`), the queries are
  * LoCoMo questions and the memories its turns; else built-in ones. Then the MCP server with the
  * embedder configured: idle RSS (model not loaded), RSS once loaded (embed-mcp.ts). `$CAIRN_BENCH_ONNX_THREADS`
- * sets ONNX Runtime's intra-op threads (default: cairn's, 2 on this machine).
+ * sets ONNX Runtime's intra-op threads (default: cairn's, 2 on this machine). For ONNX specs, the
+ * real bulk path too: `reindex` over a store of 1,000 distinct LoCoMo turns (96 with `--quick`)
+ * with one session, then with the worker pool `cairn reindex` uses, and the lowest cosine of the
+ * pool's vectors against the same texts embedded alone (`$CAIRN_BENCH_EMBED_BULK=0` skips it).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -53,10 +56,10 @@ const DOCS = [
 ];
 
 /** Queries and memories to time: LoCoMo questions and turns when the data is there, else the lists above. */
-export function timingTexts(dataDir: string, quick: boolean): { queries: string[]; docs: string[]; source: string } {
+export function timingTexts(dataDir: string, quick: boolean): { queries: string[]; docs: string[]; bulk: string[]; source: string } {
   const path = join(dataDir, 'locomo', 'locomo-dev.json');
-  const wanted = { queries: quick ? 16 : 60, docs: quick ? 48 : 400 };
-  if (!existsSync(path)) return { queries: QUERIES, docs: DOCS, source: 'built-in texts (no LoCoMo data)' };
+  const wanted = { queries: quick ? 16 : 60, docs: quick ? 48 : 400, bulk: quick ? 96 : 1000 };
+  if (!existsSync(path)) return { queries: QUERIES, docs: DOCS, bulk: Array.from({ length: 12 }, (_, i) => DOCS.map((d) => `${d} (${i})`)).flat(), source: 'built-in texts (no LoCoMo data)' };
   const raw = JSON.parse(readFileSync(path, 'utf8')) as Array<{ qa?: Array<{ question?: unknown }>; conversation?: Record<string, unknown> }>;
   const questions: string[] = [];
   const turns: string[] = [];
@@ -69,12 +72,20 @@ export function timingTexts(dataDir: string, quick: boolean): { queries: string[
   }
   // Evenly spaced picks: every conversation and every part of one is represented.
   const spread = (all: string[], n: number) => Array.from({ length: Math.min(n, all.length) }, (_, i) => all[Math.floor((i * all.length) / Math.min(n, all.length))]!);
-  return { queries: spread(questions, wanted.queries), docs: spread(turns, wanted.docs), source: `LoCoMo (${wanted.queries} questions, ${wanted.docs} turns)` };
+  const unique = [...new Set(turns)];
+  return {
+    queries: spread(questions, wanted.queries),
+    docs: spread(turns, wanted.docs),
+    bulk: spread(unique, wanted.bulk),
+    source: `LoCoMo (${wanted.queries} questions, ${wanted.docs} turns; ${Math.min(wanted.bulk, unique.length)} distinct turns for the reindex runs)`,
+  };
 }
 
 const CHILD = `
-const [url, spec, payload, threadsArg] = process.argv.slice(1);
-const { queries, docs, paraphrases, unrelated } = JSON.parse(payload);
+const [url, spec, threadsArg] = process.argv.slice(1);
+// The texts come on stdin: a thousand of them would pass the 128 KB limit of one argument.
+const payload = (await import('node:fs')).readFileSync(0, 'utf8');
+const { queries, docs, bulk: bulkDocs, paraphrases, unrelated } = JSON.parse(payload);
 const mb = () => process.memoryUsage().rss / 1e6;
 const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
 const rssStart = mb();
@@ -110,8 +121,46 @@ for (const [query, answer] of paraphrases) {
   if (ok) found++;
   cases.push({ query, answer, ok, cosine: scores[0] });
 }
+// The real bulk path: \`reindex\` over a store of memories, first with this one session (as before),
+// then with the worker pool \`cairn reindex\` uses (one session per worker); same texts, same run.
+let bulk = null;
+if (spec.startsWith('onnx:') && bulkDocs.length > 0) {
+  const lib = await import(url.replace(/testing\.js$/, 'index.js'));
+  const { mkdtempSync, rmSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { tmpdir } = await import('node:os');
+  const dir = mkdtempSync(join(tmpdir(), 'cairn-bench-bulk-'));
+  const timed = async (name, bulkEmbedder) => {
+    const store = await lib.openSqliteStore(join(dir, name + '.db'));
+    const plain = lib.createCairn({ store, project: 'bench' });
+    for (const text of bulkDocs) await plain.remember({ text });
+    const memories = (await store.stats()).memories;
+    await bulkEmbedder.embed(['warm up']);
+    const c = cpu(), s = performance.now();
+    await cairn.reindex(store, bulkEmbedder);
+    const wall = performance.now() - s, used = cpu() - c;
+    const ids = (await store.listMemories({ project: 'bench', limit: 40 })).map((m) => m.id);
+    const vectors = await store.getVectors(ids, bulkEmbedder);
+    const texts = new Map((await store.getMemories(ids)).map((m) => [m.id, m.text]));
+    await store.close();
+    return { memories, wallMs: wall / memories, cpuMs: used / memories, vectors, texts };
+  };
+  const one = await timed('one', embedder);
+  const pool = await cairn.createEmbedder(spec, { workers: 2 });
+  const two = await timed('pool', pool);
+  await pool.close?.();
+  // Every sampled vector against the same text embedded alone, one call each (the recall path).
+  let minCosine = 1, compared = 0;
+  for (const [id, vector] of two.vectors) {
+    const [alone] = await embedder.embed([two.texts.get(id)]);
+    minCosine = Math.min(minCosine, vector.reduce((sum, x, i) => sum + x * alone[i], 0));
+    compared++;
+  }
+  rmSync(dir, { recursive: true, force: true });
+  bulk = { memories: one.memories, oneWallMs: one.wallMs, oneCpuMs: one.cpuMs, poolWallMs: two.wallMs, poolCpuMs: two.cpuMs, workers: pool.workers ?? 1, minCosine, compared };
+}
 await embedder.close?.();
-console.log(JSON.stringify({ model: embedder.model, dimension: embedder.dimension, buildMs, loadMs, rssStart, rssBuilt, rssLoaded, rssAfterDocs, queryMs, queryCpu, docWallMs, docCpuMs, found, cases }));
+console.log(JSON.stringify({ model: embedder.model, dimension: embedder.dimension, buildMs, loadMs, rssStart, rssBuilt, rssLoaded, rssAfterDocs, queryMs, queryCpu, docWallMs, docCpuMs, found, cases, bulk }));
 `;
 
 interface ChildResult {
@@ -130,6 +179,8 @@ interface ChildResult {
   docCpuMs: number;
   found: number;
   cases: Array<{ query: string; answer: string; ok: boolean; cosine: number }>;
+  /** `reindex` over a store: one session vs the worker pool (ONNX specs only). */
+  bulk: { memories: number; oneWallMs: number; oneCpuMs: number; poolWallMs: number; poolCpuMs: number; workers: number; minCosine: number; compared: number } | null;
 }
 
 const median = (values: number[]): number => {
@@ -157,11 +208,11 @@ export const embedSuite: Suite = {
     metrics.push(metric('MCP server idle RSS (no embedder)', floor.idleMb, 'MB', { target: atMost(80), note: 'after status and one recall' }));
     for (const spec of specs.length > 0 ? specs : defaultEmbedSpecs()) {
       ctx.log(`embed: ${spec} in a fresh process`);
-      const payload = JSON.stringify({ queries: texts.queries, docs: texts.docs, paraphrases: PARAPHRASES, unrelated: UNRELATED });
-      const run = spawnSync(process.execPath, ['--input-type=module', '-e', CHILD, url, spec, payload, threads], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+      const payload = JSON.stringify({ queries: texts.queries, docs: texts.docs, bulk: process.env.CAIRN_BENCH_EMBED_BULK === '0' ? [] : texts.bulk, paraphrases: PARAPHRASES, unrelated: UNRELATED });
+      const run = spawnSync(process.execPath, ['--input-type=module', '-e', CHILD, url, spec, threads], { input: payload, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
       if (run.status !== 0) {
         const reason = run.stderr.trim().split('\n').find((l) => l.includes('cairn') || l.includes('Error')) ?? run.stderr.trim().split('\n')[0];
-        details[spec] = { failed: reason };
+        details[spec] = { failed: reason, stderr: run.stderr.slice(-3000) };
         metrics.push(metric(`paraphrase cases (${spec})`, null, 'of 5', { note: `could not run: ${reason}` }));
         continue;
       }
@@ -186,6 +237,17 @@ export const embedSuite: Suite = {
         metric(`100K memories at this wall time (${label})`, (r.docWallMs * 100_000) / 60_000, 'min', { target: atMost(10), note: 'wall per memory × 100K: the real figure on an idle machine' }),
         metric(`100K memories, CPU over 2 cores (${label})`, (r.docCpuMs * 100_000) / 60_000 / 2, 'min', { target: atMost(10), note: 'CPU per memory × 100K ÷ 2: a lower bound when the machine is loaded' }),
       );
+      if (r.bulk) {
+        const b = r.bulk;
+        metrics.push(
+          metric(`reindex wall per memory, one session (${label})`, b.oneWallMs, 'ms', { note: `reindex of ${b.memories} memories, one ONNX session (the path before the pool)` }),
+          metric(`reindex wall per memory, ${b.workers} workers (${label})`, b.poolWallMs, 'ms', { note: `the same memories through cairn reindex's worker pool, one session per worker` }),
+          metric(`reindex CPU per memory, one session / ${b.workers} workers (${label})`, b.poolCpuMs, 'ms', { note: `one session: ${b.oneCpuMs.toFixed(2)} ms` }),
+          metric(`100K memories by reindex, one session (${label})`, (b.oneWallMs * 100_000) / 60_000, 'min', { target: atMost(10), note: 'measured reindex wall per memory × 100K' }),
+          metric(`100K memories by reindex, ${b.workers} workers (${label})`, (b.poolWallMs * 100_000) / 60_000, 'min', { target: atMost(10), note: 'measured reindex wall per memory × 100K: what cairn reindex does' }),
+          metric(`pool vectors vs one at a time, lowest cosine (${label})`, b.minCosine, '', { target: atLeast(0.999999), note: `${b.compared} sampled memories against the same text embedded alone` }),
+        );
+      }
     }
     return { status: 'ok', datasets: [], metrics, details };
   },

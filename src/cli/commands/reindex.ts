@@ -1,4 +1,4 @@
-import { setPriority } from 'node:os';
+import { availableParallelism, setPriority } from 'node:os';
 import type { Command } from 'commander';
 import { createEmbedderFromSpec, openStoreSpec, prepareStoreLocation } from '../../config.js';
 import { invalid } from '../../errors.js';
@@ -7,6 +7,9 @@ import type { Embedder, Store } from '../../types.js';
 import type { CommandContext } from '../context.js';
 import { ProgressBar } from '../progress.js';
 import { positiveInt, type Run } from './memory.js';
+
+/** Embedding workers of a foreground reindex or fill: one ONNX session per core, up to two. */
+const BULK_WORKERS = Math.min(2, availableParallelism());
 
 interface ReindexOptions {
   embedder?: string;
@@ -44,7 +47,7 @@ export function registerReindexCommand(program: Command, run: Run): void {
       let store: Store | null = null;
       let embedder: Embedder | null = null;
       try {
-        embedder = await createEmbedderFromSpec(spec, ctx.config);
+        embedder = await createEmbedderFromSpec(spec, ctx.config, { workers: BULK_WORKERS });
         prepareStoreLocation(ctx.config, (line) => ctx.note(line));
         store = await openStoreSpec(ctx.config.store);
         const bar = new ProgressBar(ctx.io.stderr, `reindex ${embedder.model}`, 1);
@@ -91,7 +94,7 @@ async function fillCommand(ctx: CommandContext, spec: string, opts: ReindexOptio
   let store: Store | null = null;
   let embedder: Embedder | null = null;
   try {
-    embedder = await createEmbedderFromSpec(spec, ctx.config, background ? { threads: 1 } : {});
+    embedder = await createEmbedderFromSpec(spec, ctx.config, background ? { threads: 1 } : { workers: BULK_WORKERS });
     prepareStoreLocation(ctx.config, (line) => ctx.note(line));
     store = await openStoreSpec(ctx.config.store);
     const bar = new ProgressBar(ctx.io.stderr, `fill ${embedder.model}`, 1);
