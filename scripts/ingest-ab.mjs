@@ -7,6 +7,14 @@
  * fresh SQLite store (distillation off, as `cairn bench ingest` does), once per build, in rotating
  * order, each in its own Node process. Prints, per build, the median MB/s by wall time and by CPU
  * time (all threads: on a loaded machine CPU time is the steadier measure), and the ratios to A.
+ *
+ *   node scripts/ingest-ab.mjs --digest <build> <transcripts> [--json]
+ * ingests the folder into a fresh store (one file at a time, in name order, through the reader
+ * workers), distils every session, and prints a canonical sha256 of what was
+ * stored, per table (sessions, turns, index terms of turns/facts/memories, compactions,
+ * corrections, session facts and their references, memories without their ids and times,
+ * cursors) and of the ingest summary's counts (lines, outcomes, redactions by kind, facts): a
+ * speed change must leave every hash as it was. `--json` prints the rows too (to diff).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -16,7 +24,80 @@ import { pathToFileURL } from 'node:url';
 
 const args = process.argv.slice(2);
 
-if (args[0] === '--one') {
+/** Rows of `sql`, each as a JSON string, sorted: a canonical form independent of write order. */
+function canonicalRows(db, sql) {
+  return db
+    .prepare(sql)
+    .raw()
+    .all()
+    .map((row) => JSON.stringify(row))
+    .sort();
+}
+
+async function digest(build, data, withRows) {
+  const { createHash } = await import('node:crypto');
+  const { createRequire } = await import('node:module');
+  const Database = createRequire(join(build, 'package.json'))('better-sqlite3');
+  const dir = mkdtempSync(join(tmpdir(), 'cairn-digest-'));
+  try {
+    const { openSqliteStore } = await import(pathToFileURL(join(build, 'dist/store/sqlite/store.js')).href);
+    const { createCairn } = await import(pathToFileURL(join(build, 'dist/cairn.js')).href);
+    const path = join(dir, 'cairn.db');
+    const store = await openSqliteStore(path);
+    const { ingestPaths } = await import(pathToFileURL(join(build, 'dist/ingest/runner.js')).href);
+    const { createReaderPool } = await import(pathToFileURL(join(build, 'dist/ingest/pool.js')).href);
+    const clock = { now: () => 1_800_000_000_000 };
+    const cairn = createCairn({ store, actor: 'bench', clock });
+    // One file at a time in name order, read by the worker threads as a large ingest is: which
+    // file of a session lands first must not depend on timing, or the hashes would.
+    const pool = createReaderPool({ size: 2 });
+    let summary;
+    try {
+      const logger = { debug() {}, info() {}, warn() {}, error() {} };
+      summary = await ingestPaths([data], { substrate: cairn.deps.store.substrate, clock, logger, reader: pool.read, concurrency: 1 });
+    } finally {
+      await pool.close();
+    }
+    const sessionIds = (await cairn.deps.store.substrate.listSessions({ limit: 100_000 })).map((s) => s.id).sort();
+    const distilled = await cairn.distill({ sessionIds });
+    summary.distilled = { errors: distilled.errors.length };
+    await store.close();
+    const db = new Database(path, { readonly: false });
+    // Index terms as stored: every (term, column, offset) of each row, keyed by the row's id.
+    const vocab = (table, rows, key) => {
+      db.exec(`CREATE VIRTUAL TABLE temp.v_${table} USING fts5vocab(main, ${table}, 'instance')`);
+      return canonicalRows(db, `SELECT r.${key}, v.term, v.col, v.offset FROM temp.v_${table} v JOIN ${rows} r ON r.rowid = v.doc`);
+    };
+    const tables = {
+      sessions: canonicalRows(db, 'SELECT * FROM sessions'),
+      session_sources: canonicalRows(db, 'SELECT * FROM session_sources'),
+      turns: canonicalRows(db, 'SELECT id, session_id, seq, role, text, tool_name, tool_input, tool_use_id, is_error, flags, at, source_uuid, source_line FROM turns'),
+      turns_terms: vocab('turns_fts', 'turns', 'id'),
+      compactions: canonicalRows(db, 'SELECT * FROM compactions'),
+      corrections: canonicalRows(db, 'SELECT * FROM corrections'),
+      session_facts: canonicalRows(db, 'SELECT id, session_id, kind, text, path, line FROM session_facts'),
+      session_fact_refs: canonicalRows(db, 'SELECT * FROM session_fact_refs'),
+      session_facts_terms: vocab('session_facts_fts', 'session_facts', 'id'),
+      memories: canonicalRows(db, 'SELECT text, kind, scope, project, session, tags, importance, source, provenance, files, valid_to IS NULL, deleted_at IS NULL, content_hash, meta FROM memories'),
+      memories_terms: vocab('memories_fts', 'memories', 'content_hash'),
+      cursors: canonicalRows(db, 'SELECT path, size, "offset", head_hash, state FROM ingest_cursors'),
+    };
+    db.close();
+    const { seconds, mbPerSecond, workers, ...counts } = summary;
+    const sorted = (v) => (Array.isArray(v) ? v.map(sorted) : v !== null && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted(v[k])])) : v);
+    tables.summary = [JSON.stringify(sorted(counts))];
+    const hash = (rows) => createHash('sha256').update(rows.join('\n')).digest('hex').slice(0, 16);
+    const out = { all: hash(Object.values(tables).map(hash)), tables: Object.fromEntries(Object.entries(tables).map(([k, rows]) => [k, `${hash(rows)} (${rows.length})`])) };
+    if (withRows) out.rows = tables;
+    process.stdout.write(`${JSON.stringify(out, null, withRows ? 0 : 2)}\n`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (args[0] === '--digest') {
+  await digest(resolve(args[1]), resolve(args[2]), args[3] === '--json');
+} else if (args[0] === '--one') {
   const [, build, data] = args;
   const dir = mkdtempSync(join(tmpdir(), 'cairn-ab-'));
   try {

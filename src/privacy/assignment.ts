@@ -7,6 +7,7 @@
  * Matching is anchored on the `=` or `:` operator so the caller can find candidates with one
  * cheap character scan: the key is read backwards from the operator and the value forwards.
  */
+import { codeAt } from './chars.js';
 
 /** Where a secret value sits in the text and which kind it is. */
 export interface AssignmentMatch {
@@ -184,10 +185,10 @@ function classifyValue(value: string, quoted: boolean): 'secret' | 'not-secret' 
  * is none (no secret-named key, a compound operator, a placeholder or reference value).
  */
 export function matchAssignment(text: string, op: number): AssignmentMatch | null {
-  const opChar = text.charCodeAt(op);
-  const next = text.charCodeAt(op + 1);
+  const opChar = codeAt(text, op);
+  const next = codeAt(text, op + 1);
   if (opChar === EQ) {
-    const before = text.charCodeAt(op - 1);
+    const before = codeAt(text, op - 1);
     if (next === EQ || next === GT || (before < 128 && OPERATOR_BEFORE_EQ[before] === 1)) return null;
   } else if (next === COLON || next === SLASH) {
     return null;
@@ -195,19 +196,19 @@ export function matchAssignment(text: string, op: number): AssignmentMatch | nul
 
   // The key, read backwards: `NAME`, `"name"`, `name ` before the operator.
   let j = op - 1;
-  while (j >= 0 && op - j < 4 && isSpace(text.charCodeAt(j))) j--;
-  const keyQuote = text.charCodeAt(j);
+  while (j >= 0 && op - j < 4 && isSpace(codeAt(text, j))) j--;
+  const keyQuote = codeAt(text, j);
   if (keyQuote === DQUOTE || keyQuote === SQUOTE) {
     j--;
     // JSON inside a JSON string: `\"password\": \"…\"`.
-    while (j >= 0 && text.charCodeAt(j) === BACKSLASH) j--;
+    while (j >= 0 && codeAt(text, j) === BACKSLASH) j--;
   }
   const nameEnd = j + 1;
   let hint = false;
   let after = 0;
   for (; j >= 0 && nameEnd - j <= MAX_NAME; j--) {
-    const c = text.charCodeAt(j);
-    if (!(c < 128 && NAME_CHAR[c] === 1)) break; // also false for NaN before the text start
+    const c = codeAt(text, j);
+    if (!(c < 128 && NAME_CHAR[c] === 1)) break; // also false before the text start (codeAt)
     if (HINT_PAIR[(c << 7) | after] === 1) hint = true;
     after = c;
   }
@@ -219,14 +220,14 @@ export function matchAssignment(text: string, op: number): AssignmentMatch | nul
   const name = text.slice(nameStart, nameEnd);
   if (!SECRET_WORD.test(name)) return highEntropyAssignment(text, op, nameStart, nameEnd);
   // `https://oauth2:<token>@host`: a URL's user, not a key (the URL detector takes the password).
-  if (opChar === COLON && text.charCodeAt(nameStart - 1) === SLASH) return null;
+  if (opChar === COLON && codeAt(text, nameStart - 1) === SLASH) return null;
 
   // The value, read forwards.
   let v = op + 1;
-  while (v < text.length && isSpace(text.charCodeAt(v))) v++;
+  while (v < text.length && isSpace(codeAt(text, v))) v++;
   let escapes = 0;
-  while (text.charCodeAt(v + escapes) === BACKSLASH) escapes++;
-  const quote = text.charCodeAt(v + escapes);
+  while (codeAt(text, v + escapes) === BACKSLASH) escapes++;
+  const quote = codeAt(text, v + escapes);
   let valueStart: number;
   let valueEnd: number;
   const quoted = quote === DQUOTE || quote === SQUOTE || quote === BACKTICK;
@@ -241,17 +242,17 @@ export function matchAssignment(text: string, op: number): AssignmentMatch | nul
     if (valueEnd < 0) return null;
   } else {
     // A URL query value ends at the next parameter; elsewhere `&` may be part of a password.
-    const before = text.charCodeAt(nameStart - 1);
+    const before = codeAt(text, nameStart - 1);
     const inQuery = before === QUESTION || before === AMPERSAND;
     valueStart = v;
     valueEnd = v;
     while (valueEnd < text.length && valueEnd - valueStart <= MAX_VALUE) {
-      const c = text.charCodeAt(valueEnd);
+      const c = codeAt(text, valueEnd);
       if (c <= SPACE || (c < 128 && VALUE_STOP[c] === 1) || (inQuery && (c === AMPERSAND || c === HASH))) break;
       valueEnd++;
     }
     // A sentence ending right after the value: `… set API_KEY=abc123.`
-    if (valueEnd > valueStart + 1 && text.charCodeAt(valueEnd - 1) === 46 /* . */) valueEnd--;
+    if (valueEnd > valueStart + 1 && codeAt(text, valueEnd - 1) === 46 /* . */) valueEnd--;
   }
   const verdict = classifyValue(text.slice(valueStart, valueEnd), quoted);
   if (verdict === 'not-secret') return null;
@@ -259,7 +260,7 @@ export function matchAssignment(text: string, op: number): AssignmentMatch | nul
   // `type AuthToken = …` declares a type, it does not assign a value.
   if (opChar === EQ && /\b(?:type|interface)\s+$/.test(text.slice(Math.max(0, nameStart - 12), nameStart))) return null;
 
-  const before = text.charCodeAt(nameStart - 1);
+  const before = codeAt(text, nameStart - 1);
   const kind = secretNameKind(name, before === QUESTION || before === AMPERSAND);
   return kind === null ? null : { valueStart, valueEnd, kind };
 }
@@ -268,7 +269,7 @@ export function matchAssignment(text: string, op: number): AssignmentMatch | nul
 function closingQuote(text: string, from: number, quote: number): number {
   const limit = Math.min(text.length, from + MAX_VALUE);
   for (let i = from; i < limit; i++) {
-    const c = text.charCodeAt(i);
+    const c = codeAt(text, i);
     if (c === quote) return i;
     if (c === BACKSLASH) i++;
     else if (c === LF || c === CR) return -1;
@@ -279,15 +280,15 @@ function closingQuote(text: string, from: number, quote: number): number {
 /** `.env` / shell (`NAME=value`, `--flag=value`), connection strings, or a YAML `key: value` line. */
 function isConfigStyle(text: string, name: string, nameStart: number, opChar: number, valueEnd: number): boolean {
   if (opChar === EQ) {
-    return UPPER_SNAKE.test(name) || name.startsWith('--') || text.charCodeAt(nameStart - 1) === 59; // ;
+    return UPPER_SNAKE.test(name) || name.startsWith('--') || codeAt(text, nameStart - 1) === 59; // ;
   }
   // YAML: the key starts the line (after indentation or a list dash) and the value ends it.
   let i = nameStart - 1;
-  while (i >= 0 && (isSpace(text.charCodeAt(i)) || text.charCodeAt(i) === 45)) i--;
-  const lineStart = i < 0 || text.charCodeAt(i) === LF || text.charCodeAt(i) === CR;
+  while (i >= 0 && (isSpace(codeAt(text, i)) || codeAt(text, i) === 45)) i--;
+  const lineStart = i < 0 || codeAt(text, i) === LF || codeAt(text, i) === CR;
   let e = valueEnd;
-  while (e < text.length && isSpace(text.charCodeAt(e))) e++;
-  const lineEnd = e >= text.length || text.charCodeAt(e) === LF || text.charCodeAt(e) === CR || text.charCodeAt(e) === 35; // #
+  while (e < text.length && isSpace(codeAt(text, e))) e++;
+  const lineEnd = e >= text.length || codeAt(text, e) === LF || codeAt(text, e) === CR || codeAt(text, e) === 35; // #
   return lineStart && lineEnd;
 }
 
@@ -332,9 +333,9 @@ function isTokenChar(c: number): boolean {
  */
 function highEntropyAssignment(text: string, op: number, nameStart: number, nameEnd: number): AssignmentMatch | null {
   let v = op + 1;
-  while (isSpace(text.charCodeAt(v))) v++;
-  while (text.charCodeAt(v) === BACKSLASH) v++;
-  const quote = text.charCodeAt(v);
+  while (isSpace(codeAt(text, v))) v++;
+  while (codeAt(text, v) === BACKSLASH) v++;
+  const quote = codeAt(text, v);
   if (quote === DQUOTE || quote === SQUOTE || quote === BACKTICK) v++;
   // Most values are short: the regex engine measures the run before any character is looked at here.
   TOKEN_RUN.lastIndex = v;
@@ -344,18 +345,18 @@ function highEntropyAssignment(text: string, op: number, nameStart: number, name
   let upper = false;
   let lower = false;
   let digit = false;
-  while (end - v <= 512 && isTokenChar(text.charCodeAt(end))) {
-    const c = text.charCodeAt(end);
+  while (end - v <= 512 && isTokenChar(codeAt(text, end))) {
+    const c = codeAt(text, end);
     if (c >= 65 && c <= 90) upper = true;
     else if (c >= 97 && c <= 122) lower = true;
     else if (c >= 48 && c <= 57) digit = true;
     end++;
   }
   // Base64 padding ends a value; an `=` inside one is an assignment of its own (`KEY=…`).
-  for (let pad = 0; pad < 2 && text.charCodeAt(end) === EQ; pad++) end++;
+  for (let pad = 0; pad < 2 && codeAt(text, end) === EQ; pad++) end++;
   if (end - v < ENTROPY_MIN_LENGTH || end - v > 512 || !(upper && lower && digit)) return null;
   // The value must end there: `abc…xyz.` in prose or a path continues.
-  const after = text.charCodeAt(end);
+  const after = codeAt(text, end);
   if (end < text.length && !(after <= SPACE || after === DQUOTE || after === SQUOTE || after === BACKTICK || after === BACKSLASH || after === 44 || after === 59 || after === 125 || after === 41)) return null;
   const value = text.slice(v, end);
   if (value.charCodeAt(0) === SLASH || value.includes('//') || /^sha\d+-/i.test(value)) return null;

@@ -9,6 +9,7 @@
  * sticky regex at the computed start. Ordinary text costs the `indexOf` passes and nothing else.
  */
 import { isPlaceholderValue, matchAssignment } from './assignment.js';
+import { codeAt } from './chars.js';
 import { findNetrcPasswords, findPrefixed } from './rules.js';
 
 /** A secret found in the text: `[start, end)` is replaced by `[REDACTED:<kind>]`. */
@@ -161,19 +162,19 @@ export function findSecrets(text: string): SecretSpan[] {
   for (let i = text.indexOf('I'); i !== -1; i = text.indexOf('I', i + 1)) {
     const prev = prevCode(text, i);
     if (prev === 65 /* A */) {
-      if (text.charCodeAt(i + 1) === 122 /* z */) at(i - 1, GOOGLE); // AIza
-    } else if ((prev === 75 || prev === 83 || prev === 66) /* K S B */ && text.charCodeAt(i - 2) === 65 && text.charCodeAt(i + 1) === 65) {
+      if (codeAt(text, i + 1) === 122 /* z */) at(i - 1, GOOGLE); // AIza
+    } else if ((prev === 75 || prev === 83 || prev === 66) /* K S B */ && codeAt(text, i - 2) === 65 && codeAt(text, i + 1) === 65) {
       at(i - 2, AWS_ACCESS); // AKIA, ASIA, ABIA
     }
   }
   for (let i = text.indexOf('J'); i !== -1; i = text.indexOf('J', i + 1)) {
-    if (text.charCodeAt(i - 1) === 121 /* y */ && text.charCodeAt(i - 2) === 101 /* e */) at(i - 2, JWT); // eyJ
+    if (codeAt(text, i - 1) === 121 /* y */ && codeAt(text, i - 2) === 101 /* e */) at(i - 2, JWT); // eyJ
   }
   for (let i = text.indexOf('K'); i !== -1; i = text.indexOf('K', i + 1)) {
-    if (text.charCodeAt(i - 1) === 83 /* S */) at(i - 1, TWILIO); // SK + 32 hex
+    if (codeAt(text, i - 1) === 83 /* S */) at(i - 1, TWILIO); // SK + 32 hex
   }
   for (let i = text.indexOf('~'); i !== -1; i = text.indexOf('~', i + 1)) {
-    if (text.charCodeAt(i - 1) === 81 /* Q */) at(i - 5, AZURE); // …8Q~…
+    if (codeAt(text, i - 1) === 81 /* Q */) at(i - 5, AZURE); // …8Q~…
   }
   for (const hit of findPrefixed(text)) {
     if (!text.slice(hit.start, hit.end).includes('[REDACTED:')) spans.push({ ...hit, priority: PREFIXED_PRIORITY });
@@ -202,7 +203,7 @@ function addAssignment(text: string, op: number, spans: SecretSpan[]): void {
 }
 
 function prevCode(text: string, i: number): number {
-  return i > 0 ? text.charCodeAt(i - 1) : 0;
+  return i > 0 ? codeAt(text, i - 1) : 0;
 }
 
 const isDigitCode = (c: number): boolean => c >= 48 && c <= 57;
@@ -213,14 +214,14 @@ type At = (start: number, detector: number) => void;
 
 /** URLs (`://`), Telegram bot tokens (`123456789:AA…`), `Authorization:` headers, assignments. */
 function probeColon(text: string, i: number, at: At, spans: SecretSpan[]): void {
-  const next = text.charCodeAt(i + 1);
+  const next = codeAt(text, i + 1);
   if (next === 47 /* / */) {
-    if (text.charCodeAt(i + 2) === 47) probeUrl(text, i, at);
+    if (codeAt(text, i + 2) === 47) probeUrl(text, i, at);
     return;
   }
-  if (next === 65 /* A */ && text.charCodeAt(i + 2) === 65 && isDigitCode(prevCode(text, i))) {
+  if (next === 65 /* A */ && codeAt(text, i + 2) === 65 && isDigitCode(prevCode(text, i))) {
     let start = i - 1;
-    while (start > 0 && i - start < 10 && isDigitCode(text.charCodeAt(start - 1))) start--;
+    while (start > 0 && i - start < 10 && isDigitCode(codeAt(text, start - 1))) start--;
     at(start, TELEGRAM);
     return;
   }
@@ -234,10 +235,10 @@ function probeColon(text: string, i: number, at: At, spans: SecretSpan[]): void 
  */
 function probeAuthScheme(text: string, op: number, at: At): void {
   let v = op + 1;
-  for (let c = text.charCodeAt(v); c === 32 || c === 9 || c === 34 || c === 39 || c === 96; c = text.charCodeAt(++v));
-  const first = text.charCodeAt(v) | 32;
+  for (let c = codeAt(text, v); c === 32 || c === 9 || c === 34 || c === 39 || c === 96; c = codeAt(text, ++v));
+  const first = codeAt(text, v) | 32;
   if (first === 98 /* b */) {
-    const second = text.charCodeAt(v + 1) | 32;
+    const second = codeAt(text, v + 1) | 32;
     if (second === 101 /* e */) at(v, BEARER);
     else if (second === 97 /* a */) at(v, BASIC);
   }
@@ -249,14 +250,14 @@ function probeUrl(text: string, colon: number, at: At): void {
   const limit = Math.min(text.length, authority + 256);
   let sawColon = false;
   for (let i = authority; i < limit; i++) {
-    const c = text.charCodeAt(i);
+    const c = codeAt(text, i);
     if (c === 58) sawColon = true;
     else if (c === 64 /* @ */) {
       if (sawColon) at(colon, URL_PASSWORD);
       break;
     } else if (c <= 32 || c === 47 || c === 63 || c === 35 || c === 34 || c === 39) break; // space / ? # " '
   }
-  const first = text.charCodeAt(authority);
+  const first = codeAt(text, authority);
   if (first === 104 /* h */ && text.startsWith('hooks.slack.com/', authority)) at(colon, SLACK_WEBHOOK);
   else if ((first === 100 || first === 112 || first === 99) /* d p c */ && /^(?:(?:ptb|canary)\.)?discord(?:app)?\.com\//.test(text.slice(authority, authority + 24))) {
     at(colon, DISCORD_WEBHOOK);
@@ -266,24 +267,24 @@ function probeUrl(text: string, colon: number, at: At): void {
 /** `sk-`, `glpat-`, `xoxb-`, `xapp-`, `pypi-`, `-----BEGIN`, `-u user:pass`. */
 function probeDash(text: string, i: number, at: At): void {
   const prev = prevCode(text, i);
-  const next = text.charCodeAt(i + 1);
+  const next = codeAt(text, i + 1);
   switch (prev) {
     case 107: // k
-      if (text.charCodeAt(i - 2) === 115 /* s */) {
+      if (codeAt(text, i - 2) === 115 /* s */) {
         at(i - 2, ANTHROPIC);
         at(i - 2, OPENAI);
       }
       return;
     case 116: // t   (glpat, gldt, glrt, glptt, glcbt, glft, glsoat)
       for (let k = 4; k <= 7; k++) {
-        if (text.charCodeAt(i - k) === 103 /* g */ && text.charCodeAt(i - k + 1) === 108 /* l */) at(i - k, GITLAB);
+        if (codeAt(text, i - k) === 103 /* g */ && codeAt(text, i - k + 1) === 108 /* l */) at(i - k, GITLAB);
       }
       return;
     case 112: // p   (xapp)
-      if (text.charCodeAt(i - 4) === 120 /* x */) at(i - 4, SLACK);
+      if (codeAt(text, i - 4) === 120 /* x */) at(i - 4, SLACK);
       return;
     case 105: // i   (pypi)
-      if (text.charCodeAt(i - 4) === 112 /* p */) at(i - 4, PYPI);
+      if (codeAt(text, i - 4) === 112 /* p */) at(i - 4, PYPI);
       return;
     case 32:
     case 9:
@@ -292,7 +293,7 @@ function probeDash(text: string, i: number, at: At): void {
       if (next === 117 /* u */ || next === 45) at(i, CURL_USER);
       break;
   }
-  if (text.charCodeAt(i - 2) === 120 /* x */ && text.charCodeAt(i - 4) === 120) at(i - 4, SLACK); // xox?-
+  if (codeAt(text, i - 2) === 120 /* x */ && codeAt(text, i - 4) === 120) at(i - 4, SLACK); // xox?-
   else if (next === 45 && text.startsWith('----BEGIN ', i + 1)) at(i, PRIVATE_KEY);
 }
 
@@ -304,24 +305,24 @@ function probeUnderscore(text: string, i: number, at: At): void {
       at(i - 2, STRIPE);
       return;
     case 99: // c   (whsec_)
-      if (text.charCodeAt(i - 5) === 119 /* w */) at(i - 5, STRIPE);
+      if (codeAt(text, i - 5) === 119 /* w */) at(i - 5, STRIPE);
       return;
     case 112: // p
     case 111: // o
     case 117: // u
     case 115: // s
     case 114: // r
-      if (text.charCodeAt(i - 2) === 104 /* h */ && text.charCodeAt(i - 3) === 103 /* g */) at(i - 3, GITHUB);
-      else if (text.charCodeAt(i - 2) === 111 /* o */ && text.charCodeAt(i - 3) === 100 /* d */) at(i - 3, DIGITALOCEAN);
+      if (codeAt(text, i - 2) === 104 /* h */ && codeAt(text, i - 3) === 103 /* g */) at(i - 3, GITHUB);
+      else if (codeAt(text, i - 2) === 111 /* o */ && codeAt(text, i - 3) === 100 /* d */) at(i - 3, DIGITALOCEAN);
       return;
     case 98: // b   (github_pat_)
-      if (text.charCodeAt(i - 6) === 103 /* g */) at(i - 6, GITHUB);
+      if (codeAt(text, i - 6) === 103 /* g */) at(i - 6, GITHUB);
       return;
     case 109: // m   (npm_)
-      if (text.charCodeAt(i - 3) === 110 /* n */) at(i - 3, NPM);
+      if (codeAt(text, i - 3) === 110 /* n */) at(i - 3, NPM);
       return;
     case 102: // f   (hf_)
-      if (text.charCodeAt(i - 2) === 104 /* h */) at(i - 2, HUGGINGFACE);
+      if (codeAt(text, i - 2) === 104 /* h */) at(i - 2, HUGGINGFACE);
       return;
   }
 }
@@ -329,11 +330,11 @@ function probeUnderscore(text: string, i: number, at: At): void {
 /** SendGrid (`SG.…`) and Discord bot tokens (`<base64 id>.<6>.<hmac>`). */
 function probeDot(text: string, i: number, at: At): void {
   const prev = prevCode(text, i);
-  if (prev === 71 /* G */ && text.charCodeAt(i - 2) === 83 /* S */) {
+  if (prev === 71 /* G */ && codeAt(text, i - 2) === 83 /* S */) {
     at(i - 2, SENDGRID);
-  } else if (text.charCodeAt(i + 7) === 46 && i >= 24 && isTokenCode(prev) && isTokenCode(text.charCodeAt(i + 1))) {
+  } else if (codeAt(text, i + 7) === 46 && i >= 24 && isTokenCode(prev) && isTokenCode(codeAt(text, i + 1))) {
     for (let k = 24; k <= 28; k++) {
-      const c = text.charCodeAt(i - k);
+      const c = codeAt(text, i - k);
       if (c === 77 || c === 78 || c === 79) at(i - k, DISCORD); // M N O
     }
   }

@@ -11,6 +11,7 @@
  * It replaced one `indexOf` pass per prefix, which cost ~70 passes over every stored string.
  */
 import { isPlaceholderValue } from './assignment.js';
+import { codeAt } from './chars.js';
 
 export interface PrefixRule {
   kind: string;
@@ -165,7 +166,7 @@ const NETRC_PASSWORD = /password[ \t]+([^\s]+)/y;
 export function findNetrcPasswords(text: string): PrefixHit[] {
   const hits: PrefixHit[] = [];
   for (let i = text.indexOf('password'); i !== -1; i = text.indexOf('password', i + 8)) {
-    const before = text.charCodeAt(i - 1);
+    const before = codeAt(text, i - 1);
     if (i > 0 && before !== 32 && before !== 9 && before !== 10 && before !== 13) continue;
     NETRC_PASSWORD.lastIndex = i;
     const m = NETRC_PASSWORD.exec(text);
@@ -177,36 +178,98 @@ export function findNetrcPasswords(text: string): PrefixHit[] {
   return hits;
 }
 
-/** Every prefixed token in `text`. */
+/** `s` as a literal inside a regular expression. */
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+/**
+ * Where a prefix that must start a word may begin: `\b` then any such prefix (all of them start
+ * with a word character). The regex engine finds these positions in native code, so a text costs
+ * no loop over its characters in JavaScript — that loop ran slowly until the JIT had warmed up,
+ * which each ingest worker paid for again.
+ */
+const WORD_START_PREFIX = new RegExp(
+  String.raw`\b(?:${[...new Set(PREFIX_RULES.filter((r) => r.glued !== true).map((r) => r.prefix))]
+    .sort((a, b) => b.length - a.length)
+    .map(escapeRegExp)
+    .join('|')})`,
+  'g',
+);
+/** Prefixes that may follow a word character: found with `indexOf`. */
+const GLUED_PREFIXES: readonly string[] = [...new Set(PREFIX_RULES.filter((r) => r.glued === true).map((r) => r.prefix))];
+
+for (const r of PREFIX_RULES) {
+  // The candidate search below relies on it: a prefix that must start a word starts with a word character.
+  if (r.glued !== true && !isWordCode(r.prefix.charCodeAt(0))) throw new Error(`prefix rule ${r.kind}: ${r.prefix} must start with a word character or be glued`);
+}
+
+/**
+ * Positions at which some prefix begins, ascending (a superset of those {@link prefixAt} can act
+ * on): word starts found by {@link WORD_START_PREFIX}, the character after an escape's letter
+ * (`\nAGE-…`: the `n` does not glue), and every occurrence of a glued prefix.
+ */
+function prefixCandidates(text: string): number[] {
+  const at: number[] = [];
+  WORD_START_PREFIX.lastIndex = 0;
+  for (let m = WORD_START_PREFIX.exec(text); m !== null; m = WORD_START_PREFIX.exec(text)) {
+    at.push(m.index);
+    WORD_START_PREFIX.lastIndex = m.index + 1;
+  }
+  let sorted = true;
+  for (let i = text.indexOf('\\'); i !== -1; i = text.indexOf('\\', i + 1)) {
+    at.push(i + 2);
+    sorted = false;
+  }
+  for (const prefix of GLUED_PREFIXES) {
+    for (let i = text.indexOf(prefix); i !== -1; i = text.indexOf(prefix, i + 1)) {
+      at.push(i);
+      sorted = false;
+    }
+  }
+  return sorted ? at : at.sort((a, b) => a - b);
+}
+
+/**
+ * The prefixed token starting at `i` (its hit), or null. The same test at every position of the
+ * text gives the hits of a full scan; {@link findPrefixed} runs it at the candidates only.
+ */
+function prefixAt(text: string, i: number): PrefixHit | null {
+  const c = codeAt(text, i);
+  const d = codeAt(text, i + 1);
+  if ((c | d) >= 128) return null;
+  const key = (c << 7) | d;
+  const pair = PAIR[key] as number;
+  if (pair === 0) return null;
+  // `\nAGE-SECRET-KEY-1…` in JSON: the `n` of an escape does not glue.
+  const glued = i > 0 && isWordCode(codeAt(text, i - 1)) && (i < 2 || codeAt(text, i - 2) !== 92);
+  if (glued && pair !== 3) return null;
+  for (const r of BY_PAIR.get(key) as PrefixRule[]) {
+    if ((glued && r.glued !== true) || !text.startsWith(r.prefix, i)) continue;
+    const from = i - (r.back ?? 0);
+    if (from < 0 || (r.back !== undefined && from > 0 && isWordCode(codeAt(text, from - 1)) && (from < 2 || codeAt(text, from - 2) !== 92))) continue;
+    r.pattern.lastIndex = from;
+    const m = r.pattern.exec(text);
+    if (m === null || (r.accept && !r.accept(m[0]))) continue;
+    let start = from;
+    // A Terraform Cloud token is `<14 chars>.atlasv1.<rest>`: take the id part too.
+    if (r.prefix === '.atlasv1.') {
+      while (start > 0 && i - start < 14 && isWordCode(codeAt(text, start - 1))) start--;
+    }
+    return { start, end: from + m[0].length, kind: r.kind };
+  }
+  return null;
+}
+
+/** Every prefixed token in `text`, left to right; a token's characters start no other. */
 export function findPrefixed(text: string): PrefixHit[] {
   const hits: PrefixHit[] = [];
   const n = text.length - 2;
-  for (let i = 0; i < n; i++) {
-    const c = text.charCodeAt(i);
-    const d = text.charCodeAt(i + 1);
-    if ((c | d) >= 128) continue;
-    const key = (c << 7) | d;
-    const pair = PAIR[key] as number;
-    if (pair === 0) continue;
-    // `\nAGE-SECRET-KEY-1…` in JSON: the `n` of an escape does not glue.
-    const glued = i > 0 && isWordCode(text.charCodeAt(i - 1)) && text.charCodeAt(i - 2) !== 92;
-    if (glued && pair !== 3) continue;
-    for (const r of BY_PAIR.get(key) as PrefixRule[]) {
-      if ((glued && r.glued !== true) || !text.startsWith(r.prefix, i)) continue;
-      const from = i - (r.back ?? 0);
-      if (from < 0 || (r.back !== undefined && from > 0 && isWordCode(text.charCodeAt(from - 1)) && text.charCodeAt(from - 2) !== 92)) continue;
-      r.pattern.lastIndex = from;
-      const m = r.pattern.exec(text);
-      if (m === null || (r.accept && !r.accept(m[0]))) continue;
-      let start = from;
-      // A Terraform Cloud token is `<14 chars>.atlasv1.<rest>`: take the id part too.
-      if (r.prefix === '.atlasv1.') {
-        while (start > 0 && i - start < 14 && isWordCode(text.charCodeAt(start - 1))) start--;
-      }
-      hits.push({ start, end: from + m[0].length, kind: r.kind });
-      i = from + m[0].length - 1;
-      break;
-    }
+  let next = 0;
+  for (const i of prefixCandidates(text)) {
+    if (i < next || i >= n) continue;
+    const hit = prefixAt(text, i);
+    if (hit === null) continue;
+    hits.push(hit);
+    next = hit.end;
   }
   return hits;
 }
