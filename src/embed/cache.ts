@@ -100,6 +100,8 @@ export function withCache(embedder: Embedder, options: EmbeddingCacheOptions = {
     },
     embed,
   };
+  // A lazily loaded model says whether it is in memory (the MCP server's idle fill asks).
+  if ('loaded' in embedder) Object.defineProperty(cached, 'loaded', { get: () => (embedder as { loaded?: boolean }).loaded, enumerable: true });
   if (embedder.close) cached.close = () => embedder.close!();
   if (embedder.availability) cached.availability = (check) => embedder.availability!(check);
   return cached;

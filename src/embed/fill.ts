@@ -2,7 +2,8 @@
  * The background vector fill: memories written without a vector (by hooks, by short-lived CLI
  * commands, while the model was unavailable) get one later, without a daemon. The detached
  * `cairn ingest` that the Stop hook starts ends with a bounded fill, `cairn remember` starts a
- * detached `cairn reindex --fill`, and `cairn reindex` fills everything at once.
+ * detached `cairn reindex --fill`, the MCP server fills while idle once its model is loaded
+ * (idle-fill.ts), and `cairn reindex` fills everything at once.
  *
  * Guarantees: one filler at a time (a lease in the store, see fill-lease.ts); resumable after
  * `kill -9` (only memories still without a vector are embedded, batch by batch, each batch written

@@ -20,6 +20,8 @@ export function sessionFromEnv(env: NodeJS.ProcessEnv): string | null {
 export interface StdioOptions {
   session?: string | null;
   debug?: boolean;
+  /** Called on every message from the client (the idle vector fill waits for quiet). */
+  onActivity?: () => void;
 }
 
 /** Serve cairn's MCP tools on a stdio pair until the client disconnects (answering what it already sent). */
@@ -35,6 +37,14 @@ export async function serveStdio(cairn: Cairn, io: { stdin: Readable; stdout: Wr
     transport.onclose = () => resolve();
   });
   await server.connect(transport);
+  const { onActivity } = options;
+  if (onActivity) {
+    const handle = transport.onmessage;
+    transport.onmessage = (message) => {
+      onActivity();
+      handle?.(message);
+    };
+  }
   await Promise.race([closed, transport.drained()]);
   await server.close().catch(() => {});
 }
@@ -52,9 +62,18 @@ export async function mcpMain(): Promise<number> {
     session,
     makeEmbedder: (spec) => createEmbedderFromSpec(spec, config),
   });
+  // Once the model is loaded (by a recall or remember that needed it), fill missing vectors while
+  // the client is quiet (src/embed/idle-fill.ts); CAIRN_IDLE_FILL=0 turns it off.
+  let lastActivity = Date.now();
+  const embedder = cairn.deps.embedder;
+  const stopFill =
+    embedder && process.env.CAIRN_IDLE_FILL !== '0'
+      ? (await import('../embed/idle-fill.js')).startIdleFill({ store: cairn.deps.store, embedder, lastActivity: () => lastActivity, logger: cairn.deps.logger })
+      : null;
   try {
-    await serveStdio(cairn, { stdin: process.stdin, stdout: process.stdout }, { session, debug: process.env.CAIRN_MCP_DEBUG === '1' });
+    await serveStdio(cairn, { stdin: process.stdin, stdout: process.stdout }, { session, debug: process.env.CAIRN_MCP_DEBUG === '1', onActivity: () => (lastActivity = Date.now()) });
   } finally {
+    await stopFill?.();
     await cairn.close();
   }
   return 0;

@@ -94,7 +94,7 @@ describe('status and doctor with the default embedder', () => {
     expect(recall.stderr).not.toContain('unavailable');
     const status = await runCli(['status'], { home: h, env });
     expect(status.stdout).toContain('embedder     onnx:all-minilm-l6-v2-q (384 dims, the default) · recall: BM25 until the first vectors are filled');
-    expect(status.stdout).toMatch(/vectors {6}0 of 3 memories · 3 waiting \(filled in the background after ingests and `cairn remember`; `cairn reindex --fill` now\)/);
+    expect(status.stdout).toMatch(/vectors {6}0 of 3 memories · 3 waiting \(filled in the background after ingests and `cairn remember`, and by an idle MCP server; `cairn reindex --fill` now\)/);
     const json = (await runCli(['status', '--json'], { home: h, env })).json<{ vectors: { present: number; waiting: number; filling: unknown }; embedderConfig: { source: string } }>();
     expect(json.vectors).toMatchObject({ present: 0, waiting: 3, filling: null });
     expect(json.embedderConfig).toEqual({ source: 'default' });

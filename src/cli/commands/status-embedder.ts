@@ -45,7 +45,7 @@ export function embedderLines(status: CairnStatus, config: Config, vectors: Vect
   let line = mismatch
     ? `vectors      ${n(vectors.present)} of ${vectors.index!.model} (another model) · ${n(vectors.waiting)} memories wait for \`cairn reindex\``
     : `vectors      ${n(vectors.present)} of ${n(total)} memories`;
-  if (!mismatch && vectors.waiting > 0) line += ` · ${n(vectors.waiting)} waiting (filled in the background after ingests and \`cairn remember\`; \`cairn reindex --fill\` now)`;
+  if (!mismatch && vectors.waiting > 0) line += ` · ${n(vectors.waiting)} waiting (filled in the background after ingests and \`cairn remember\`, and by an idle MCP server; \`cairn reindex --fill\` now)`;
   if (vectors.filling) line += ` · filling now: ${vectors.filling.by}, pid ${vectors.filling.pid}, ${n(vectors.filling.done)} written`;
   lines.push(line);
   return lines;
