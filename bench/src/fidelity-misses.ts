@@ -89,7 +89,7 @@ const SOURCE_ORDER = ['user', 'assistant', 'input:edit', 'input:shell', 'input:s
 
 export interface MissInput {
   needed: readonly string[];
-  /** What the session-start hook injected (default budget). */
+  /** What the agent has after the cut: the summary (real compactions) and what the session-start hook injected (default budget). */
   hookText: string;
   /** Every candidate line the context could have chosen. */
   candidateLines: readonly string[];

@@ -211,7 +211,7 @@ export async function measureCut(input: MeasureInput): Promise<{ figures: CutFig
     const absent = needed.filter((d) => !pool.includes(d));
     figures.notCandidates = absent.slice(0, 60);
     figures.notCandidatesCount = absent.length;
-    figures.misses = classifyMisses({ needed, hookText, candidateLines: candidates.details.map((d) => d.line), factTexts, storedText, before: split.before });
+    figures.misses = classifyMisses({ needed, hookText: `${split.summary}\n${hookText}`, candidateLines: candidates.details.map((d) => d.line), factTexts, storedText, before: split.before });
     return { figures, candidates };
   } finally {
     rmSync(work, { recursive: true, force: true });

@@ -6,7 +6,7 @@ import { admissible } from '../recall/isolation.js';
 import { stalenessOf, termCoverage } from '../recall/recall.js';
 import { retrieve } from '../recall/retrieve.js';
 import { indexTerms } from '../store/tokenize.js';
-import type { Kind, Memory, MemoryFilter } from '../types.js';
+import type { Kind, Memory, MemoryFilter, TurnRecord } from '../types.js';
 import { coreForInjection, readCores } from './core.js';
 import type { Candidate, RankContext } from './rankers.js';
 import { estimateTokens } from '../tokens.js';
@@ -47,6 +47,21 @@ export interface ContextInput {
    * @default false
    */
   learnFromUse?: boolean;
+  /**
+   * Leave out a session detail that the favoured session's latest compaction summary already holds
+   * verbatim: after /compact that summary is in the agent's context window, so repeating its details
+   * spends the budget twice (the session-start hook sets this). @default false
+   */
+  omitSummarized?: boolean;
+}
+
+/** The text of a session's latest compaction summary (what the agent's context window holds after /compact), or ''. */
+function latestSummary(turns: readonly TurnRecord[]): string {
+  for (let i = turns.length - 1; i >= 0; i--) {
+    const turn = turns[i] as TurnRecord;
+    if (turn.role === 'summary' || turn.flags.includes('compact-summary')) return turn.text;
+  }
+  return '';
 }
 
 export interface ContextSection {
@@ -220,6 +235,7 @@ export async function buildContext(deps: ContextDeps, input: ContextInput = {}):
       seed: input.seed ?? 1,
       ...(input.valueModel ? { model: input.valueModel } : input.learnFromUse && deps.store.ledger ? { model: adjusted(DEFAULT_VALUE_MODEL, learnedDelta(await deps.store.ledger.outcomes({ project: deps.project }))) } : {}),
       ...(input.exclude || input.excludeFacts ? { exclude: new Set([...(input.exclude ?? []), ...(input.excludeFacts ?? [])]) } : {}),
+      ...(input.omitSummarized ? { inContext: latestSummary(sessionTurns) } : {}),
     });
     sections.push(...pack.sections);
     const included = pack.chosen.flatMap((c) => (c.memoryId ? [c.memoryId] : []));

@@ -23,6 +23,8 @@ export interface SessionPackInput {
   model?: ValueModel;
   /** Memory and session fact ids the agent already has in this context window (the injection ledger): left out. */
   exclude?: ReadonlySet<string>;
+  /** Text already in the agent's context window (the compaction summary): a detail it holds verbatim is left out. */
+  inContext?: string;
 }
 
 export interface ChosenDetail {
@@ -147,6 +149,8 @@ export interface PackOptions {
   seed: number;
   model?: ValueModel;
   endSeq: number;
+  /** Text already in the agent's context window (the compaction summary): a line whose detail it holds verbatim is left out. */
+  inContext?: string;
 }
 
 /**
@@ -156,6 +160,7 @@ export interface PackOptions {
  */
 export function packDetails(details: readonly Detail[], options: PackOptions): SessionPack {
   const model = options.model ?? DEFAULT_VALUE_MODEL;
+  const inContext = options.inContext ?? '';
   // Token estimates only for what could fit: candidates by score per rough token (characters / 4),
   // until PREPARE_SLACK budgets' worth; the rest are left out for budget unestimated. A session has
   // up to ~3,500 candidates and its hook was spending a quarter of its context time estimating them.
@@ -187,8 +192,12 @@ export function packDetails(details: readonly Detail[], options: PackOptions): S
       omitted.push({ id: item.d.key, reason: 'budget' });
       continue;
     }
-    // Carried already: a chosen line holds this one's detail verbatim.
+    // Carried already: a chosen line, or the summary in the context window, holds this one's detail verbatim.
     const span = item.d.memory ? null : firstSpan(item.d.line);
+    if (span && inContext.length > 0 && inContext.includes(span)) {
+      omitted.push({ id: item.d.key, reason: 'near-duplicate', detail: 'compaction summary' });
+      continue;
+    }
     if (span && chosenText.some((t) => t.includes(span))) {
       omitted.push({ id: item.d.key, reason: 'near-duplicate' });
       continue;
@@ -232,5 +241,5 @@ export async function packSession(deps: Deps, input: SessionPackInput): Promise<
   const { endSeq } = candidates;
   const exclude = input.exclude;
   const details = exclude && exclude.size > 0 ? candidates.details.filter((d) => !(d.factId && exclude.has(d.factId)) && !(d.memory && exclude.has(d.memory.id))) : candidates.details;
-  return packDetails(details, { budget: input.budget, ranker: input.ranker, seed: input.seed, endSeq, ...(input.model ? { model: input.model } : {}) });
+  return packDetails(details, { budget: input.budget, ranker: input.ranker, seed: input.seed, endSeq, ...(input.model ? { model: input.model } : {}), ...(input.inContext ? { inContext: input.inContext } : {}) });
 }

@@ -127,6 +127,8 @@ export async function sessionStart(cairn: Cairn, input: HookInput, settings: Hoo
     budget: settings.sessionStartBudget,
     ...(session ? { favorSession: session } : {}),
     touch: true,
+    // The compaction summary is in the window already: its details are not given twice.
+    omitSummarized: true,
     ...(seen ? { exclude: seen.memories, excludeFacts: seen.facts, core: ![...seen.blocks].some((b) => b.startsWith('core:')), workingSet: !seen.blocks.has('working-set') } : {}),
   });
   if (result.markdown.length === 0) {

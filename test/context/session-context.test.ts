@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { activityOf, callDetails, factDetails, mergePathVariants } from '../../src/context/details.js';
+import { activityOf, addCallFacts, callDetails, factDetails, mergePathVariants } from '../../src/context/details.js';
 import { packDetails } from '../../src/context/session-context.js';
 import { estimateTokens } from '../../src/tokens.js';
 import { DEFAULT_VALUE_MODEL, FEATURES, fitValueModel, learnStep, valueOf, type Example, type Feature } from '../../src/context/value-model.js';
@@ -57,6 +57,23 @@ describe('post-compact details', () => {
     // A symbol fact already names the call: no second line for it; no bare `calls:` list anywhere.
     expect(lines.filter((l) => l.includes('acquireLock('))).toHaveLength(1);
     expect(lines.some((l) => l.startsWith('- calls:'))).toBe(false);
+  });
+
+  it('leaves out what the compaction summary in the context window already holds verbatim, and says where a call was seen', () => {
+    const activity = activityOf(session());
+    const read = { turnId: 's:3', seq: 3, role: 'tool_result' as const, toolName: 'Read', at: null, note: null };
+    const facts = [
+      fact('path', 'src/summarized.ts', 4, { path: 'src/summarized.ts' }),
+      fact('path', 'src/only-here.ts', 4, { path: 'src/only-here.ts' }),
+      fact('call', 'Enum.group_by', 3, { path: '/repo/lib/view.ex', line: 301, first: read, last: read }),
+    ];
+    addCallFacts(activity, facts);
+    const details = [...factDetails(facts.filter((f) => f.kind !== 'call'), activity, '/repo'), ...callDetails(activity, new Set())];
+    expect(details.map((d) => d.line)).toContain('- `Enum.group_by(` — called at view.ex:301');
+    const pack = packDetails(details, { budget: 2000, ranker: 'composite', seed: 1, endSeq: 5, inContext: 'We changed src/summarized.ts to debounce.' });
+    expect(pack.text).toContain('src/only-here.ts');
+    expect(pack.text).not.toContain('src/summarized.ts');
+    expect(pack.omitted.find((o) => o.detail === 'compaction summary')).toBeDefined();
   });
 
   it('packs within the budget, skips a line another chosen line carries, and the ranker decides what fits', () => {
