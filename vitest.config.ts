@@ -18,5 +18,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // BM25 unless a test names an embedder: cairn's default (all-MiniLM-L6-v2, when its files are
+    // in the checkout) would make CLI processes the tests spawn depend on whether the model was
+    // fetched, and start detached vector fills that outlive a test. Tests of the default pass
+    // their own env (test/embed/default-embedder.test.ts).
+    env: { CAIRN_EMBEDDER: 'none', CAIRN_BACKGROUND_FILL: '0', CAIRN_IDLE_FILL: '0' },
   },
 });

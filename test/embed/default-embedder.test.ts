@@ -127,4 +127,20 @@ describe('status and doctor with the default embedder', () => {
     expect((await runCli(['status'], { home: h, env: hash })).stdout).toMatch(/vectors {6}3 of 3 memories\n/);
     expect((await runCli(['reindex', '--max-seconds', '5'], { home: h, env: hash })).stderr).toContain('--max-seconds goes with --fill');
   });
+
+  it('ingest writes without vectors, then fills them in a bounded run; --fill-seconds 0 skips the fill', async () => {
+    const transcripts = join(process.cwd(), 'test', 'fixtures', 'transcripts');
+    const hash = { CAIRN_EMBEDDER: 'hash:64' };
+    const skipped = home();
+    const none = await runCli(['ingest', transcripts, '--fill-seconds', '0', '--json'], { home: skipped, env: hash });
+    expect(none.code).toBe(0);
+    expect(none.json<{ vectors?: unknown }>().vectors).toBeUndefined();
+    expect((await runCli(['status'], { home: skipped, env: hash })).stdout).toMatch(/vectors {6}0 of \d+ memories · \d+ waiting/);
+    const filled = home();
+    const run = await runCli(['ingest', transcripts, '--json'], { home: filled, env: hash });
+    const vectors = run.json<{ vectors: { outcome: string; embedded: number; remaining: number; model: string } }>().vectors;
+    expect(vectors).toMatchObject({ outcome: 'done', remaining: 0, model: 'hash:v1:64' });
+    expect(vectors.embedded).toBeGreaterThan(0);
+    expect((await runCli(['status'], { home: filled, env: hash })).stdout).toContain(`vectors      ${vectors.embedded} of ${vectors.embedded} memories`);
+  });
 });
