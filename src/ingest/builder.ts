@@ -5,7 +5,7 @@
  * pass continue where this one stopped. All text goes through the privacy sanitizer here, so no
  * reader can forget it.
  */
-import { sanitize } from '../privacy/redact.js';
+import { sanitize, type RedactionResult } from '../privacy/redact.js';
 import type { Agent, CompactionRecord, CorrectionRecord, FactKind, FactRecord, SessionRecord, TurnRecord, TurnRole } from '../types.js';
 import { findCorrections, type PendingUser } from './correction-finder.js';
 import { extractTurnFacts, type PendingCall } from './facts/extract.js';
@@ -101,6 +101,14 @@ const WHOLE_SANITIZE_MAX = 64 * 1024;
 const MAX_CALLS = 64;
 /** Fact ids remembered within a pass (the same detail recurs turn after turn). */
 const MAX_IDS = 50_000;
+/**
+ * Texts at least this long are sanitized once per pass: the same file read twice, the same
+ * output pasted again, a help text repeated — 13% of the characters ingest scanned over
+ * ../shared's transcripts were such repeats. Shorter texts cost less to scan than to remember.
+ */
+const SANITIZED_MEMO_MIN = 512;
+/** Characters of text remembered with their sanitized form, per pass at most. */
+const SANITIZED_MEMO_CHARS = 8 * 1024 * 1024;
 
 export class BatchBuilder {
   readonly agent: Agent;
@@ -111,6 +119,9 @@ export class BatchBuilder {
   readonly facts: FactRecord[] = [];
   private readonly calls: Map<string, PendingCall>;
   private readonly factIds = new Map<string, string>();
+  /** Texts sanitized in this pass (see {@link SANITIZED_MEMO_MIN}). */
+  private readonly sanitized = new Map<string, RedactionResult>();
+  private sanitizedChars = 0;
   private readonly sessions = new Map<string, SessionAcc>();
   private readonly touched = new Set<string>();
   private readonly lastAgent: Map<string, string>;
@@ -205,10 +216,18 @@ export class BatchBuilder {
   }
 
   private redact(text: string): string {
-    // Escape sequences go first: a secret split by a colour code is whole again for the detectors.
-    const { text: out, found } = sanitize(storable(text));
+    let result = text.length >= SANITIZED_MEMO_MIN ? this.sanitized.get(text) : undefined;
+    if (result === undefined) {
+      // Escape sequences go first: a secret split by a colour code is whole again for the detectors.
+      result = sanitize(storable(text));
+      if (text.length >= SANITIZED_MEMO_MIN && this.sanitizedChars + text.length <= SANITIZED_MEMO_CHARS) {
+        this.sanitized.set(text, result);
+        this.sanitizedChars += text.length;
+      }
+    }
+    const { found } = result;
     for (const kind in found) this.stats.redactions[kind] = (this.stats.redactions[kind] ?? 0) + (found[kind] ?? 0);
-    return out;
+    return result.text;
   }
 
   /**
@@ -466,7 +485,7 @@ export class BatchBuilder {
         title: acc.title,
       });
     }
-    const corrections = findCorrections(this.turns, { lastAgent: this.lastAgent, pending: this.pending });
+    const corrections = findCorrections(this.turns, { lastAgent: this.lastAgent, pending: this.pending, ifConceded: new Map() });
     // Ids, paths, names come from the lines as they are: lone surrogates and escape sequences go.
     for (const record of sessions) storableFields(record);
     for (const record of this.turns) storableFields(record);

@@ -5,7 +5,7 @@
  */
 import type { CorrectionRecord, TurnRecord } from '../types.js';
 import { LIMITS, bound } from './text.js';
-import { classifyUserMessage } from './user-message.js';
+import { classifyAwaitingReply, classifyUserMessage, concedes, type UserMessageClass } from './user-message.js';
 
 /** The user message waiting for the agent's reply, carried across passes. */
 export interface PendingUser {
@@ -23,6 +23,12 @@ export interface CorrectionCarry {
   lastAgent: Map<string, string>;
   /** The latest user message, until the agent's next text reply. */
   pending: Map<string, PendingUser>;
+  /**
+   * Per pending message id, what a conceding reply makes of it (see `classifyAwaitingReply`):
+   * known for messages classified in this pass, so the reply alone is tested. Not carried across
+   * passes; a message pending from an earlier pass is classified again with its reply.
+   */
+  ifConceded?: Map<string, UserMessageClass | null>;
 }
 
 function correction(turn: Pick<TurnRecord, 'id' | 'sessionId' | 'text' | 'at'>, premise: string | null, kind: CorrectionRecord['kind'], lang: string | null): CorrectionRecord {
@@ -52,7 +58,15 @@ export function findCorrections(turns: readonly TurnRecord[], carry: CorrectionC
         const pending = carry.pending.get(session);
         if (pending !== undefined) {
           carry.pending.delete(session);
-          const verdict = pending.recorded ? null : classifyUserMessage(pending.text, { after: 'agent', reply: turn.text });
+          const known = carry.ifConceded?.get(pending.id);
+          carry.ifConceded?.delete(pending.id);
+          const verdict = pending.recorded
+            ? null
+            : known !== undefined
+              ? known !== null && concedes(turn.text)
+                ? known
+                : null
+              : classifyUserMessage(pending.text, { after: 'agent', reply: turn.text });
           if (verdict?.label === 'correction') {
             out.push(correction({ id: pending.id, sessionId: session, text: pending.text, at: pending.at }, pending.premise, 'pushback', verdict.lang));
           }
@@ -67,13 +81,16 @@ export function findCorrections(turns: readonly TurnRecord[], carry: CorrectionC
     if (turn.flags.includes('interrupt')) kind = 'interrupt';
     else if (turn.flags.includes('rejection')) kind = 'rejection';
     else if (turn.role === 'user' && premise !== null) {
-      const verdict = classifyUserMessage(turn.text, { after: 'agent', flags: turn.flags });
+      const { verdict, ifConceded } = classifyAwaitingReply(turn.text, { after: 'agent', flags: turn.flags });
       if (verdict.label === 'correction') {
         kind = 'pushback';
         lang = verdict.lang;
       }
       if (verdict.reason !== 'not-user-words') {
-        carry.pending.set(session, { id: turn.id, text: bound(turn.text, LIMITS.tool), at: turn.at, premise, recorded: kind !== null });
+        const text = bound(turn.text, LIMITS.tool);
+        carry.pending.set(session, { id: turn.id, text, at: turn.at, premise, recorded: kind !== null });
+        // The reply is then judged on the message as pending; a cut one is classified again with it.
+        if (text === turn.text) carry.ifConceded?.set(turn.id, ifConceded);
       }
     }
     if (kind !== null) out.push(correction(turn, premise, kind, lang));

@@ -173,29 +173,57 @@ const OTHER = (reason: UserMessageReason, lang: CorrectionLang | null = null): U
  * @example classifyUserMessage("never commit to main", { after: 'none' }) // constraint
  */
 export function classifyUserMessage(text: string, context: UserMessageContext): UserMessageClass {
-  if (context.flags?.some((flag) => NOT_USER_WORDS.has(flag)) || isInjected(text)) return OTHER('not-user-words');
+  return classify(text, context).verdict;
+}
+
+/** A message's class, and the class a reply that concedes would give it. */
+export interface PendingClass {
+  verdict: UserMessageClass;
+  /**
+   * What `classifyUserMessage(text, { ...context, reply })` gives when `concedes(reply)`, if that
+   * is a correction the verdict was not; null when no reply can make it one.
+   */
+  ifConceded: UserMessageClass | null;
+}
+
+/**
+ * {@link classifyUserMessage} without a reply, and what a conceding reply would make of the same
+ * message: the correction finder classifies each user message once and, when the agent's reply
+ * arrives, only tests the reply ({@link concedes}).
+ */
+export function classifyAwaitingReply(text: string, context: Omit<UserMessageContext, 'reply'>): PendingClass {
+  return classify(text, context);
+}
+
+function classify(text: string, context: UserMessageContext): PendingClass {
+  const other = (reason: UserMessageReason, lang: CorrectionLang | null = null): PendingClass => ({ verdict: OTHER(reason, lang), ifConceded: null });
+  if (context.flags?.some((flag) => NOT_USER_WORDS.has(flag)) || isInjected(text)) return other('not-user-words');
   const trimmed = text.trim();
-  if (trimmed.length === 0 || COMMAND_LIKE.test(trimmed)) return OTHER('not-user-words');
+  if (trimmed.length === 0 || COMMAND_LIKE.test(trimmed)) return other('not-user-words');
   const prose = proseOf(trimmed);
-  if (prose.length === 0) return OTHER('pasted');
+  if (prose.length === 0) return other('pasted');
   const lang = guessLanguage(prose);
   const sentences = proseSentences(prose);
   const reproach = REPROACH.exec(prose);
   const statements = sentences.filter((s) => !isQuestion(s));
-  if (statements.length === 0 && reproach === null) return OTHER('question', lang);
+  if (statements.length === 0 && reproach === null) return other('question', lang);
   const told = statements.join('\n');
   const reactsToAgent = context.after !== 'none';
 
+  let ifConceded: UserMessageClass | null = null;
   if (reactsToAgent) {
-    if (reproach) return { label: 'correction', reason: 'pushback', lang, cue: reproach[0] };
+    if (reproach) return { verdict: { label: 'correction', reason: 'pushback', lang, cue: reproach[0] }, ifConceded: null };
     const pushback = detectPushback(told);
-    if (pushback) return { label: 'correction', reason: 'pushback', lang: pushback.lang, cue: pushback.cue };
+    if (pushback) return { verdict: { label: 'correction', reason: 'pushback', lang: pushback.lang, cue: pushback.cue }, ifConceded: null };
     // A concession confirms what the user stated; after a question it may only grant the question.
-    if (statements.length === sentences.length && context.reply && concedes(context.reply)) return { label: 'correction', reason: 'concession', lang, cue: null };
+    if (statements.length === sentences.length) {
+      ifConceded = { label: 'correction', reason: 'concession', lang, cue: null };
+      if (context.reply && concedes(context.reply)) return { verdict: ifConceded, ifConceded: null };
+    }
   }
   const rule = ruleCue(told);
-  if (rule) return { label: 'constraint', reason: 'rule', lang, cue: rule };
-  return OTHER('plain', lang);
+  if (rule) return { verdict: { label: 'constraint', reason: 'rule', lang, cue: rule }, ifConceded };
+  return { verdict: OTHER('plain', lang), ifConceded };
 }
 
 /** Whether a message corrects or constrains the agent (what may become a rule). */
