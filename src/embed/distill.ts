@@ -32,6 +32,13 @@ export interface DistillOptions {
    */
   dims?: number;
   /**
+   * Reduce the table with PCA. `false` keeps the teacher's own space and dimension (`dims` is
+   * ignored): the model's sentence vectors are then comparable with the teacher's, so a query
+   * embedded statically can search an index of the teacher's document vectors.
+   * @default true
+   */
+  pca?: boolean;
+  /**
    * Row weighting: `zipf` is Model2Vec's SIF weighting by rank; `none` keeps the PCA rows as they are.
    * @default 'zipf'
    */
@@ -112,7 +119,8 @@ export async function distillStaticModel(options: DistillOptions): Promise<Disti
   const textOf = options.tokenText ?? defaultTokenText;
   const batchSize = options.batchSize ?? 64;
   const teacherDim = teacher.dimension;
-  const dims = Math.min(options.dims ?? 256, teacherDim);
+  const reduce = options.pca !== false;
+  const dims = reduce ? Math.min(options.dims ?? 256, teacherDim) : teacherDim;
   if (!Number.isInteger(dims) || dims < 1) throw new CairnError('INVALID_INPUT', `dims must be a positive integer (got ${options.dims})`);
 
   const texts: Array<{ id: number; text: string }> = [];
@@ -143,7 +151,7 @@ export async function distillStaticModel(options: DistillOptions): Promise<Disti
     options.onProgress?.(Math.min(texts.length, start + batchSize), texts.length);
   }
 
-  const reduced = pca(raw, rows, teacherDim, dims, skip);
+  const reduced = reduce ? pca(raw, rows, teacherDim, dims, skip) : { projected: raw, explained: 1 };
   const weighting = options.weighting ?? 'zipf';
   const coefficient = options.sifCoefficient ?? 1e-4;
   const weights = weighting === 'zipf' ? zipfSifWeights(rows, coefficient) : null;
@@ -164,7 +172,7 @@ export async function distillStaticModel(options: DistillOptions): Promise<Disti
   const embeddings = new Float32Array(rows * dims);
   for (let i = 0; i < table.length; i++) embeddings[i] = table[i]! * scale;
 
-  const name = options.name ?? `${teacher.model.replace(/:\d+$/, '').replace(/[:/@\\]/g, '-')}-static-${dims}`;
+  const name = options.name ?? `${teacher.model.replace(/:\d+$/, '').replace(/[:/@\\]/g, '-')}-static-${reduce ? dims : `${dims}-teacher-space`}`;
   return {
     name,
     embeddings,
@@ -175,7 +183,7 @@ export async function distillStaticModel(options: DistillOptions): Promise<Disti
       architectures: ['StaticModel'],
       model_name: name,
       tokenizer_name: teacher.model,
-      apply_pca: dims,
+      apply_pca: reduce ? dims : null,
       apply_zipf: weighting === 'zipf',
       sif_coefficient: weighting === 'zipf' ? coefficient : null,
       hidden_dim: dims,

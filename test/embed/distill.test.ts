@@ -224,6 +224,21 @@ describe('distillStaticModel', () => {
     expect(dot(halfVector!, vector!)).toBeGreaterThan(0.999);
   });
 
+  it('keeps the teacher\'s space without PCA: a token\'s row is its teacher vector, scaled by its Zipf weight', async () => {
+    const teacher = fakeTeacher();
+    const model = await distillStaticModel({ teacher, tokenizer: wordLevelTokenizer(), pca: false, dims: 4, tokenText: (t) => (t === '[UNK]' ? null : t) });
+    expect(model.dimension).toBe(teacher.dimension);
+    expect(model.name).toBe(`fake-static-${teacher.dimension}-teacher-space`);
+    expect(model.config).toMatchObject({ apply_pca: null, apply_zipf: true });
+    const weights = zipfSifWeights(WORDS.length);
+    const [raw5, raw9] = await fakeTeacher().embed([WORDS[5]!, WORDS[9]!]);
+    const row = (id: number) => Array.from(model.embeddings.subarray(id * teacher.dimension, (id + 1) * teacher.dimension));
+    // The same direction as the teacher's vector, and one table-wide scale for every row.
+    const scale5 = row(5)[0]! / (raw5![0]! * weights[5]!);
+    row(5).forEach((x, d) => expect(x).toBeCloseTo(raw5![d]! * weights[5]! * scale5, 5));
+    row(9).forEach((x, d) => expect(x).toBeCloseTo(raw9![d]! * weights[9]! * scale5, 5));
+  });
+
   it('refuses more dimensions than tokens to fit', async () => {
     await expect(distillStaticModel({ teacher: fakeTeacher(64), tokenizer: wordLevelTokenizer(), dims: 40 })).rejects.toThrow(/more embeddable tokens/);
   });
