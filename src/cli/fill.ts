@@ -5,6 +5,7 @@
  */
 import { setPriority } from 'node:os';
 import { createEmbedderFromSpec, type Config } from '../config.js';
+import { readFillLease } from '../embed/fill-lease.js';
 import type { FillSummary } from '../embed/fill.js';
 import { packagePath } from '../paths.js';
 import type { Store } from '../types.js';
@@ -38,11 +39,14 @@ export async function fillAfterWrite(config: Config, store: Store, options: { se
 }
 
 /**
- * Start `cairn reindex --fill` detached, unless `$CAIRN_BACKGROUND_FILL` is `0`. It takes the fill
- * lease or exits at once when another filler holds it, so calling this often is cheap.
+ * Start `cairn reindex --fill` detached, unless `$CAIRN_BACKGROUND_FILL` is `0` or a filler is at
+ * work already (it embeds until nothing waits, so it picks this write up too). The child takes the
+ * fill lease or exits at once when another filler holds it.
  */
-export async function startBackgroundFill(config: Config, env: NodeJS.ProcessEnv): Promise<boolean> {
+export async function startBackgroundFill(config: Config, env: NodeJS.ProcessEnv, store?: Store): Promise<boolean> {
   if (!config.embedder || env.CAIRN_BACKGROUND_FILL === '0') return false;
+  if (store?.capabilities.vectors === false) return false;
+  if (store && (await readFillLease(store)) !== null) return false;
   const { spawn } = await import('node:child_process');
   // The store goes by environment, not argv: a postgres:// URL may carry a password.
   const child = spawn(process.execPath, [packagePath('bin', 'cairn.js'), '--home', config.home, 'reindex', '--fill', '--max-seconds', String(INGEST_FILL_SECONDS)], {

@@ -4,7 +4,7 @@
  * it over at once (the holder's pid is gone), keeps every vector written, and embeds only the rest.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createCairn } from '../../src/cairn.js';
@@ -12,7 +12,7 @@ import { FILL_LEASE_KEY } from '../../src/embed/fill-lease.js';
 import { fillVectors } from '../../src/embed/fill.js';
 import { createHashEmbedder } from '../../src/embed/hash.js';
 import { openSqliteStore } from '../../src/store/sqlite/store.js';
-import { tempDir } from '../helpers/cli.js';
+import { runCli, tempDir } from '../helpers/cli.js';
 
 const BIN = join(process.cwd(), 'bin', 'cairn.js');
 const BUILT = existsSync(join(process.cwd(), 'dist', 'embed', 'fill.js'));
@@ -51,4 +51,25 @@ describe.skipIf(!BUILT)('background fill after kill -9', () => {
     expect(await store.getState(FILL_LEASE_KEY)).toBeNull();
     await store.close();
   }, 240_000);
+});
+
+describe.skipIf(!BUILT)('cairn remember starts a detached fill', () => {
+  it('the memory written without a vector gets one seconds later, from a process that then exits', async () => {
+    const home = join(dir, 'remember');
+    mkdirSync(home);
+    const env = { CAIRN_EMBEDDER: 'hash:64', CAIRN_BACKGROUND_FILL: '' };
+    const run = await runCli(['remember', 'use pnpm, never npm'], { home, env });
+    expect(run.code).toBe(0);
+    const store = await openSqliteStore(join(home, 'cairn.db'));
+    expect((await store.stats()).memories).toBe(1);
+    let vectors = 0;
+    for (let waited = 0; waited < 30_000 && (await store.stats()).memories > vectors; waited += 50) {
+      await new Promise((r) => setTimeout(r, 50));
+      vectors = (await store.stats()).vectors;
+    }
+    expect(vectors).toBe((await store.stats()).memories);
+    for (let waited = 0; waited < 10_000 && (await store.getState(FILL_LEASE_KEY)) !== null; waited += 50) await new Promise((r) => setTimeout(r, 50));
+    expect(await store.getState(FILL_LEASE_KEY)).toBeNull();
+    await store.close();
+  }, 60_000);
 });

@@ -67,7 +67,7 @@ export function registerMemoryCommands(program: Command, run: Run): void {
         ...(opts.pin ? { pinned: true } : {}),
       });
       // Written without a vector (this process never loads the model): a detached fill embeds it.
-      if (result.created) await startBackgroundFill(ctx.config, ctx.io.env);
+      if (result.created) await startBackgroundFill(ctx.config, ctx.io.env, cairn.deps.store);
       if (ctx.json) return ctx.printJson(result);
       ctx.out(result.created ? `remembered ${result.memory.id}` : `already stored as ${result.memory.id} (no new memory)`);
       const redacted = Object.entries(result.redacted);
