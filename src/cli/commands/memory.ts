@@ -156,7 +156,9 @@ export function registerMemoryCommands(program: Command, run: Run): void {
       .argument('<id>', 'memory id')
       .argument('<text...>', 'the new text'),
     async (ctx, id: string, words: string[]) => {
-      const result = await (await ctx.cairn()).revise(id, words.join(' '));
+      const cairn = await ctx.cairn();
+      const result = await cairn.revise(id, words.join(' '));
+      await startBackgroundFill(ctx.config, ctx.io.env, cairn.deps.store);
       if (ctx.json) return ctx.printJson(result);
       ctx.out(`revised ${id} → ${result.memory.id}`);
     },

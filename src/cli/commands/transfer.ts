@@ -1,6 +1,7 @@
 import { createReadStream, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { startBackgroundFill } from '../fill.js';
 import { CairnError, invalid } from '../../errors.js';
 import { boundedLines } from '../../memory/bounded-lines.js';
 import { ProgressBar } from '../progress.js';
@@ -41,6 +42,7 @@ export function registerTransferCommands(program: Command, run: Run): void {
         bar.update(line);
       });
       bar.done();
+      if (result.imported > 0) await startBackgroundFill(ctx.config, ctx.io.env, cairn.deps.store);
       if (ctx.json) return ctx.printJson(result);
       ctx.out(`imported ${result.imported} of ${result.lines} lines (${result.duplicates} already stored, ${result.failed.length} bad)`);
       for (const problem of result.failed.slice(0, 50)) ctx.note(`line ${problem.line}: ${problem.error}`);
