@@ -48,6 +48,12 @@ export type HookOutput = { kind: 'json'; value: Record<string, unknown> } | { ki
 export interface HookSettings {
   /** session-start context budget in tokens. @default DEFAULT_CONTEXT_BUDGET (4000, from the fidelity curve) */
   sessionStartBudget: number;
+  /**
+   * session-start budget right after /compact, for the compacted session's details. @default 5000:
+   * on the tuning half of the shared transcripts the share of needed details grows 0.79 / 0.89 /
+   * 0.94 / 0.95 / 0.97 at 3K / 4K / 5K / 6K / 8K; past 5K each 1K adds under 0.02 (docs/BENCHMARKS.md, fidelity).
+   */
+  compactBudget: number;
   /** prompt hook budget. @default 300 */
   promptBudget: number;
   /** A prompt hit must score at least this (composite score). @default 0.45 */
@@ -61,6 +67,7 @@ export interface HookSettings {
 
 export const DEFAULT_HOOK_SETTINGS: HookSettings = {
   sessionStartBudget: DEFAULT_CONTEXT_BUDGET,
+  compactBudget: 5000,
   promptBudget: 300,
   promptMinScore: 0.45,
   promptMinCoverage: 0.34,
@@ -124,7 +131,7 @@ export async function sessionStart(cairn: Cairn, input: HookInput, settings: Hoo
   }
   const seen = ledger && session ? await ledger.seen(session) : null;
   const result = await cairn.context({
-    budget: settings.sessionStartBudget,
+    budget: compacted ? settings.compactBudget : settings.sessionStartBudget,
     ...(session ? { favorSession: session } : {}),
     touch: true,
     // The compaction summary is in the window already: its details are not given twice.
