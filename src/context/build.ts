@@ -5,6 +5,7 @@ import type { RankerRegistry } from './rankers.js';
 import { admissible } from '../recall/isolation.js';
 import { stalenessOf, termCoverage } from '../recall/recall.js';
 import { retrieve } from '../recall/retrieve.js';
+import { fusionWeights } from '../recall/fusion.js';
 import { indexTerms } from '../store/tokenize.js';
 import type { Kind, Memory, MemoryFilter, TurnRecord } from '../types.js';
 import { coreForInjection, readCores } from './core.js';
@@ -260,7 +261,9 @@ export async function buildContext(deps: ContextDeps, input: ContextInput = {}):
   setWorkingBlock(Math.floor(Math.max(0, budget - used) * WORKING_SET_SHARE));
 
   const { candidates, maxRrf, bm25Max, cosineMax } = await gatherCandidates(deps, input, filter);
-  const rankContext: RankContext = { now: deps.clock.now(), hasQuery: Boolean(input.query), maxRrf, bm25Max, cosineMax, session: deps.session, seed: input.seed ?? 1 };
+  // The same cosine share as recall's fusion for this embedder (the rank fusion in retrieve uses its weights too).
+  const vectorSignalShare = fusionWeights(deps.embedder?.model ?? null, deps.fusion).vectorSignalShare;
+  const rankContext: RankContext = { now: deps.clock.now(), hasQuery: Boolean(input.query), maxRrf, bm25Max, cosineMax, vectorSignalShare, session: deps.session, seed: input.seed ?? 1 };
   const scored = candidates.map((c) => {
     let score = ranker(c, rankContext);
     if (input.favorSession && c.memory.session === input.favorSession) score *= FAVOR_SESSION_BOOST;

@@ -24,6 +24,8 @@ export interface RankContext {
   bm25Max: number;
   /** The candidates' cosine range when vectors took part (null otherwise). */
   cosineMax?: number | null;
+  /** The cosine's share in the relevance signal (recall's, by embedder: `fusionWeights`). */
+  vectorSignalShare?: number;
   session: string | null;
   /** Deterministic seed for the random ranker. */
   seed: number;
@@ -56,6 +58,7 @@ const builtins: Record<string, Ranker> = {
       vectorRank: c.vectorRank,
       cosine: c.cosine,
       cosineMax: ctx.cosineMax ?? null,
+      ...(ctx.vectorSignalShare !== undefined ? { vectorSignalShare: ctx.vectorSignalShare } : {}),
       boostTags: [],
       session: ctx.session,
       diversify: true,
