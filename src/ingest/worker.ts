@@ -6,6 +6,7 @@
 import { parentPort } from 'node:worker_threads';
 import { readWithTerms, type ReadRequest, type WorkerMessage } from './pool.js';
 import { SEAL_RULESET } from './seal.js';
+import { warmUpReaders } from './warmup.js';
 
 const port = parentPort;
 if (port !== null) {
@@ -19,5 +20,7 @@ if (port !== null) {
     }
     port.postMessage(message);
   });
+  // Before the first file: the hot code sees its rare branches once (warmup.ts).
+  warmUpReaders();
   port.postMessage({ type: 'ready', ruleset: SEAL_RULESET } satisfies WorkerMessage);
 }
