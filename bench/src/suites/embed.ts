@@ -243,6 +243,7 @@ export const embedSuite: Suite = {
           metric(`reindex wall per memory, one session (${label})`, b.oneWallMs, 'ms', { note: `reindex of ${b.memories} memories, one ONNX session (the path before the pool)` }),
           metric(`reindex wall per memory, ${b.workers} workers (${label})`, b.poolWallMs, 'ms', { note: `the same memories through cairn reindex's worker pool, one session per worker` }),
           metric(`reindex CPU per memory, one session / ${b.workers} workers (${label})`, b.poolCpuMs, 'ms', { note: `one session: ${b.oneCpuMs.toFixed(2)} ms` }),
+          metric(`reindex cores busy, ${b.workers} workers (${label})`, b.poolCpuMs / b.poolWallMs, 'cores', { note: `CPU ÷ wall; one session: ${(b.oneCpuMs / b.oneWallMs).toFixed(2)} cores` }),
           metric(`100K memories by reindex, one session (${label})`, (b.oneWallMs * 100_000) / 60_000, 'min', { target: atMost(10), note: 'measured reindex wall per memory × 100K' }),
           metric(`100K memories by reindex, ${b.workers} workers (${label})`, (b.poolWallMs * 100_000) / 60_000, 'min', { target: atMost(10), note: 'measured reindex wall per memory × 100K: what cairn reindex does' }),
           metric(`pool vectors vs one at a time, lowest cosine (${label})`, b.minCosine, '', { target: atLeast(0.999999), note: `${b.compared} sampled memories against the same text embedded alone` }),

@@ -8,8 +8,14 @@ import type { CommandContext } from '../context.js';
 import { ProgressBar } from '../progress.js';
 import { positiveInt, type Run } from './memory.js';
 
-/** Embedding workers of a foreground reindex or fill: one ONNX session per core, up to two. */
-const BULK_WORKERS = Math.min(2, availableParallelism());
+/**
+ * Embedding workers of a foreground reindex or fill: one ONNX session per core, up to two;
+ * `$CAIRN_REINDEX_WORKERS` overrides (1: one session in this thread, as before the pool).
+ */
+function bulkWorkers(env: NodeJS.ProcessEnv): number {
+  const asked = Number(env.CAIRN_REINDEX_WORKERS);
+  return Number.isInteger(asked) && asked >= 1 ? asked : Math.min(2, availableParallelism());
+}
 
 interface ReindexOptions {
   embedder?: string;
@@ -36,6 +42,7 @@ export function registerReindexCommand(program: Command, run: Run): void {
         'after',
         '\nOne process fills the vector index at a time (a lease in the store; a killed filler is taken over at once).\n' +
           'Memories written by hooks and CLI commands get their vectors after the next ingest, or from an idle MCP server.\n' +
+          'ONNX models embed in min(2, cores) worker threads, one session each ($CAIRN_REINDEX_WORKERS=1: one session).\n' +
           '\nExamples:\n  cairn reindex\n  cairn reindex --fill --max-seconds 60\n  cairn reindex --embedder static:potion-base-8M --batch 512 --json',
       ),
     async (ctx, opts: ReindexOptions) => {
@@ -47,7 +54,7 @@ export function registerReindexCommand(program: Command, run: Run): void {
       let store: Store | null = null;
       let embedder: Embedder | null = null;
       try {
-        embedder = await createEmbedderFromSpec(spec, ctx.config, { workers: BULK_WORKERS });
+        embedder = await createEmbedderFromSpec(spec, ctx.config, { workers: bulkWorkers(ctx.io.env) });
         prepareStoreLocation(ctx.config, (line) => ctx.note(line));
         store = await openStoreSpec(ctx.config.store);
         const bar = new ProgressBar(ctx.io.stderr, `reindex ${embedder.model}`, 1);
@@ -94,7 +101,7 @@ async function fillCommand(ctx: CommandContext, spec: string, opts: ReindexOptio
   let store: Store | null = null;
   let embedder: Embedder | null = null;
   try {
-    embedder = await createEmbedderFromSpec(spec, ctx.config, background ? { threads: 1 } : { workers: BULK_WORKERS });
+    embedder = await createEmbedderFromSpec(spec, ctx.config, background ? { threads: 1 } : { workers: bulkWorkers(ctx.io.env) });
     prepareStoreLocation(ctx.config, (line) => ctx.note(line));
     store = await openStoreSpec(ctx.config.store);
     const bar = new ProgressBar(ctx.io.stderr, `fill ${embedder.model}`, 1);
