@@ -8,7 +8,7 @@
 import type { Deps } from '../deps.js';
 import { stalenessOf } from '../recall/recall.js';
 import { indexTerms } from '../store/tokenize.js';
-import { FACT_KINDS, type Memory, type TurnRecord } from '../types.js';
+import type { Memory, TurnRecord } from '../types.js';
 import { activityOf, addCallFacts, callDetails, factDetails, memoryDetail, mergePathVariants, type Detail, type DetailKind } from './details.js';
 import { estimateTokens } from '../tokens.js';
 import { DEFAULT_VALUE_MODEL, valueOf, type ValueModel } from './value-model.js';
@@ -106,13 +106,18 @@ function scoreOf(detail: Detail, ranker: string, model: ValueModel, endSeq: numb
   }
 }
 
+/** Session facts and call facts considered per session (most recent first). */
+const MAX_FACTS = 3000;
+const MAX_CALL_FACTS = 1500;
+
 /** Every candidate of a session with its features (the bench fits the model on these). */
 export async function sessionCandidates(deps: Deps, session: string, turns: readonly TurnRecord[], memories: readonly Memory[]): Promise<{ details: Detail[]; endSeq: number }> {
   const activity = activityOf(turns);
-  const substrate = deps.store.substrate;
-  // Calls are listed apart: a session that read much code has more of them than of everything else.
-  const facts = substrate ? await substrate.listFacts(session, { kinds: FACT_KINDS.filter((k) => k !== 'call'), limit: 3000 }) : [];
-  if (substrate) addCallFacts(activity, await substrate.listFacts(session, { kinds: ['call'], limit: 1500 }));
+  // One pass over the session's fact occurrences (each listing reads them all), most recent first;
+  // calls are capped apart: a session that read much code has more of them than of everything else.
+  const listed = deps.store.substrate ? await deps.store.substrate.listFacts(session, { limit: MAX_FACTS + MAX_CALL_FACTS }) : [];
+  const facts = listed.filter((f) => f.kind !== 'call').slice(0, MAX_FACTS);
+  addCallFacts(activity, listed.filter((f) => f.kind === 'call').slice(0, MAX_CALL_FACTS));
   const symbols = new Set(facts.filter((f) => f.kind === 'symbol').map((f) => f.text));
   const details = mergePathVariants([...factDetails(facts, activity, deps.workspaceRoot), ...callDetails(activity, symbols)]);
   // Where we left off: only this session's latest continuation (older ones are stale).

@@ -5,8 +5,11 @@
  *   and paths in it; the file it reads or edits; the definitions and settings it writes; any
  *   path or URL in any other argument;
  * - a tool's output: for a shell, the exit status and first error line (the command's note), the
- *   error lines, test outcomes, `path:line`s, versions and URLs; for a read, the definitions with
- *   their line numbers; for a search, the `path:line`s; for anything else, paths, URLs, errors;
+ *   error lines, test outcomes, `path:line`s, versions, URLs, and the calls and `--names` of any code
+ *   it printed; for a read, the definitions with their line numbers, the calls the code makes and
+ *   where, its `--names` (CSS custom properties, options) and the file names it holds; for a search,
+ *   the `path:line`s and the calls in the hits; for anything else, paths, URLs, errors, calls;
+ * - code being written (edit and write content): its definitions, calls and `--names`;
  * - the user's words: paths, URLs, the ids they typed, versions, code they named, errors and test
  *   names they pasted, `KEY=value` settings, `! command`s;
  * - the agent's words: paths, URLs, code it named, versions.
