@@ -201,6 +201,11 @@ describe('locomo suite', () => {
     const replies = await runLocomo(scratch('cairn-locomo-reply-'), data, undefined, [], { layout: 'reply', askTwice: false });
     expect(replies).toMatchObject({ layout: 'reply', turns: 7, memories: 7, questions: 4 });
     expect(Object.keys(replies.modes)).toEqual(['bm25', 'hybrid hash:v1:1024']);
+    // An embedder whose model files are not there is skipped with a line, not a failed suite.
+    const lines: string[] = [];
+    const missing = await runLocomo(scratch('cairn-locomo-missing-'), data, (line) => lines.push(line), ['onnx:/nonexistent/cairn-model'], { askTwice: false });
+    expect(Object.keys(missing.modes)).toEqual(['bm25']);
+    expect(lines.join('\n')).toMatch(/onnx:\/nonexistent\/cairn-model skipped/);
   });
 
   it('runs from the CLI', async () => {

@@ -141,9 +141,12 @@ export function staticModelFolder(ctx: BenchContext): string | null {
   return existsSync(join(inHome, 'model.safetensors')) ? inHome : null;
 }
 
-/** Embedder specs the quality suites measure by default: the hash embedder, and USE-lite unless `--quick`. */
+/**
+ * Embedder specs the quality suites measure by default: the hash embedder, and unless `--quick`
+ * cairn's default embedder, all-MiniLM-L6-v2 (skipped with a note when its files are not installed).
+ */
 export function defaultEmbedderSpecs(quick: boolean): string[] {
-  return quick ? [HASH_SPEC] : [HASH_SPEC, 'use-lite'];
+  return quick ? [HASH_SPEC] : [HASH_SPEC, 'onnx:all-minilm-l6-v2-q'];
 }
 
 let embedCache: Promise<Store> | null = null;
@@ -356,6 +359,7 @@ export async function runBeirSet(cacheDir: string, set: BeirSet, options: BeirRu
       let embedder: Embedder;
       try {
         embedder = await load();
+        await embedder.embed(['probe']); // a lazily loaded model (ONNX) fails here when its files are missing
       } catch (error) {
         notes.push(`${label} embedder skipped: ${(error as Error).message}`);
         continue;
