@@ -149,7 +149,9 @@ function ago(endSeq: number, seq: number): string {
 /** `path` relative to `root` when it lies under it (shorter lines, and the form agents write `path:line` in). */
 export function underRoot(path: string, root: string | null): string {
   if (root === null || root.length < 2) return path;
-  const prefix = root.endsWith('/') || root.endsWith('\\') ? root : `${root}/`;
+  // A Windows folder (`C:\\repo`) is followed by a backslash in paths written under it.
+  const separator = root.includes('\\') && !root.includes('/') ? '\\' : '/';
+  const prefix = root.endsWith('/') || root.endsWith('\\') ? root : `${root}${separator}`;
   return path.startsWith(prefix) && path.length > prefix.length ? path.slice(prefix.length) : path;
 }
 

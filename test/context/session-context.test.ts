@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { activityOf, addCallFacts, callDetails, factDetails, mergePathVariants } from '../../src/context/details.js';
+import { activityOf, addCallFacts, callDetails, factDetails, mergePathVariants, underRoot } from '../../src/context/details.js';
 import { packDetails } from '../../src/context/session-context.js';
 import { estimateTokens } from '../../src/tokens.js';
 import { DEFAULT_VALUE_MODEL, FEATURES, fitValueModel, learnStep, valueOf, type Example, type Feature } from '../../src/context/value-model.js';
@@ -74,6 +74,14 @@ describe('post-compact details', () => {
     expect(pack.text).toContain('src/only-here.ts');
     expect(pack.text).not.toContain('src/summarized.ts');
     expect(pack.omitted.find((o) => o.detail === 'compaction summary')).toBeDefined();
+  });
+
+  it('points symbol lines at paths relative to the project folder, POSIX and Windows', () => {
+    expect(underRoot('/repo/src/a.ts', '/repo')).toBe('src/a.ts');
+    expect(underRoot('C:\\repo\\src\\a.ts', 'C:\\repo')).toBe('src\\a.ts');
+    expect(underRoot('/elsewhere/a.ts', '/repo')).toBe('/elsewhere/a.ts');
+    expect(underRoot('/repository/a.ts', '/repo')).toBe('/repository/a.ts');
+    expect(underRoot('/repo/a.ts', null)).toBe('/repo/a.ts');
   });
 
   it('packs within the budget, skips a line another chosen line carries, and the ranker decides what fits', () => {
