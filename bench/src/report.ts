@@ -3,9 +3,10 @@
  * docs/BENCHMARKS.md (`cairn bench all --write-docs`). Both show, per figure, the target and
  * anchor of SPEC §9, our number, and pass / fail; a suite that did not run says why.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { chartsFor, type ChartFile } from './charts.js';
+import { mergeDocs } from './docs-merge.js';
 import { NOT_IMPLEMENTED } from './registry.js';
 import { SPEC_SUITES, suiteSpec } from './spec.js';
 import type { BenchReport, Dataset, Metric, RunEnv, SuiteResult, Target } from './types.js';
@@ -119,7 +120,11 @@ export function writeDocs(report: BenchReport, path: string): string[] {
     written.push(file);
   }
   mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, renderDocs(report, { charts, chartDir: CHART_DIR }));
+  const fresh = renderDocs(report, { charts, chartDir: CHART_DIR });
+  // A run of some suites replaces just their sections of an existing page (docs-merge.ts).
+  const ran = new Set(report.results.map((r) => r.suite));
+  const partial = SPEC_SUITES.some((spec) => !ran.has(spec.name));
+  writeFileSync(path, partial && existsSync(path) ? mergeDocs(readFileSync(path, 'utf8'), fresh, ran) : fresh);
   written.push(path);
   return written;
 }
@@ -142,7 +147,8 @@ export function renderDocs(report: BenchReport, options: RenderDocsOptions = {})
     '',
     'Every figure below was measured by `cairn bench` in one run, on the machine described here, and is',
     'reproduced by the command shown. Targets and anchors are those of SPEC §9. A suite that could not run, or',
-    'does not exist yet, says so instead of showing a number.',
+    'does not exist yet, says so instead of showing a number. A suite re-measured on its own',
+    '(`cairn bench <suite> --write-docs`) replaces just its section, which names its own command and commit.',
     '',
     ...mdTable(
       ['', ''],
@@ -205,6 +211,7 @@ function suiteBody(result: SuiteResult): string[] {
     ...result.datasets.map((d) => `- ${datasetLine(d)}`),
     '',
     `Suite time ${(result.durationMs / 1000).toFixed(1)} s; 1-minute load average ${result.load.start} at its start, ${result.load.end} at its end (${result.env.machine.cores} cores).`,
+    `Measured by \`${result.env.command}\` at commit ${result.env.commit ? `\`${result.env.commit.slice(0, 12)}\`${result.env.dirty ? ' plus uncommitted changes' : ''}` : 'unknown'} on ${result.env.date}.`,
   ];
 }
 
