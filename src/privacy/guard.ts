@@ -176,9 +176,15 @@ export function sealSanitized<T extends object>(record: T, clean: ReadonlySet<st
     const item = fields[key];
     if (key === 'actor' || (clean.has(key) && (typeof item === 'string' || item === null || item === undefined))) continue;
     const cleanKey = sanitizeText(key);
-    const cleanItem = typeof item === 'string' ? secretValue(key, item) : sanitizeDeep(item);
-    if (cleanKey !== key) delete fields[key];
-    fields[cleanKey] = Array.isArray(cleanItem) ? Object.freeze(cleanItem) : cleanItem;
+    const cleanItem = typeof item === 'string' ? secretValue(key, item) : typeof item === 'object' && item !== null ? sanitizeDeep(item) : item;
+    if (Array.isArray(cleanItem)) Object.freeze(cleanItem);
+    // Written only when it changed: a store into every field of every record cost more than the scan.
+    if (cleanKey !== key) {
+      delete fields[key];
+      fields[cleanKey] = cleanItem;
+    } else if (cleanItem !== item) {
+      fields[key] = cleanItem;
+    }
   }
   SEALED.add(Object.freeze(record));
   return record;
