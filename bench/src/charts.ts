@@ -337,6 +337,14 @@ function peersChart(report: BenchReport): ChartFile | null {
   };
 }
 
+/** The suites each chart draws on: a run of only some of them must not redraw it (docs-merge.ts). */
+export const CHART_SUITES: Readonly<Record<string, readonly string[]>> = {
+  'latency.svg': ['recall', 'context', 'write'],
+  'quality.svg': ['fidelity', 'locomo', 'beir'],
+  'fidelity-sessions.svg': ['fidelity'],
+  'peers.svg': ['peers'],
+};
+
 /** The charts a report has data for (a chart with no data in this run is left out). */
 export function chartsFor(report: BenchReport): ChartFile[] {
   return [latencyChart(report), qualityChart(report), fidelityChart(report), peersChart(report)].filter((c): c is ChartFile => c !== null);

@@ -5,7 +5,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { chartsFor, type ChartFile } from './charts.js';
+import { CHART_SUITES, chartsFor, type ChartFile } from './charts.js';
 import { mergeDocs } from './docs-merge.js';
 import { NOT_IMPLEMENTED } from './registry.js';
 import { SPEC_SUITES, suiteSpec } from './spec.js';
@@ -110,7 +110,10 @@ export interface RenderDocsOptions {
  * embedded in the page as Markdown images. Returns the files written.
  */
 export function writeDocs(report: BenchReport, path: string): string[] {
-  const charts = chartsFor(report);
+  const ran = new Set(report.results.map((r) => r.suite));
+  const partial = SPEC_SUITES.some((spec) => !ran.has(spec.name));
+  // A run of some suites redraws only the charts drawn from nothing but those suites.
+  const charts = chartsFor(report).filter((c) => !partial || (CHART_SUITES[c.file] ?? []).every((suite) => ran.has(suite)));
   const dir = join(dirname(path), CHART_DIR);
   const written: string[] = [];
   if (charts.length > 0) mkdirSync(dir, { recursive: true });
@@ -122,8 +125,6 @@ export function writeDocs(report: BenchReport, path: string): string[] {
   mkdirSync(dirname(path), { recursive: true });
   const fresh = renderDocs(report, { charts, chartDir: CHART_DIR });
   // A run of some suites replaces just their sections of an existing page (docs-merge.ts).
-  const ran = new Set(report.results.map((r) => r.suite));
-  const partial = SPEC_SUITES.some((spec) => !ran.has(spec.name));
   writeFileSync(path, partial && existsSync(path) ? mergeDocs(readFileSync(path, 'utf8'), fresh, ran) : fresh);
   written.push(path);
   return written;
