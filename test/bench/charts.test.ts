@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { barChart, chartsFor, escapeXml, groupedBarChart, lineChart } from '../../bench/src/charts.js';
@@ -176,5 +176,23 @@ describe('SVG charts', () => {
     expect(md).toContain('![Latency p50 against corpus size](bench/latency.svg)');
     expect(md).toContain('(bench/fidelity-sessions.svg)');
     expect(renderDocs(fullReport())).not.toContain('## Charts');
+  });
+
+  it('a run of some suites redraws only the charts drawn from those suites, and keeps the other sections', () => {
+    const page = join(root, 'partial', 'BENCHMARKS.md');
+    writeDocs(fullReport(), page);
+    const quality = join(root, 'partial', 'bench', 'quality.svg');
+    const fidelity = join(root, 'partial', 'bench', 'fidelity-sessions.svg');
+    writeFileSync(quality, 'kept');
+    writeFileSync(fidelity, 'redrawn');
+    const before = readFileSync(page, 'utf8');
+    const some = fullReport();
+    some.results = some.results.filter((r) => r.suite === 'fidelity');
+    writeDocs(some, page);
+    expect(readFileSync(quality, 'utf8')).toBe('kept'); // it also draws LoCoMo and BEIR
+    expect(readFileSync(fidelity, 'utf8')).not.toBe('redrawn');
+    const after = readFileSync(page, 'utf8');
+    const section = (md: string, name: string): string => md.split(`\n## ${name}\n`)[1]!.split('\n## ')[0]!;
+    expect(section(after, 'recall')).toBe(section(before, 'recall'));
   });
 });
