@@ -3,18 +3,16 @@
  * start) killed with SIGKILL mid-run: its lease is left behind, the next filler on this host takes
  * it over at once (the holder's pid is gone), keeps every vector written, and embeds only the rest.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createCairn } from '../../src/cairn.js';
 import { FILL_LEASE_KEY } from '../../src/embed/fill-lease.js';
 import { fillVectors } from '../../src/embed/fill.js';
 import { createHashEmbedder } from '../../src/embed/hash.js';
 import { openSqliteStore } from '../../src/store/sqlite/store.js';
 import { runCli, tempDir } from '../helpers/cli.js';
+import { fillMemories, killAfterFirstVectors } from '../helpers/kill-embedding.js';
 
-const BIN = join(process.cwd(), 'bin', 'cairn.js');
 const BUILT = existsSync(join(process.cwd(), 'dist', 'embed', 'fill.js'));
 if (!BUILT) console.warn('skipping the fill kill -9 test: dist/ is not built with the fill (npm run build; npm test does)');
 
@@ -25,25 +23,9 @@ const MEMORIES = 400;
 describe.skipIf(!BUILT)('background fill after kill -9', () => {
   it('leaves a dead lease that the next filler takes over at once, and finishes the rest', async () => {
     const store = await openSqliteStore(join(dir, 'cairn.db'));
-    const cairn = createCairn({ store, project: 'p' });
-    for (let i = 0; i < MEMORIES; i++) await cairn.remember({ text: `finding ${i}: module m${i % 97} calls helper h${i % 89} with flag f${i % 13}` });
-    const child = spawn(process.execPath, [BIN, '--home', dir, 'reindex', '--fill', '--batch', '1'], {
-      env: { ...process.env, CAIRN_EMBEDDER: 'hash:64' },
-      stdio: 'ignore',
-    });
-    const exited = new Promise<NodeJS.Signals | null>((done) => child.on('exit', (_code, signal) => done(signal)));
-    let before = 0;
-    for (let waited = 0; waited < 60_000 && before === 0; waited += 20) {
-      await new Promise((r) => setTimeout(r, 20));
-      before = (await store.stats()).vectors;
-    }
-    child.kill('SIGKILL');
-    expect(await exited).toBe('SIGKILL');
-    const after = (await store.stats()).vectors;
-    expect(after).toBeGreaterThan(0);
-    expect(after).toBeLessThan(MEMORIES);
-    expect(JSON.parse((await store.getState(FILL_LEASE_KEY)) ?? 'null')).toMatchObject({ pid: child.pid, by: 'cli fill' });
-    expect((await store.integrityCheck?.()) ?? []).toEqual([]);
+    await fillMemories(store, MEMORIES);
+    const { pid, vectors: after } = await killAfterFirstVectors(store, dir, ['reindex', '--fill', '--batch', '1'], { CAIRN_EMBEDDER: 'hash:64' }, MEMORIES);
+    expect(JSON.parse((await store.getState(FILL_LEASE_KEY)) ?? 'null')).toMatchObject({ pid, by: 'cli fill' });
     // No waiting for the lease to expire: its holder is gone.
     const summary = await fillVectors(store, createHashEmbedder({ dimension: 64 }));
     expect(summary).toMatchObject({ outcome: 'done', embedded: MEMORIES - after, remaining: 0 });
