@@ -27,7 +27,8 @@ export async function measureMcpWithEmbedder(spec: string | null, idleMs = 1000)
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('CAIRN_')) env[k] = v;
   env.CAIRN_HOME = home;
-  if (spec) env.CAIRN_EMBEDDER = spec;
+  // null is the BM25 floor: 'none', or cairn would configure its default encoder when installed.
+  env.CAIRN_EMBEDDER = spec ?? 'none';
   const transport = new StdioClientTransport({ command: process.execPath, args: [join(PACKAGE_ROOT, 'bin', 'cairn.js'), 'mcp'], env, cwd: home, stderr: 'ignore' });
   const client = new Client({ name: 'cairn-bench-embed', version: '1.0.0' });
   await client.connect(transport);

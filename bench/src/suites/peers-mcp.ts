@@ -149,7 +149,8 @@ export function cairnMcpPeer(embedder: string | null): Peer {
     how: `MCP stdio: remember / recall (k = asked), ${embedder ? `hybrid with ${embedder}` : 'BM25 only'}, a fresh home per index`,
     open(dir) {
       const env = { ...baseEnv(), HOME: dir, CAIRN_HOME: join(dir, 'home') };
-      if (embedder) Object.assign(env, { CAIRN_EMBEDDER: embedder });
+      // No embedder means BM25 alone: say so, or cairn would use its default encoder when installed.
+      Object.assign(env, { CAIRN_EMBEDDER: embedder ?? 'none' });
       return openMcp(
         {
           command: process.execPath,
