@@ -30,6 +30,11 @@ export interface FusionWeights {
   vectorSignalShare: number;
   /** The k of reciprocal rank fusion. */
   rrfK: number;
+  /**
+   * Pseudo-relevance feedback on the vector side (Rocchio): the query vector plus this share of
+   * the mean vector of the first fused hits, searched again. 0 or absent: off.
+   */
+  feedback?: number;
 }
 
 /**

@@ -5,9 +5,10 @@ import { normalizeTags } from '../memory/normalize.js';
 import { indexTerms } from '../store/tokenize.js';
 import { KINDS, SCOPES, type Kind, type Memory, type MemoryFilter, type Scope } from '../types.js';
 import { checkStaleness, type FileStatus } from '../workspace/files.js';
-import { compositeScore, precedence, type Why } from './score.js';
+import { compositeScore, precedence, type ScoreInput, type Why } from './score.js';
 import { admissible } from './isolation.js';
 import { retrieve } from './retrieve.js';
+import { neighbourLifts } from './neighbours.js';
 
 export interface RecallInput {
   query: string;
@@ -114,7 +115,8 @@ export function stalenessOf(deps: Deps, memory: Memory, checkFiles = true): Stal
  * Hybrid recall: BM25 and vector candidates fused by reciprocal rank (weights by embedder:
  * `fusionWeights`), re-scored by the
  * composite score (relevance, recency by kind, importance, usage, tag boost, scope; the
- * recently-recalled penalty only with `diversify`), pinned and continuation first, each hit with `why` and staleness.
+ * recently-recalled penalty only with `diversify`), with adjacent turns of one conversation lending
+ * each other relevance (`neighbourLifts`), pinned and continuation first, each hit with `why` and staleness.
  */
 export async function recall(deps: Deps, input: RecallInput): Promise<RecallResult> {
   if (typeof input.query !== 'string' || input.query.trim().length === 0) throw invalid('query is empty', 'query');
@@ -137,7 +139,7 @@ export async function recall(deps: Deps, input: RecallInput): Promise<RecallResu
   const { mode, fused, maxRrf, bm25Max, terms, cosines, cosineMax, weights } = await retrieve(deps, { query: input.query, filter, limit: candidates, minCosine: input.minCosine });
   const memories = new Map((await deps.store.getMemories(fused.map((f) => f.id))).map((m) => [m.id, m]));
   const now = deps.clock.now();
-  const scored: Array<{ memory: Memory; why: Why }> = [];
+  const scored: Array<{ memory: Memory; why: Why; input: ScoreInput }> = [];
   const exactFor = EXACT_COVERAGE_FOR(k);
   for (const [position, hit] of fused.entries()) {
     const memory = memories.get(hit.id);
@@ -146,7 +148,7 @@ export async function recall(deps: Deps, input: RecallInput): Promise<RecallResu
     // A query (unlike an injected context) also sees the user-wide memories the user stored.
     const userWide = memory.project === null && memory.scope === 'user';
     if (!input.allProjects && !userWide && !admissible(memory, filter.project ?? null)) continue;
-    const why = compositeScore({
+    const scoreInput: ScoreInput = {
       memory,
       now,
       rrf: hit.rrf,
@@ -162,8 +164,14 @@ export async function recall(deps: Deps, input: RecallInput): Promise<RecallResu
       session: deps.session,
       diversify: input.diversify === true,
       vectorSignalShare: weights.vectorSignalShare,
-    });
-    scored.push({ memory, why });
+    };
+    scored.push({ memory, why: compositeScore(scoreInput), input: scoreInput });
+  }
+  // Adjacent turns of one conversation lend each other relevance (from their own, before lending).
+  const lifts = neighbourLifts(scored.map(({ memory, why }) => ({ memory, relevance: why.relevance })));
+  for (const entry of scored) {
+    const lift = lifts.get(entry.memory.id);
+    if (lift !== undefined) entry.why = compositeScore({ ...entry.input, neighbour: lift });
   }
   scored.sort((a, b) => precedence(b.memory, deps.session) - precedence(a.memory, deps.session) || b.why.score - a.why.score);
   const top = scored.slice(0, k);

@@ -43,23 +43,34 @@ export interface Retrieved {
   weights: FusionWeights;
 }
 
+/** Fused hits whose vectors make the feedback (`FusionWeights.feedback`). */
+export const FEEDBACK_HITS = 3;
+
 export async function retrieve(deps: Deps, input: RetrieveInput): Promise<Retrieved> {
   const keywords = contentQuery(input.query);
   const lists: ScoredId[][] = [await deps.store.searchText(keywords, { ...input.filter, limit: input.limit })];
   const cosines = new Map<string, number>();
   let queryVector: Float32Array | null = null;
   const embedder = deps.embedder;
+  const weights = fusionWeights(embedder?.model ?? null, deps.fusion);
+  const { vectorRankWeight: vectorWeight, rrfK } = weights;
+  const floor = input.minCosine ?? DEFAULT_MIN_COSINE;
   if (embedder && deps.store.capabilities.vectors && (await deps.store.vectorModel()) !== null && (await vectorIndexMatches(deps))) {
     [queryVector = null] = (await embedOrUnavailable(deps, [input.query], { purpose: 'query' })) ?? [];
     if (queryVector) {
-      const floor = input.minCosine ?? DEFAULT_MIN_COSINE;
       const hits = (await deps.store.searchVector(queryVector, embedder, { ...input.filter, limit: input.limit })).filter((h) => h.score >= floor);
-      for (const hit of hits) cosines.set(hit.id, hit.score);
       lists.push(hits);
+      if (weights.feedback) {
+        const first = reciprocalRankFusion(lists, rrfK, [1, vectorWeight]).slice(0, FEEDBACK_HITS).map((f) => f.id);
+        const expanded = withFeedback(queryVector, [...(await deps.store.getVectors(first, embedder)).values()], weights.feedback);
+        if (expanded) {
+          queryVector = expanded;
+          lists[1] = (await deps.store.searchVector(queryVector, embedder, { ...input.filter, limit: input.limit })).filter((h) => h.score >= floor);
+        }
+      }
+      for (const hit of lists[1]!) cosines.set(hit.id, hit.score);
     }
   }
-  const weights = fusionWeights(embedder?.model ?? null, deps.fusion);
-  const { vectorRankWeight: vectorWeight, rrfK } = weights;
   const fused = reciprocalRankFusion(lists, rrfK, [1, vectorWeight]);
   let cosineMax: number | null = null;
   if (queryVector && embedder) {
@@ -81,4 +92,17 @@ export async function retrieve(deps: Deps, input: RetrieveInput): Promise<Retrie
     cosineMax,
     weights,
   };
+}
+
+/** `query + share × mean(vectors)`, unit length; null when there is nothing to add. */
+export function withFeedback(query: Float32Array, vectors: Float32Array[], share: number): Float32Array | null {
+  if (vectors.length === 0 || share <= 0) return null;
+  const out = Float32Array.from(query);
+  for (const vector of vectors) for (let i = 0; i < out.length; i++) out[i]! += (share * (vector[i] ?? 0)) / vectors.length;
+  let norm = 0;
+  for (const x of out) norm += x * x;
+  norm = Math.sqrt(norm);
+  if (norm === 0) return null;
+  for (let i = 0; i < out.length; i++) out[i]! /= norm;
+  return out;
 }

@@ -55,8 +55,13 @@ export interface Why {
   rrf: number;
   /** Share of the query's terms the memory contains, 0..1. */
   coverage: number;
-  /** 0..1: fused rank, the strongest raw signal and coverage, blended (RELEVANCE_MIX). */
+  /**
+   * Fused rank, the strongest raw signal and coverage, blended (RELEVANCE_MIX, 0..1), plus what
+   * conversation neighbours lend (`neighbour`).
+   */
   relevance: number;
+  /** Relevance lent by the adjacent turns of the same conversation among the candidates (src/recall/neighbours.ts); 0 when none. */
+  neighbour: number;
   recency: number;
   halfLifeDays: number;
   importance: number;
@@ -90,6 +95,8 @@ export interface ScoreInput {
   session: string | null;
   /** The cosine's share in the signal. @default VECTOR_SIGNAL_SHARE */
   vectorSignalShare?: number;
+  /** Relevance lent by conversation neighbours (`neighbourLifts`). @default 0 */
+  neighbour?: number;
   /**
    * Push down memories recalled in the last ten minutes, so the same few do not crowd every
    * answer. Context building asks for it; recall does not (asking again must not demote the right
@@ -128,7 +135,8 @@ export function compositeScore(input: ScoreInput): Why {
   const rankPart = input.maxRrf > 0 ? input.rrf / input.maxRrf : 0;
   const bm25Part = input.bm25 !== null && input.bm25Max && input.bm25Max > 0 ? Math.max(0, input.bm25 / input.bm25Max) : 0;
   const signal = signalOf(bm25Part, input.cosine, input.cosineMax, input.vectorSignalShare ?? VECTOR_SIGNAL_SHARE);
-  const relevance = RELEVANCE_MIX.rank * rankPart + RELEVANCE_MIX.signal * signal + RELEVANCE_MIX.coverage * input.coverage;
+  const neighbour = input.neighbour ?? 0;
+  const relevance = RELEVANCE_MIX.rank * rankPart + RELEVANCE_MIX.signal * signal + RELEVANCE_MIX.coverage * input.coverage + neighbour;
   const recency = recencyOf(memory, now);
   const usage = usageOf(memory);
   let penalty = 0;
@@ -150,6 +158,7 @@ export function compositeScore(input: ScoreInput): Why {
     rrf: input.rrf,
     coverage: input.coverage,
     relevance,
+    neighbour,
     recency,
     halfLifeDays: HALF_LIFE_DAYS[memory.kind],
     importance: memory.importance,

@@ -88,13 +88,19 @@ describe('beir suite', () => {
     expect(quickSubset(set, 2, 3).halves).toEqual(set.halves);
   });
 
-  it('reads fusion grid points as rank:share or rank:share:k', () => {
+  it('reads fusion grid points as rank:share, rank:share:k or rank:share:k:feedback', () => {
     const before = process.env.CAIRN_BENCH_FUSION;
     try {
-      process.env.CAIRN_BENCH_FUSION = '0.5:0.5, 1:1:20';
-      expect(benchFusionGrid()).toEqual([{ vectorRankWeight: 0.5, vectorSignalShare: 0.5 }, { vectorRankWeight: 1, vectorSignalShare: 1, rrfK: 20 }]);
+      process.env.CAIRN_BENCH_FUSION = '0.5:0.5, 1:1:20, 2:2:10:0.5';
+      expect(benchFusionGrid()).toEqual([
+        { vectorRankWeight: 0.5, vectorSignalShare: 0.5 },
+        { vectorRankWeight: 1, vectorSignalShare: 1, rrfK: 20 },
+        { vectorRankWeight: 2, vectorSignalShare: 2, rrfK: 10, feedback: 0.5 },
+      ]);
       process.env.CAIRN_BENCH_FUSION = '1:1:0';
       expect(() => benchFusionGrid()).toThrow(/rank:share/);
+      process.env.CAIRN_BENCH_FUSION = '1:1:10:-1';
+      expect(() => benchFusionGrid()).toThrow(/feedback/);
     } finally {
       if (before === undefined) delete process.env.CAIRN_BENCH_FUSION;
       else process.env.CAIRN_BENCH_FUSION = before;

@@ -63,3 +63,15 @@ describe('fusion weights by embedder', () => {
     expect(reciprocalRankFusion([bm25, vectors], 1, [1, 1])[0]!.id).toBe('c');
   });
 });
+
+describe('vector pseudo-relevance feedback', () => {
+  it('moves the query toward the mean of the first hits, at unit length, and is off without hits or share', async () => {
+    const { withFeedback } = await import('../../src/recall/retrieve.js');
+    const query = Float32Array.from([1, 0]);
+    const moved = withFeedback(query, [Float32Array.from([0, 1]), Float32Array.from([0, 1])], 1)!;
+    expect(moved[0]).toBeCloseTo(Math.SQRT1_2, 6);
+    expect(moved[1]).toBeCloseTo(Math.SQRT1_2, 6);
+    expect(withFeedback(query, [], 1)).toBeNull();
+    expect(withFeedback(query, [Float32Array.from([0, 1])], 0)).toBeNull();
+  });
+});

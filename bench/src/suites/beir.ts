@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { type RankingMetrics, cachedEmbedder, createEmbedder, loadStaticEmbedder, prepareMemory, rankingMetrics, reindex } from 'cairn-memory/testing';
-import { type Cairn, type Embedder, type MemoryEvent, type Store, createCairn, openSqliteStore } from 'cairn-memory';
+import { type Cairn, type Embedder, type MemoryEvent, type Provenance, type Store, createCairn, openSqliteStore } from 'cairn-memory';
 import { atLeast, metric } from '../metrics.js';
 import type { BenchContext, Dataset, Metric, Suite, SuiteOutcome } from '../types.js';
 import { assignHalves, type Half } from './halves.js';
@@ -63,16 +63,19 @@ export interface BenchFusion {
   vectorSignalShare: number;
   /** The k of reciprocal rank fusion (recall's default when absent). */
   rrfK?: number;
+  /** Vector pseudo-relevance feedback share (`FusionWeights.feedback`; off when absent). */
+  feedback?: number;
 }
 
 /** The mode label of a grid point: `rank <w> share <s>[ k <k>]`. */
 export function fusionLabel(fusion: BenchFusion): string {
-  return `rank ${fusion.vectorRankWeight} share ${fusion.vectorSignalShare}${fusion.rrfK !== undefined ? ` k ${fusion.rrfK}` : ''}`;
+  return `rank ${fusion.vectorRankWeight} share ${fusion.vectorSignalShare}${fusion.rrfK !== undefined ? ` k ${fusion.rrfK}` : ''}${fusion.feedback !== undefined ? ` feedback ${fusion.feedback}` : ''}`;
 }
 
 /**
- * `$CAIRN_BENCH_FUSION`: fusion weights to measure besides the defaults, as `rank:share` pairs or
- * `rank:share:k` triples (k of the rank fusion), comma-separated (e.g. `0.5:0.5,1:1,1:1:20`).
+ * `$CAIRN_BENCH_FUSION`: fusion weights to measure besides the defaults, as `rank:share` pairs,
+ * `rank:share:k` triples (k of the rank fusion) or `rank:share:k:feedback` (vector pseudo-relevance
+ * feedback share), comma-separated (e.g. `0.5:0.5,1:1,1:1:20,2:2:10:0.5`).
  * Tune on the tuning half only; both halves are reported.
  */
 export function benchFusionGrid(): BenchFusion[] {
@@ -81,11 +84,12 @@ export function benchFusionGrid(): BenchFusion[] {
     .map((pair) => pair.trim())
     .filter(Boolean)
     .map((pair) => {
-      const [rank, share, k, ...rest] = pair.split(':').map(Number);
-      if (!Number.isFinite(rank) || !Number.isFinite(share) || (k !== undefined && !(Number.isFinite(k) && k > 0)) || rest.length > 0) {
-        throw new Error(`$CAIRN_BENCH_FUSION: "${pair}" is not rank:share or rank:share:k`);
+      const [rank, share, k, feedback, ...rest] = pair.split(':').map(Number);
+      const badFeedback = feedback !== undefined && !(Number.isFinite(feedback) && feedback >= 0);
+      if (!Number.isFinite(rank) || !Number.isFinite(share) || (k !== undefined && !(Number.isFinite(k) && k > 0)) || badFeedback || rest.length > 0) {
+        throw new Error(`$CAIRN_BENCH_FUSION: "${pair}" is not rank:share, rank:share:k or rank:share:k:feedback`);
       }
-      return { vectorRankWeight: rank!, vectorSignalShare: share!, ...(k !== undefined ? { rrfK: k } : {}) };
+      return { vectorRankWeight: rank!, vectorSignalShare: share!, ...(k !== undefined ? { rrfK: k } : {}), ...(feedback !== undefined ? { feedback } : {}) };
     });
 }
 
@@ -94,6 +98,8 @@ export interface BulkItem {
   text: string;
   project: string;
   meta: Record<string, unknown>;
+  /** Where the item came from (LoCoMo: its conversation session and turn, for conversation neighbours). */
+  provenance?: Provenance;
 }
 
 /**
@@ -113,7 +119,7 @@ export async function bulkRemember(
   for (const item of items) {
     let prepared;
     try {
-      prepared = prepareMemory(cairn.deps, { text: item.text, kind: 'fact', project: item.project, source: 'import', meta: item.meta });
+      prepared = prepareMemory(cairn.deps, { text: item.text, kind: 'fact', project: item.project, source: 'import', meta: item.meta, ...(item.provenance ? { provenance: item.provenance } : {}) });
     } catch (error) {
       // What cairn refuses to store (e.g. TEXT_TOO_LONG) is counted: it stays a miss in the metrics.
       const code = (error as { code?: string }).code ?? 'ERROR';

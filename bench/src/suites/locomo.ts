@@ -2,7 +2,8 @@
  * `locomo`: turn-level evidence recall on LoCoMo (`<data>/locomo/locomo-dev.json`). Every turn of
  * a conversation becomes one memory (`<speaker> (<session date>): <text>`, plus the shared
  * photo's caption when there is one; the dialogue id such as `D1:3` in `meta.diaId`), one project
- * per conversation. Each question of categories 1–4 runs `cairn.recall` with k = 10 scoped to its
+ * per conversation, with the provenance a conversation import records (session `<conversation>/D1`,
+ * line 3), so recall's conversation neighbours (src/recall/neighbours.ts) see adjacent turns. Each question of categories 1–4 runs `cairn.recall` with k = 10 scoped to its
  * conversation, without touching, in two modes: BM25 alone, and hybrid with the hash embedder and
  * (unless `--quick`) cairn's default all-MiniLM-L6-v2 — or `$CAIRN_BENCH_EMBEDDERS` instead, each
  * also at the `$CAIRN_BENCH_FUSION` weights; an embedder whose files are missing is skipped. Every mode is
@@ -91,6 +92,16 @@ export function turnText(speaker: string, date: string, text: string, caption: s
 /** A turn's text followed by the words (and photo caption) of the turn it answers, when there is one. */
 export function replyText(turn: string, previousWords: string | null): string {
   return previousWords ? `${turn} (in reply to: ${previousWords})` : turn;
+}
+
+/**
+ * Where a turn sits, as a conversation import records it: its session (`<conversation>/D<n>`) and
+ * its place in that session (`D3:7` → line 7). Recall lets adjacent turns of a session lend each
+ * other relevance (src/recall/neighbours.ts).
+ */
+export function turnProvenance(conversation: string, diaId: string): { sessionId: string; line: number } {
+  const [session = '', line = '0'] = diaId.split(':');
+  return { sessionId: `${conversation}/${session}`, line: Number(line) };
 }
 
 export function parseLocomo(raw: unknown): LocomoData {
@@ -193,7 +204,13 @@ export async function runLocomo(
     const { store } = work;
     const bm25 = benchCairn(store, null);
     const items: BulkItem[] = data.conversations.flatMap((c) =>
-      c.turns.map((t) => ({ key: `${c.id}/${t.diaId}`, text: layout === 'reply' ? t.withReply : t.text, project: `locomo-${c.id}`, meta: { diaId: t.diaId, conversation: c.id } })),
+      c.turns.map((t) => ({
+        key: `${c.id}/${t.diaId}`,
+        text: layout === 'reply' ? t.withReply : t.text,
+        project: `locomo-${c.id}`,
+        meta: { diaId: t.diaId, conversation: c.id },
+        provenance: turnProvenance(c.id, t.diaId),
+      })),
     );
     const started = performance.now();
     const loaded = await bulkRemember(bm25, items);
