@@ -37,6 +37,11 @@ export interface Detail {
   lastSeq: number | null;
   memory: Memory | null;
   factId: string | null;
+  /**
+   * A memory whose file references were not checked yet: its staleness note (line moved, file
+   * changed) is added only if it comes near the budget (see `PackOptions.prepare`).
+   */
+  checkFiles?: boolean;
 }
 
 const EDIT_TOOLS = new Set(['edit', 'write', 'multiedit', 'notebookedit', 'apply_patch', 'write_file', 'replace', 'edit_file', 'create_file', 'str_replace_editor', 'str_replace_based_edit_tool', 'search_replace', 'update_file']);
@@ -122,7 +127,9 @@ export function activityOf(turns: readonly TurnRecord[]): SessionActivity {
   return { endSeq, edited, read, calls, task: prompts.slice(-3).join('\n').slice(-4000) };
 }
 
-const zero = (): Record<Feature, number> => Object.fromEntries(FEATURES.map((f) => [f, 0])) as Record<Feature, number>;
+const ZERO = Object.fromEntries(FEATURES.map((f) => [f, 0])) as Record<Feature, number>;
+/** Every feature at 0 (a copy of one template: a session has thousands of candidates). */
+const zero = (): Record<Feature, number> => ({ ...ZERO });
 const recencyOf = (endSeq: number, seq: number): number => Math.exp(-Math.max(0, endSeq - seq) / 60);
 const frequencyOf = (n: number): number => Math.min(1, Math.log2(1 + n) / 5);
 const code = (text: string): string => `\`${text.replace(/`/g, 'ˋ').replace(/\s*\n\s*/g, ' ⏎ ')}\``;
@@ -249,6 +256,11 @@ const MEMORY_KIND: Record<string, DetailKind> = {
   continuation: 'continuation',
 };
 
+/** The line a memory takes in a session's context; `note` is a staleness remark to append, or ''. */
+export function memoryLine(memory: Memory, note: string): string {
+  return `- ${memory.text.replace(/\s*\n\s*/g, ' ⏎ ')}${note} [${memory.id}]`;
+}
+
 /** One candidate per memory; `note` is a staleness remark to append, or ''. */
 export function memoryDetail(memory: Memory, session: string | null, task: string, note: string): Detail {
   const kind = MEMORY_KIND[memory.kind] ?? 'fact';
@@ -259,7 +271,7 @@ export function memoryDetail(memory: Memory, session: string | null, task: strin
   features.pinned = memory.pinned ? 1 : 0;
   const words = memory.text.match(/[\w./-]{6,}/g) ?? [];
   features.inTask = words.some((w) => task.includes(w)) ? 1 : 0;
-  const line = `- ${memory.text.replace(/\s*\n\s*/g, ' ⏎ ')}${note} [${memory.id}]`;
+  const line = memoryLine(memory, note);
   return { key: memory.id, kind, line, features, lastSeq: null, memory, factId: null };
 }
 

@@ -1,5 +1,5 @@
-import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { appendFileSync, existsSync, mkdirSync, realpathSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { loadConfig, openCairn } from '../config.js';
 import { isHeadlessEntrypoint } from '../ingest/readers/shared.js';
@@ -93,10 +93,42 @@ async function ingestDetached(home: string, transcript: string, env: NodeJS.Proc
   child.unref();
 }
 
+/**
+ * The state key where ingest registers runs that wrote turns and have not distilled them yet
+ * (src/history/resume.ts `RUNS_KEY`; repeated here so the hooks do not load the ingest modules,
+ * test/hooks checks they agree).
+ */
+export const INGEST_RUNS_KEY = 'ingest:runs';
+
+/**
+ * Whether ingesting `path` now would do nothing: its ingest cursor matches the file's size and
+ * mtime (what ingest itself checks first, src/ingest/runner.ts) and no earlier run is waiting to
+ * be distilled. Then the hook skips loading the ingest and distill modules (~⅓ of a post-compact
+ * session-start at 100K memories); anything else goes through ingest as before.
+ */
+export async function ingestWouldBeNoop(cairn: Cairn, path: string): Promise<boolean> {
+  const substrate = cairn.deps.store.substrate;
+  if (!cairn.deps.store.capabilities.substrate || !substrate) return false;
+  let file: string;
+  let size: number;
+  let mtimeMs: number;
+  try {
+    file = realpathSync(resolve(path));
+    ({ size, mtimeMs } = statSync(file));
+  } catch {
+    return false;
+  }
+  const cursor = await substrate.getCursor(file);
+  if (cursor === null || cursor.size !== size || cursor.mtimeMs !== mtimeMs) return false;
+  const runs = await cairn.deps.store.getState(INGEST_RUNS_KEY);
+  return runs === null || runs === '';
+}
+
 async function ingestTranscript(cairn: Cairn, input: HookInput, logger: Logger, headless: boolean): Promise<void> {
   const path = input.transcript_path;
   if (typeof path !== 'string' || !existsSync(path)) return;
   try {
+    if (await ingestWouldBeNoop(cairn, path)) return;
     const summary = await cairn.ingest([path], { headless });
     logger.info('ingested', { path, turns: summary.turns, seconds: summary.seconds });
   } catch (error) {

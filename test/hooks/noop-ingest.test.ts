@@ -1,0 +1,50 @@
+import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfig, openCairn } from '../../src/config.js';
+import { RUNS_KEY } from '../../src/history/resume.js';
+import { INGEST_RUNS_KEY, ingestWouldBeNoop } from '../../src/hooks/run.js';
+import { tempDir } from '../helpers/cli.js';
+import { TranscriptWriter } from './transcript.js';
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+describe('hooks skip an ingest that would do nothing', () => {
+  it('uses the same state key as ingest for runs waiting to be distilled', () => {
+    expect(INGEST_RUNS_KEY).toBe(RUNS_KEY);
+  });
+
+  it('is a no-op only while the transcript matches its cursor and no run is pending', async () => {
+    const home = tempDir('cairn-noop-home-');
+    const repo = tempDir('cairn-noop-repo-');
+    dirs.push(home, repo);
+    mkdirSync(join(repo, '.git'));
+    const transcript = join(home, 'sess.jsonl');
+    const t = new TranscriptWriter('sess-noop', repo);
+    t.user('Find where the config is loaded and make the timeout configurable.');
+    t.tool('Bash', { command: 'npm test' }, 'FAIL test/config.test.ts > reads timeout\nAssertionError: expected 10 to be 30');
+    writeFileSync(transcript, t.text());
+    const { cairn } = await openCairn(loadConfig({ home, env: {} }), { cwd: repo, actor: 'test' });
+    try {
+      // Never read: ingest has work to do.
+      expect(await ingestWouldBeNoop(cairn, transcript)).toBe(false);
+      await cairn.ingest([transcript]);
+      expect(await ingestWouldBeNoop(cairn, transcript)).toBe(true);
+      // The transcript grew (as it does after /compact): ingest again.
+      appendFileSync(transcript, `${JSON.stringify({ type: 'user', sessionId: 'sess-noop', message: { role: 'user', content: 'and the retries too' } })}\n`);
+      expect(await ingestWouldBeNoop(cairn, transcript)).toBe(false);
+      await cairn.ingest([transcript]);
+      expect(await ingestWouldBeNoop(cairn, transcript)).toBe(true);
+      // A run that died before distilling: the next ingest must distil its sessions.
+      await cairn.deps.store.setState(RUNS_KEY, JSON.stringify([{ id: 'r1', pid: -1, at: 0 }]));
+      expect(await ingestWouldBeNoop(cairn, transcript)).toBe(false);
+      // A missing file is left to ingest (which reports it).
+      expect(await ingestWouldBeNoop(cairn, join(home, 'gone.jsonl'))).toBe(false);
+    } finally {
+      await cairn.close();
+    }
+  });
+});
