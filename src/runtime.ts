@@ -1,13 +1,32 @@
-import { monotonicFactory } from 'ulid';
+import { createRequire } from 'node:module';
 import type { Clock, IdSource, Logger } from './types.js';
+
+const requireModule = createRequire(import.meta.url);
+let crypto: typeof import('node:crypto') | null = null;
+
+/**
+ * `node:crypto`, loaded on the first call. Importing it costs a process ~4 ms at start (OpenSSL's
+ * bindings and a dozen internal modules); the hooks run as a fresh process on every prompt and
+ * session start and most never hash or draw an id, so modules on their path take it from here.
+ */
+export function nodeCrypto(): typeof import('node:crypto') {
+  crypto ??= requireModule('node:crypto') as typeof import('node:crypto');
+  return crypto;
+}
+
+/** sha256 of `data`, hex (node:crypto loaded on first use, see {@link nodeCrypto}). */
+export function sha256Hex(data: string | Uint8Array): string {
+  return nodeCrypto().createHash('sha256').update(data).digest('hex');
+}
 
 /** Wall-clock time. */
 export const systemClock: Clock = { now: () => Date.now() };
 
 /** Monotonic ULIDs: sortable by creation time, unique within a process even in the same millisecond. */
 export function ulidSource(): IdSource {
-  const next = monotonicFactory();
-  return { next: (at?: number) => next(at) };
+  // Made on the first id: `ulid` loads node:crypto, which most hooks never need (see nodeCrypto).
+  let next: ((at?: number) => string) | null = null;
+  return { next: (at?: number) => (next ??= (requireModule('ulid') as typeof import('ulid')).monotonicFactory())(at) };
 }
 
 /** A logger that drops everything (the library default: library code never writes to stdout). */

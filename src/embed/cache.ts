@@ -3,7 +3,7 @@
  * layer (the store provides one), keyed by model id and the sha256 of the text. Only the misses
  * reach the embedder, in one batch.
  */
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../runtime.js';
 import type { EmbedOptions, Embedder, EmbeddingCacheStore } from '../types.js';
 
 export type { EmbeddingCacheStore };
@@ -23,7 +23,7 @@ export interface EmbeddingCacheOptions {
  * `<model>?query#…` for a query (an asymmetric model embeds a query differently).
  */
 export function embeddingCacheKey(model: string, text: string, purpose: EmbedOptions['purpose'] = 'document'): string {
-  return `${model}${purpose === 'query' ? '?query' : ''}#${createHash('sha256').update(text).digest('hex')}`;
+  return `${model}${purpose === 'query' ? '?query' : ''}#${sha256Hex(text)}`;
 }
 
 /** Least-recently-used map: a Map keeps insertion order, so re-inserting on a hit is enough. */

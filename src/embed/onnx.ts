@@ -6,7 +6,7 @@
  * embedder *unavailable* with a one-line reason naming the file and the fix; callers then recall
  * with BM25 and `status` / `doctor` say so.
  */
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../runtime.js';
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -100,7 +100,7 @@ export function checkOnnxModelSizes(folder: string, manifest: OnnxModelManifest)
 }
 
 async function sha256File(file: string): Promise<string> {
-  const hash = createHash('sha256');
+  const hash = nodeCrypto().createHash('sha256');
   for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
   return hash.digest('hex');
 }

@@ -1,5 +1,5 @@
 import { sanitize } from '../privacy/redact.js';
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../runtime.js';
 import { CairnError } from '../errors.js';
 import type { Kind } from '../types.js';
 
@@ -14,11 +14,11 @@ export function normalizeText(text: string): string {
 }
 
 export function contentHash(text: string): string {
-  return createHash('sha256').update(normalizeText(text)).digest('hex');
+  return sha256Hex(normalizeText(text));
 }
 
 export function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+  return sha256Hex(text);
 }
 
 /** Validate memory text after redaction; throws a one-line CairnError naming the limit. */

@@ -4,7 +4,7 @@
  * written; recall later tells whether that still holds (same content, same line elsewhere, line
  * gone, file gone) — by content, not just by the path existing.
  */
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../runtime.js';
 import { readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { FileRef } from '../types.js';
@@ -189,7 +189,7 @@ function readSnapshot(abs: string): FileSnapshot | null | 'too-large' {
   } catch {
     return null; // unreadable (permissions, raced deletion): same as absent for a reference
   }
-  const hash = createHash('sha256').update(content).digest('hex');
+  const hash = sha256Hex(content);
   const binary = content.subarray(0, 8192).includes(0);
   return { hash, lines: binary ? null : content.toString('utf8').split('\n').map(lineText) };
 }

@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { CairnError } from '../../errors.js';
@@ -22,6 +23,25 @@ export function loadMigrations(dir: string = MIGRATIONS_DIR()): Migration[] {
       name: file.slice(4, -4),
       sql: readFileSync(join(dir, file), 'utf8'),
     }));
+}
+
+let binding: string | null | undefined;
+
+/**
+ * better-sqlite3's compiled addon where its install put it (build/Release), so opening skips the
+ * `bindings` package's search (a stack trace and a dozen paths tried, ~2–3 ms of every hook);
+ * null when it is elsewhere, and better-sqlite3 looks for it as usual.
+ */
+function nativeBinding(): string | null {
+  if (binding === undefined) {
+    try {
+      const path = join(dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json')), 'build', 'Release', 'better_sqlite3.node');
+      binding = existsSync(path) ? path : null;
+    } catch {
+      binding = null;
+    }
+  }
+  return binding;
 }
 
 export interface OpenOptions {
@@ -48,7 +68,8 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database.
   }
   let db: Database.Database;
   try {
-    db = new Database(path, { timeout: options.busyTimeoutMs ?? 10_000, readonly: options.readonly ?? false });
+    const addon = nativeBinding();
+    db = new Database(path, { timeout: options.busyTimeoutMs ?? 10_000, readonly: options.readonly ?? false, ...(addon ? { nativeBinding: addon } : {}) });
   } catch (error) {
     throw storeError(path, error);
   }

@@ -3,8 +3,8 @@
  * `<db>.vectors.json` names the current `<db>.vectors.<seq>-<random>.usearch` and records what it
  * holds; `<db>.vectors.lock` marks a running background builder.
  */
-import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { nodeCrypto } from '../../runtime.js';
 import { closeSync, existsSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -77,7 +77,7 @@ export class VectorFiles {
    * writing fails; the previous copy then stays in place.
    */
   publish(write: (path: string) => void, meta: Omit<SavedIndex, 'format' | 'file' | 'bytes'>): void {
-    const file = `${this.base}.vectors.${meta.seq}-${randomBytes(4).toString('hex')}.usearch`;
+    const file = `${this.base}.vectors.${meta.seq}-${nodeCrypto().randomBytes(4).toString('hex')}.usearch`;
     const path = this.path(file);
     const temp = `${path}.${process.pid}.tmp`;
     try {
@@ -130,6 +130,7 @@ export class VectorFiles {
         return true;
       }
     }
+    const { spawn } = createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process');
     const child = spawn(process.execPath, [script, this.location, JSON.stringify(options)], { detached: true, stdio: 'ignore' });
     child.on('error', () => rmSync(this.lock, { force: true }));
     child.unref();
