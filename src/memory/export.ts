@@ -1,4 +1,10 @@
-import { KINDS, type Memory } from '../types.js';
+import { KINDS, type Memory, type Provenance } from '../types.js';
+
+/** The primary source only: the import line takes one (`also` lists merged duplicates). */
+function withoutAlso(provenance: Provenance): Omit<Provenance, 'also'> {
+  const { also: _also, ...primary } = provenance;
+  return primary;
+}
 
 /** One memory as an import-compatible JSONL object (round-trips through importJsonl). */
 export function toExportLine(memory: Memory): Record<string, unknown> {
@@ -11,6 +17,7 @@ export function toExportLine(memory: Memory): Record<string, unknown> {
     importance: memory.importance,
     createdAt: new Date(memory.createdAt).toISOString(),
     meta: { ...memory.meta, id: memory.id, source: memory.source, pinned: memory.pinned, files: memory.files },
+    ...(memory.provenance ? { provenance: withoutAlso(memory.provenance) } : {}),
   };
 }
 

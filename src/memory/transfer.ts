@@ -15,6 +15,15 @@ export const importLineSchema = z.object({
   importance: z.number().min(0).max(1).optional(),
   createdAt: z.union([z.string(), z.number()]).optional(),
   meta: z.record(z.string(), z.unknown()).optional(),
+  /**
+   * Where the memory came from. A conversation imported one memory per turn gives each turn its
+   * session and its place in it (`{"sessionId": "chat-7", "line": 12}`): recall then lets adjacent
+   * turns lend each other relevance (src/recall/neighbours.ts).
+   */
+  provenance: z
+    .object({ transcript: z.string().optional(), line: z.number().int().min(0).optional(), uuid: z.string().optional(), sessionId: z.string().optional(), turnId: z.string().optional() })
+    .strict()
+    .optional(),
 });
 export type ImportLine = z.infer<typeof importLineSchema>;
 
@@ -28,6 +37,10 @@ export interface ImportResult {
   imported: number;
   duplicates: number;
   failed: ImportProblem[];
+}
+
+function stripUndefined<T extends Record<string, unknown>>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
 
 function parseTime(value: string | number | undefined): number | undefined | 'bad' {
@@ -94,6 +107,7 @@ export async function importJsonl(
         ...(rest.importance !== undefined ? { importance: rest.importance } : {}),
         ...(createdAt !== undefined ? { createdAt } : {}),
         ...(rest.meta ? { meta: rest.meta } : {}),
+        ...(rest.provenance ? { provenance: stripUndefined(rest.provenance) } : {}),
         source: 'import',
       });
       if (written.created) result.imported++;

@@ -239,4 +239,14 @@ describe('memory operations', () => {
     expect(md).toContain('## Decisions');
     expect(md).toContain('- first imported fact #a');
   });
+
+  it('imports a conversation turn with its session and line, exports them back, and refuses unknown provenance fields', async () => {
+    const turn = { text: 'Caroline: five years already!', provenance: { sessionId: 'chat-7', line: 12 } };
+    const result = await cairn.importJsonl([JSON.stringify(turn), JSON.stringify({ text: 'x', provenance: { line: 'twelve' } }), JSON.stringify({ text: 'y', provenance: { session: 'a' } })]);
+    expect(result).toMatchObject({ imported: 1 });
+    expect(result.failed.map((f) => f.line)).toEqual([2, 3]);
+    const exported: string[] = [];
+    for await (const line of cairn.exportJsonl()) exported.push(line);
+    expect(JSON.parse(exported[0] as string)).toMatchObject(turn);
+  });
 });

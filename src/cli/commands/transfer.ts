@@ -13,7 +13,8 @@ export function registerTransferCommands(program: Command, run: Run): void {
       .command('import')
       .summary('import memories from JSONL')
       .description(
-        'Import one memory per line: {"text": "...", "kind"?, "tags"?, "scope"?, "project"?, "importance"?, "createdAt"?, "meta"?}.\n' +
+        'Import one memory per line: {"text": "...", "kind"?, "tags"?, "scope"?, "project"?, "importance"?, "createdAt"?, "meta"?, "provenance"?}.\n' +
+          'A conversation imported one memory per turn gives each turn {"provenance": {"sessionId": "...", "line": N}} (N: its place in the session): recall lets adjacent turns lend each other relevance.\n' +
           'Bad lines, and lines over 1 MiB, are reported with their line numbers and skipped. Re-running an import adds no duplicates. Use - for stdin.',
       )
       .argument('<file>', 'a .jsonl file, or - for stdin'),
