@@ -5,16 +5,20 @@
 // one on first run, and says so instead of failing silently.
 import { existsSync, readFileSync } from 'node:fs';
 
-// `cairn … | head`: the reader left; stop quietly instead of an EPIPE stack trace.
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on('error', (error) => {
-    if (error && error.code === 'EPIPE') process.exit(0);
-    throw error;
-  });
-}
-
 const [command, event] = process.argv.slice(2);
 const wantsHelp = process.argv.includes('--help') || process.argv.includes('-h');
+
+// `cairn … | head`: the reader left; stop quietly instead of an EPIPE stack trace. Not for the
+// hooks: they write to fd 1 directly, and creating the stdout/stderr streams loads the stream and
+// net modules (~5 ms of every prompt).
+if (command !== 'hook' || wantsHelp) {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error) => {
+      if (error && error.code === 'EPIPE') process.exit(0);
+      throw error;
+    });
+  }
+}
 
 if (process.argv.length === 3 && (command === '--version' || command === '-V')) {
   // Answered without loading the CLI: a version check costs a bare node start.

@@ -8,7 +8,6 @@
  */
 import { nodeCrypto } from '../runtime.js';
 import { createReadStream, existsSync, statSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -189,7 +188,7 @@ export function createOnnxEmbedder(folder: string, manifest: OnnxModelManifest, 
     if (problem) throw new CairnError('EMBEDDER_UNAVAILABLE', problem);
     const runtime = await (options.runtime ?? defaultRuntime)();
     try {
-      const tokenizer = runtime.createTokenizer(JSON.parse(await readFile(path.join(folder, 'tokenizer.json'), 'utf8')) as object);
+      const tokenizer = runtime.createTokenizer(JSON.parse(await (await import('node:fs/promises')).readFile(path.join(folder, 'tokenizer.json'), 'utf8')) as object);
       const session = await runtime.createSession(path.join(folder, 'model.onnx'), threads);
       return { session, tokenizer };
     } catch (cause) {

@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, mkdirSync, realpathSync, statSync } from 'node:fs';
+import { appendFileSync, existsSync, fstatSync, mkdirSync, read, realpathSync, statSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { loadConfig, openCairn } from '../config.js';
@@ -21,7 +21,9 @@ import {
 
 export interface HookIo {
   stdin: Readable & { isTTY?: boolean };
-  stdout: Writable;
+  stdout: Pick<Writable, 'write'>;
+  /** Reads the hook's input instead of `stdin` (the CLI entry reads file descriptor 0 directly). */
+  readInput?: () => Promise<string>;
   env: NodeJS.ProcessEnv;
   cwd: string;
   /** Data home from `--home`, when given. */
@@ -59,6 +61,56 @@ async function readInput(stdin: HookIo['stdin']): Promise<string> {
     stdin.once('end', finish);
     stdin.once('error', finish);
   });
+}
+
+/**
+ * Read file descriptor 0 to its end with plain `fs.read`, without `process.stdin`: creating that
+ * stream loads the stream (and, for a pipe, net) modules, ~5 ms of a hook that runs on every
+ * prompt. A terminal or a missing fd 0 reads as ''. Null when fd 0 is non-blocking (the read says
+ * EAGAIN) or fails otherwise: then the caller reads `process.stdin` as before. Stops, like
+ * {@link readInput}, after {@link STDIN_TIMEOUT_MS} or {@link MAX_INPUT_BYTES}.
+ */
+export function readFd0(fd = 0): Promise<string | null> {
+  try {
+    if (fstatSync(fd).isCharacterDevice()) return Promise.resolve('');
+  } catch {
+    return Promise.resolve('');
+  }
+  return new Promise((done) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const finish = (value: string | null): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      done(value);
+    };
+    // A read still pending at the timeout is left to the process's exit (the hook exits right after).
+    const timer = setTimeout(() => finish(Buffer.concat(chunks).toString('utf8')), STDIN_TIMEOUT_MS);
+    const next = (): void => {
+      const buffer = Buffer.allocUnsafe(64 * 1024);
+      read(fd, buffer, 0, buffer.length, null, (error, n) => {
+        if (error) return finish(chunks.length === 0 ? null : Buffer.concat(chunks).toString('utf8'));
+        if (n === 0) return finish(Buffer.concat(chunks).toString('utf8'));
+        size += n;
+        if (size <= MAX_INPUT_BYTES) chunks.push(buffer.subarray(0, n));
+        next();
+      });
+    };
+    next();
+  });
+}
+
+/** Write `bytes` to file descriptor 1 synchronously (no `process.stdout` stream); how many were written before it could not go on (a full non-blocking pipe). */
+function writeFd1(bytes: Buffer): number {
+  let at = 0;
+  try {
+    while (at < bytes.length) at += writeSync(1, bytes, at, bytes.length - at);
+  } catch {
+    // The rest goes through process.stdout.
+  }
+  return at;
 }
 
 function parseInput(raw: string): HookInput {
@@ -148,7 +200,7 @@ export async function runHook(eventName: string, io: HookIo, settings: HookSetti
   try {
     const event: HookEvent | null = parseHookEvent(eventName);
     if (!event) throw new Error(`unknown hook event "${eventName}"`);
-    const input = parseInput(await readInput(io.stdin));
+    const input = parseInput(await (io.readInput ? io.readInput() : readInput(io.stdin)));
     const config = loadConfig({ home: io.home, env: io.env });
     logger = fileLogger(config.logDir);
     // The session's own cwd names the project even when the folder is gone (ingest resolves the
@@ -201,8 +253,31 @@ export async function runHook(eventName: string, io: HookIo, settings: HookSetti
  * a normal exit would close it, and pay SQLite's checkpoint on close, on every prompt.
  */
 export async function hookMain(argv: string[], exit: (code: number) => void = (code) => process.exit(code)): Promise<number> {
-  const code = await runHook(argv[0] ?? '', { stdin: process.stdin, stdout: process.stdout, env: process.env, cwd: process.cwd(), leaveOpen: true });
-  await new Promise<void>((done) => process.stdout.write('', () => done()));
+  // fd 0 and fd 1 directly; process.stdin/stdout (streams) only when that cannot be done.
+  let streamed = false;
+  const stdout = {
+    write(text: string): boolean {
+      const bytes = Buffer.from(text, 'utf8');
+      const written = streamed ? 0 : writeFd1(bytes);
+      if (written === bytes.length) return true;
+      // The reader may have left (EPIPE): that must not throw out of the hook.
+      if (!streamed) process.stdout.on('error', () => {});
+      streamed = true;
+      return process.stdout.write(bytes.subarray(written));
+    },
+  } as Pick<Writable, 'write'>;
+  const code = await runHook(argv[0] ?? '', {
+    // A getter: process.stdin is created only if fd 0 cannot be read directly.
+    get stdin() {
+      return process.stdin;
+    },
+    stdout,
+    readInput: async () => (await readFd0()) ?? readInput(process.stdin),
+    env: process.env,
+    cwd: process.cwd(),
+    leaveOpen: true,
+  });
+  if (streamed) await new Promise<void>((done) => process.stdout.write('', () => done()));
   exit(code);
   return code;
 }

@@ -42,20 +42,23 @@ export function sqliteLedger(db: () => Database.Database): LedgerStore {
     },
     async record(input: InjectionInput): Promise<LedgerInjection> {
       const connection = db();
+      let win = 0;
+      const items = itemsOf(input);
       const id = connection
         .transaction(() => {
-          const win = current(input.session) ?? open(input.session, 'first-injection', input.at, input.project, true);
+          win = (current(input.session) ?? open(input.session, 'first-injection', input.at, input.project, true)).window;
           const result = connection
             .prepare('INSERT INTO ledger_injections (session_id, win, at, via, name, target, tokens, project) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-            .run(input.session, win.window, input.at, input.via, input.name, input.target, Math.max(0, Math.round(input.tokens)), input.project);
+            .run(input.session, win, input.at, input.via, input.name, input.target, Math.max(0, Math.round(input.tokens)), input.project);
           const injectionId = Number(result.lastInsertRowid);
           const insert = connection.prepare('INSERT INTO ledger_items (injection_id, item_id, kind, ord) VALUES (?, ?, ?, ?)');
-          for (const item of itemsOf(input)) insert.run(injectionId, item.id, item.kind, item.ord);
+          for (const item of items) insert.run(injectionId, item.id, item.kind, item.ord);
           return injectionId;
         })
         .immediate();
-      const row = connection.prepare('SELECT * FROM ledger_injections WHERE id = ?').get(id) as InjectionRow;
-      return toInjections([row], itemsFor([id]))[0]!;
+      // What was just written, as a read would return it (a hook records on every prompt: no read-back).
+      const row: InjectionRow = { id, session_id: input.session, win, at: input.at, via: input.via, name: input.name, target: input.target, tokens: Math.max(0, Math.round(input.tokens)), project: input.project, measured_at: null };
+      return toInjections([row], items.map((item) => ({ injection_id: id, item_id: item.id, kind: item.kind, used: null })))[0]!;
     },
     async injections(session, options = {}) {
       const where = ['session_id = ?'];

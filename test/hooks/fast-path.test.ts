@@ -1,9 +1,9 @@
-import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig, openCairn } from '../../src/config.js';
 import { RUNS_KEY } from '../../src/history/resume.js';
-import { INGEST_RUNS_KEY, ingestWouldBeNoop } from '../../src/hooks/run.js';
+import { INGEST_RUNS_KEY, ingestWouldBeNoop, readFd0 } from '../../src/hooks/run.js';
 import { tempDir } from '../helpers/cli.js';
 import { TranscriptWriter } from './transcript.js';
 
@@ -45,6 +45,28 @@ describe('hooks skip an ingest that would do nothing', () => {
       expect(await ingestWouldBeNoop(cairn, join(home, 'gone.jsonl'))).toBe(false);
     } finally {
       await cairn.close();
+    }
+  });
+});
+
+describe('hooks read their input from fd 0 without process.stdin', () => {
+  it('reads a file descriptor to its end, and a terminal-like device as empty', async () => {
+    const home = tempDir('cairn-fd0-');
+    dirs.push(home);
+    const file = join(home, 'input.json');
+    const input = JSON.stringify({ session_id: 's', prompt: 'é'.repeat(100_000) });
+    writeFileSync(file, input);
+    const fd = openSync(file, 'r');
+    try {
+      expect(await readFd0(fd)).toBe(input);
+    } finally {
+      closeSync(fd);
+    }
+    const devNull = openSync('/dev/null', 'r');
+    try {
+      expect(await readFd0(devNull)).toBe('');
+    } finally {
+      closeSync(devNull);
     }
   });
 });
