@@ -221,6 +221,8 @@ export function packDetails(details: readonly Detail[], options: PackOptions): S
   const chosenText: string[] = [];
   const memoryTerms: Array<{ id: string; terms: Set<string> }> = [];
   let used = 0;
+  // Per section: its lines' and header's tokens, as the packer counted them (as the context without a session history counts its sections).
+  const sectionTokens = new Map<SectionKey, number>();
   for (const item of scored) {
     const key = sectionOf(item.d);
     const title = SECTIONS.find(([k]) => k === key)?.[1] ?? '';
@@ -253,6 +255,7 @@ export function packDetails(details: readonly Detail[], options: PackOptions): S
     chosen.set(key, list);
     chosenText.push(item.d.line);
     used += item.tokens + headerCost;
+    sectionTokens.set(key, (sectionTokens.get(key) ?? 0) + item.tokens + headerCost);
   }
 
   const parts: string[] = [];
@@ -265,7 +268,7 @@ export function packDetails(details: readonly Detail[], options: PackOptions): S
     items.sort((a, b) => b.value - a.value || byKey(a.d.key, b.d.key));
     const block = `\n## ${title}\n${items.map((i) => i.d.line).join('\n')}\n`;
     parts.push(block);
-    sections.push({ name: key, tokens: estimateTokens(block), ids: items.filter((i) => i.d.memory).map((i) => i.d.key) });
+    sections.push({ name: key, tokens: sectionTokens.get(key) ?? 0, ids: items.filter((i) => i.d.memory).map((i) => i.d.key) });
     for (const i of items) picked.push({ key: i.d.key, kind: i.d.kind, factId: i.d.factId, memoryId: i.d.memory?.id ?? null, line: i.d.line, value: Math.round(i.value * 1000) / 1000 });
   }
   const text = parts.join('');

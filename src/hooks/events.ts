@@ -147,7 +147,8 @@ export async function sessionStart(cairn: Cairn, input: HookInput, settings: Hoo
     ? 'cairn: the conversation was just compacted. These exact details were established before it (ids in brackets; the `get` tool or `cairn get ID` expands them):\n\n'
     : '';
   const text = `${lead}${result.markdown}`;
-  if (ledger && session) await ledger.record({ session, via: 'hook', name: 'session-start', ...contextItems(result), tokens: estimateTokens(text) });
+  // Without a lead the text is the context itself, whose tokens were just counted (a pass over ~16K characters saved).
+  if (ledger && session) await ledger.record({ session, via: 'hook', name: 'session-start', ...contextItems(result), tokens: lead.length === 0 ? result.tokens : estimateTokens(text) });
   return {
     kind: 'json',
     value: { hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: text } },

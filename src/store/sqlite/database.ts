@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { CairnError } from '../../errors.js';
 import { packagePath } from '../../paths.js';
 
@@ -25,6 +25,13 @@ export function loadMigrations(dir: string = MIGRATIONS_DIR()): Migration[] {
     }));
 }
 
+const requireModule = createRequire(import.meta.url);
+/**
+ * better-sqlite3 through `require`, not `import`: Node's ESM loader parses a CommonJS module's
+ * source for its export names before running it; the hooks pay that on every prompt.
+ */
+const BetterSqlite3 = requireModule('better-sqlite3') as typeof Database;
+
 let binding: string | null | undefined;
 
 /**
@@ -35,7 +42,7 @@ let binding: string | null | undefined;
 function nativeBinding(): string | null {
   if (binding === undefined) {
     try {
-      const path = join(dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json')), 'build', 'Release', 'better_sqlite3.node');
+      const path = join(dirname(requireModule.resolve('better-sqlite3/package.json')), 'build', 'Release', 'better_sqlite3.node');
       binding = existsSync(path) ? path : null;
     } catch {
       binding = null;
@@ -69,7 +76,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database.
   let db: Database.Database;
   try {
     const addon = nativeBinding();
-    db = new Database(path, { timeout: options.busyTimeoutMs ?? 10_000, readonly: options.readonly ?? false, ...(addon ? { nativeBinding: addon } : {}) });
+    db = new BetterSqlite3(path, { timeout: options.busyTimeoutMs ?? 10_000, readonly: options.readonly ?? false, ...(addon ? { nativeBinding: addon } : {}) });
   } catch (error) {
     throw storeError(path, error);
   }
