@@ -41,7 +41,7 @@ export function recallHitLines(hit: RecallHit, rank: number): string[] {
   const lines = [`${rank}. ${memoryLine(memory)}`];
   const parts = [
     `score ${pct(why.score)}`,
-    `relevance ${pct(why.relevance)} (bm25 #${why.bm25Rank ?? '–'}${why.vectorRank !== null ? `, vector #${why.vectorRank} cos ${pct(why.cosine ?? 0)}` : ''}, coverage ${pct(why.coverage)})`,
+    `relevance ${pct(why.relevance)} (bm25 #${why.bm25Rank ?? '–'}${why.vectorRank !== null ? `, vector #${why.vectorRank} cos ${pct(why.cosine ?? 0)}` : ''}, coverage ${pct(why.coverage)}${why.neighbour > 0 ? `, +${pct(why.neighbour)} from adjacent turns` : ''})`,
     `recency ${pct(why.recency)} (half-life ${why.halfLifeDays}d)`,
     `importance ${pct(why.importance)}`,
     `usage ${pct(why.usage)}`,
