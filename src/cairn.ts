@@ -35,13 +35,19 @@ import { createLedger, type Ledger } from './ledger/ledger.js';
 import { redactingStore } from './privacy/guard.js';
 import { recall, type RecallInput, type RecallResult } from './recall/recall.js';
 import { silentLogger, systemClock, ulidSource } from './runtime.js';
-import type { Clock, Embedder, FactHit, IdSource, ListOptions, Logger, Memory, SessionFact, SessionFactDetail, SessionRecord, Snapshot, Store, StoreStats, TurnHit } from './types.js';
+import type { Clock, Embedder, EmbedderIdentity, FactHit, IdSource, ListOptions, Logger, Memory, SessionFact, SessionFactDetail, SessionRecord, Snapshot, Store, StoreStats, TurnHit } from './types.js';
 
 export interface CairnOptions {
   /** Where memories live (e.g. `await openSqliteStore(path)`). */
   store: Store;
   /** Semantic embedder; without one recall runs on BM25 alone. @default null */
   embedder?: Embedder | null;
+  /**
+   * An embedder for the model the vector index holds when it is not `embedder`'s (a model switch
+   * under way), so recall keeps searching the old vectors; null when it cannot be loaded.
+   * @default none: recall runs on BM25 until the switch completes
+   */
+  indexEmbedder?: (index: EmbedderIdentity) => Promise<Embedder | null>;
   /**
    * Write memories without a vector and leave them to the background fill (src/embed/fill.ts):
    * short-lived processes then never load a model to write. Recall still embeds its query.
@@ -142,6 +148,7 @@ export function createCairn(options: CairnOptions): Cairn {
     store: redactingStore(options.store),
     embedder: options.embedder ?? null,
     deferVectors: options.deferVectors ?? false,
+    ...(options.indexEmbedder ? { indexEmbedder: options.indexEmbedder } : {}),
     clock: options.clock ?? systemClock,
     ids: options.ids ?? ulidSource(),
     logger: options.logger ?? silentLogger,

@@ -8,7 +8,8 @@ import { streamLogger } from './runtime.js';
 import { openSqliteStore } from './store/sqlite/store.js';
 import { withCache } from './embed/cache.js';
 import { resolveDefaultEmbedder } from './embed/default.js';
-import type { Embedder, Logger, Store } from './types.js';
+import type { Embedder, EmbedderIdentity, Logger, Store } from './types.js';
+import { specForModel } from './embed/model-spec.js';
 import { resolveProject, type ProjectIdentity } from './workspace/project.js';
 
 /**
@@ -216,6 +217,22 @@ export async function createEmbedderFromSpec(spec: string, config: Config, optio
   return module.createEmbedder(spec, { home: config.home, ...options });
 }
 
+/**
+ * An embedder for the index's model (a model switch under way: recall keeps searching the old
+ * vectors), or null when it cannot be rebuilt from its id or its files are not here.
+ */
+export async function indexEmbedder(index: EmbedderIdentity, make: (spec: string) => Promise<Embedder>, store: Store): Promise<Embedder | null> {
+  const spec = specForModel(index.model);
+  if (spec === null) return null;
+  const embedder = await make(spec);
+  const health = embedder.availability ? await embedder.availability() : { ok: true as const };
+  if (!health.ok || embedder.model !== index.model || embedder.dimension !== index.dimension) {
+    await embedder.close?.();
+    return null;
+  }
+  return cachedEmbedder(embedder, spec, store);
+}
+
 /** Open the configured store and wire cairn for work in `cwd`. */
 export async function openCairn(config: Config, options: OpenOptions): Promise<Opened> {
   const project = resolveProject(options.cwd);
@@ -230,9 +247,12 @@ export async function openCairn(config: Config, options: OpenOptions): Promise<O
       throw error;
     }
   }
+  const make = options.makeEmbedder;
   const cairn = createCairn({
     store,
     embedder,
+    // While a model switch is under way, recall searches the old index with its own model.
+    ...(embedder && make ? { indexEmbedder: (index: EmbedderIdentity) => indexEmbedder(index, make, store) } : {}),
     deferVectors: options.deferVectors ?? false,
     project: project.id,
     workspaceRoot: project.root,

@@ -1,10 +1,16 @@
 import { isCairnError } from './errors.js';
-import type { Clock, EmbedOptions, Embedder, IdSource, Logger, Store } from './types.js';
+import type { Clock, EmbedOptions, Embedder, EmbedderIdentity, IdSource, Logger, Store } from './types.js';
 
 /** What the operations need, wired once by createCairn(). */
 export interface Deps {
   store: Store;
   embedder: Embedder | null;
+  /**
+   * While a model switch is under way (the index holds another model than `embedder`), an
+   * embedder for the index's model, so recall keeps searching the old vectors; resolves to null
+   * when that model cannot be loaded here (recall then runs on BM25). Called at most once per model.
+   */
+  indexEmbedder?: (index: EmbedderIdentity) => Promise<Embedder | null>;
   /** Writes go in without a vector; the background fill embeds them later (short-lived processes). */
   deferVectors?: boolean;
   clock: Clock;
@@ -56,7 +62,7 @@ const warnedMismatch = new WeakSet<Logger>();
 
 /**
  * True when the store's vector index is empty or holds the embedder's own model and dimension.
- * Otherwise logs once that `cairn reindex` switches it: until then recall runs on BM25.
+ * Otherwise logs once that the switch is pending (writes then go in without a vector).
  */
 export async function vectorIndexMatches(deps: Deps): Promise<boolean> {
   if (!deps.embedder || !deps.store.capabilities.vectors) return false;
@@ -64,19 +70,58 @@ export async function vectorIndexMatches(deps: Deps): Promise<boolean> {
   if (stored === null || (stored.model === deps.embedder.model && stored.dimension === deps.embedder.dimension)) return true;
   if (!warnedMismatch.has(deps.logger)) {
     warnedMismatch.add(deps.logger);
-    deps.logger.warn(`the vector index holds ${stored.model} (${stored.dimension} dims), the embedder is ${deps.embedder.model}: recall uses BM25 alone until \`cairn reindex\` rebuilds it`);
+    deps.logger.warn(
+      `the vector index holds ${stored.model} (${stored.dimension} dims), the embedder is ${deps.embedder.model}: recall uses BM25 alone until the switch completes ` +
+        '(the background fill builds the new vectors after ingests; `cairn reindex` does it now)',
+    );
   }
   return false;
+}
+
+const warnedOldIndex = new WeakSet<Logger>();
+const indexEmbedders = new WeakMap<Deps, Map<string, Promise<Embedder | null>>>();
+
+/**
+ * The embedder to search the vector index with: the configured one when the index holds its
+ * model and dimension; while the index holds another model (a switch under way, see
+ * src/embed/switch.ts), that model's embedder when `deps.indexEmbedder` can load it; else null
+ * (recall runs on BM25, said once in the log). Null too without an embedder or an index.
+ */
+export async function searchEmbedder(deps: Deps): Promise<Embedder | null> {
+  if (!deps.embedder || !deps.store.capabilities.vectors) return null;
+  const stored = await deps.store.vectorModel();
+  if (stored === null) return null;
+  if (stored.model === deps.embedder.model && stored.dimension === deps.embedder.dimension) return deps.embedder;
+  if (deps.indexEmbedder) {
+    let byModel = indexEmbedders.get(deps);
+    if (!byModel) indexEmbedders.set(deps, (byModel = new Map()));
+    const key = `${stored.model}#${stored.dimension}`;
+    let loading = byModel.get(key);
+    if (!loading) {
+      loading = deps.indexEmbedder(stored).catch(() => null);
+      byModel.set(key, loading);
+    }
+    const old = await loading;
+    if (old && old.model === stored.model && old.dimension === stored.dimension) {
+      if (!warnedOldIndex.has(deps.logger)) {
+        warnedOldIndex.add(deps.logger);
+        deps.logger.info(`recall searches the vectors of ${stored.model} until the switch to ${deps.embedder.model} completes`);
+      }
+      return old;
+    }
+  }
+  await vectorIndexMatches(deps);
+  return null;
 }
 
 /**
  * The embedder's vectors, or null when its model is unavailable (`EMBEDDER_UNAVAILABLE`): the
  * reason is logged once per logger and the caller carries on with BM25. Other errors propagate.
  */
-export async function embedOrUnavailable(deps: Deps, texts: string[], options?: EmbedOptions): Promise<Float32Array[] | null> {
-  if (!deps.embedder) return null;
+export async function embedOrUnavailable(deps: Deps, texts: string[], options?: EmbedOptions, embedder: Embedder | null = deps.embedder): Promise<Float32Array[] | null> {
+  if (!embedder) return null;
   try {
-    return await deps.embedder.embed(texts, options);
+    return await embedder.embed(texts, options);
   } catch (error) {
     if (!isCairnError(error) || error.code !== 'EMBEDDER_UNAVAILABLE') throw error;
     if (!warned.has(deps.logger)) {

@@ -401,6 +401,36 @@ export interface LedgerPruneCounts {
   outcomes: number;
 }
 
+/** What a model switch has built so far: the model and how many memories have its vector. */
+export interface StagedVectors {
+  model: EmbedderIdentity;
+  vectors: number;
+}
+
+/**
+ * The vectors of the model an index is switching to, kept apart from the index (another table)
+ * so no search ever mixes two models. Filled batch by batch like the index itself; `commit`
+ * replaces the index with them in one transaction once every memory has one.
+ */
+export interface VectorStaging {
+  /** The model being staged and its vectors so far, or null when no switch is under way. */
+  staged(): Promise<StagedVectors | null>;
+  /** Start staging `model`, or continue when it is already staged; another staged model is dropped. */
+  begin(model: EmbedderIdentity): Promise<void>;
+  /** Memories without a staged vector, oldest first. `EMBEDDER_MISMATCH` when `model` is not the staged one. */
+  missing(model: EmbedderIdentity, limit: number): Promise<Memory[]>;
+  /** Write staged vectors (`NOT_FOUND` for an unknown memory, `EMBEDDER_MISMATCH` when `model` is not staged). */
+  put(model: EmbedderIdentity, items: Array<{ id: string; vector: Float32Array }>): Promise<void>;
+  /**
+   * In one transaction: when every memory has a staged vector, make them the index (model,
+   * dimension and vectors at once) and end the staging. False, changing nothing, while some
+   * memory still lacks one (a writer added it since the last batch).
+   */
+  commit(model: EmbedderIdentity): Promise<boolean>;
+  /** End a switch without applying it (the configured model is the index's again). */
+  drop(): Promise<void>;
+}
+
 /**
  * The storage contract. Every backend (SQLite, PostgreSQL, …) implements it and passes the
  * conformance suite in test/store/conformance.ts. Each method is atomic on its own.
@@ -417,6 +447,11 @@ export interface Store {
   readonly embeddingCache?: EmbeddingCacheStore;
   /** The injection ledger (what hooks and tools gave the agent, per session and context window). */
   readonly ledger?: LedgerStore;
+  /**
+   * Another model's vectors built beside the index (the background model switch), when the
+   * backend supports it: recall keeps searching the current index until the switch commits.
+   */
+  readonly vectorStaging?: VectorStaging;
 
   /** Create or migrate the schema; refuse a schema newer than this code knows. */
   open(): Promise<void>;

@@ -2,6 +2,9 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Cairn } from '../cairn.js';
 import { readCores } from '../context/core.js';
+import { searchEmbedder } from '../deps.js';
+import { sameModel, switchStatus } from '../embed/switch.js';
+import type { EmbedderIdentity } from '../types.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -28,6 +31,26 @@ export interface DoctorInput {
 
 const DAY = 86_400_000;
 
+/**
+ * The index holds another model than the configured one: a switch is under way (warn, with its
+ * progress and what recall searches meanwhile), or the store cannot stage one (fail).
+ */
+async function switchCheck(cairn: Cairn, index: EmbedderIdentity, embedder: EmbedderIdentity): Promise<DoctorCheck> {
+  const head = `the vector index holds ${index.model}, the configured embedder is ${embedder.model}`;
+  if (!cairn.deps.store.vectorStaging) return { check: 'embedder', status: 'fail', detail: head, advice: 'run `cairn reindex`' };
+  const under = await switchStatus(cairn.deps.store);
+  const staged = under && sameModel(under.to, embedder) ? under.staged : 0;
+  const memories = under?.memories ?? (await cairn.deps.store.stats()).memories;
+  const searching = await searchEmbedder(cairn.deps);
+  const recall = searching && sameModel(searching, index) ? `recall searches ${index.model}'s vectors meanwhile` : `recall runs on BM25 alone meanwhile (${index.model} cannot be loaded here)`;
+  return {
+    check: 'embedder',
+    status: 'warn',
+    detail: `${head}: switching, ${staged} of ${memories} memories have the new vector; ${recall}`,
+    advice: 'the background fill continues the switch after ingests and `cairn remember` and swaps the index at once when complete; `cairn reindex` finishes it now',
+  };
+}
+
 /** Integrity and setup checks with repair advice (`cairn doctor`). Reads only; changes nothing. */
 export async function doctor(input: DoctorInput): Promise<DoctorCheck[]> {
   const { cairn } = input;
@@ -42,8 +65,8 @@ export async function doctor(input: DoctorInput): Promise<DoctorCheck[]> {
   const indexModel = status.stats.vectorModel;
   if (status.embedder?.unavailable) {
     checks.push({ check: 'embedder', status: 'fail', detail: `${status.embedder.model} is unavailable, recall runs on BM25 alone: ${status.embedder.unavailable}`, advice: 'fetch the model again as the detail says; nothing stored was changed' });
-  } else if (indexModel && status.embedder && indexModel.model !== status.embedder.model) {
-    checks.push({ check: 'embedder', status: 'fail', detail: `the vector index holds ${indexModel.model}, the configured embedder is ${status.embedder.model}`, advice: 'run `cairn reindex`' });
+  } else if (indexModel && status.embedder && (indexModel.model !== status.embedder.model || indexModel.dimension !== status.embedder.dimension)) {
+    checks.push(await switchCheck(cairn, indexModel, status.embedder));
   } else if (input.configuredEmbedder === null && input.embedderNote) {
     checks.push({ check: 'embedder', status: 'warn', detail: `recall runs on BM25 alone: ${input.embedderNote}`, advice: 'fetch the model as the detail says, or set "embedder": null in config.json to keep BM25 alone; nothing stored was changed' });
   } else if (input.configuredEmbedder === null) {

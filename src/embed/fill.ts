@@ -7,12 +7,15 @@
  *
  * Guarantees: one filler at a time (a lease in the store, see fill-lease.ts); resumable after
  * `kill -9` (only memories still without a vector are embedded, batch by batch, each batch written
- * in its own short transaction); never mixes models (when the index holds another model's vectors
- * the fill does nothing — switching models is `cairn reindex`'s explicit job).
+ * in its own short transaction); never mixes models: when the index holds another model (id or
+ * dimension), the fill builds the configured model's vectors beside it and swaps them in at once
+ * when complete (switch.ts), recall searching the old index meanwhile.
  */
-import { CairnError, isCairnError } from '../errors.js';
+import { isCairnError } from '../errors.js';
 import type { Embedder, EmbedderIdentity, Store } from '../types.js';
-import { acquireFillLease, defaultLeaseEnvironment, type FillLease, type HeldLease, type LeaseEnvironment } from './fill-lease.js';
+import { embedMissing } from './batch-loop.js';
+import { acquireFillLease, defaultLeaseEnvironment, type FillLease, type LeaseEnvironment } from './fill-lease.js';
+import { sameModel, switchModel, waitingToStage } from './switch.js';
 
 export interface FillOptions {
   /**
@@ -38,7 +41,8 @@ export interface FillOptions {
 /**
  * How a fill ended: `done` (nothing waits any more), `stopped` (time budget, signal, yield, or the
  * lease was lost), `busy` (another process holds the lease), `mismatch` (the index holds another
- * model: run `cairn reindex`), `unavailable` (the model files are missing or damaged).
+ * model and this store cannot build one beside it: run `cairn reindex`), `unavailable` (the model
+ * files are missing or damaged). A model switch that completed in this run ends `done`.
  */
 export type FillOutcome = 'done' | 'stopped' | 'busy' | 'mismatch' | 'unavailable';
 
@@ -58,71 +62,26 @@ export interface FillSummary {
   index?: EmbedderIdentity;
   /** `unavailable`: why. */
   reason?: string;
+  /** Set when this run worked on a model switch: the model the index held, and whether the switch completed. */
+  switching?: { from: EmbedderIdentity; committed: boolean };
 }
 
-export const DEFAULT_FILL_BATCH = 32;
+export { DEFAULT_FILL_BATCH, embedMissing, indexTarget, type VectorTarget } from './batch-loop.js';
 
-/** Memories without a vector (every memory when the index holds another model). */
+/**
+ * Memories still waiting for `model`'s vector: without one in the index, or, while the index
+ * holds another model, without one among the vectors staged for the switch.
+ */
 export async function waitingForVectors(store: Store, model: EmbedderIdentity | null): Promise<number> {
-  const stats = await store.stats();
   const index = await store.vectorModel();
-  if (index && model && (index.model !== model.model || index.dimension !== model.dimension)) return stats.memories;
+  if (index && model && !sameModel(index, model)) return waitingToStage(store, model);
+  const stats = await store.stats();
   return Math.max(0, stats.memories - stats.vectors);
 }
 
-/** One batch loop under a held lease; shared by {@link fillVectors} and `reindex`. */
-export async function embedMissing(
-  store: Store,
-  embedder: Embedder,
-  lease: HeldLease,
-  options: Pick<FillOptions, 'batchSize' | 'maxMs' | 'signal' | 'shouldYield' | 'onProgress'> & { total: number; now?: () => number },
-): Promise<{ embedded: number; skipped: number; batches: number; complete: boolean }> {
-  const identity: EmbedderIdentity = { model: embedder.model, dimension: embedder.dimension };
-  const batchSize = options.batchSize ?? DEFAULT_FILL_BATCH;
-  if (!Number.isInteger(batchSize) || batchSize < 1) {
-    throw new CairnError('INVALID_INPUT', `batch size must be a positive integer (got ${batchSize})`, { field: 'batch' });
-  }
-  const now = options.now ?? (() => performance.now());
-  const started = now();
-  let embedded = 0;
-  let skipped = 0;
-  let batches = 0;
-  options.onProgress?.(0, options.total);
-  for (;;) {
-    if (options.signal?.aborted || options.shouldYield?.() || (options.maxMs !== undefined && now() - started >= options.maxMs)) {
-      return { embedded, skipped, batches, complete: false };
-    }
-    const batch = await store.missingVectors(identity, batchSize);
-    if (batch.length === 0) return { embedded, skipped, batches, complete: true };
-    const vectors = await embedder.embed(batch.map((memory) => memory.text));
-    if (vectors.length !== batch.length) {
-      throw new CairnError('EMBEDDER_MISMATCH', `${embedder.model} returned ${vectors.length} vectors for ${batch.length} texts`);
-    }
-    const items = batch.map((memory, i) => ({ id: memory.id, vector: vectors[i] as Float32Array }));
-    try {
-      await store.putVectors(identity, items);
-    } catch (error) {
-      if (!(error instanceof CairnError && error.code === 'NOT_FOUND')) throw error;
-      // A memory vanished between the read and the write: write the others one by one.
-      for (const item of items) {
-        try {
-          await store.putVectors(identity, [item]);
-        } catch (inner) {
-          if (inner instanceof CairnError && inner.code === 'NOT_FOUND') skipped++;
-          else throw inner;
-        }
-      }
-    }
-    embedded += items.length;
-    batches++;
-    options.onProgress?.(embedded - skipped, Math.max(options.total, embedded - skipped));
-    // Taken over after a stall longer than the TTL: the other filler continues; stop here.
-    if (!(await lease.renew(embedded - skipped))) return { embedded, skipped, batches, complete: false };
-  }
-}
-
 /**
- * Embed the memories that have no vector yet, under the fill lease, never switching models.
+ * Embed the memories that have no vector yet, under the fill lease. When the index holds another
+ * model, build this one's vectors beside it instead and switch when they are complete.
  *
  * @example
  * // the end of a detached ingest: at most a minute of work, then the next run continues
@@ -140,23 +99,34 @@ export async function fillVectors(store: Store, embedder: Embedder, options: Fil
     ...extra,
   });
   if (!store.capabilities.vectors) return result('unavailable', { remaining: 0, reason: `the ${store.name} store has no vector support` });
-  const index = await store.vectorModel();
-  if (index && (index.model !== identity.model || index.dimension !== identity.dimension)) {
-    return result('mismatch', { remaining: await waitingForVectors(store, identity), index });
+  const staging = store.vectorStaging;
+  const before = await store.vectorModel();
+  if (before && !sameModel(before, identity) && !staging) {
+    return result('mismatch', { remaining: await waitingForVectors(store, identity), index: before });
   }
   const total = await waitingForVectors(store, identity);
   if (total === 0) return result('done', { remaining: 0 });
   const taken = await acquireFillLease(store, identity.model, options.by ?? 'cairn', options.lease ?? defaultLeaseEnvironment());
   if ('busy' in taken) return result('busy', { remaining: total, holder: taken.busy });
+  // Read again under the lease: another filler may have switched the index meanwhile.
+  const index = await store.vectorModel();
   try {
-    const run = await embedMissing(store, embedder, taken.lease, { ...options, total });
+    if (index && !sameModel(index, identity)) {
+      if (!staging) return result('mismatch', { remaining: await waitingForVectors(store, identity), index });
+      const run = await switchModel(store, staging, embedder, taken.lease, { ...options, total: await waitingToStage(store, identity) });
+      const remaining = await waitingForVectors(store, identity);
+      return result(run.committed ? 'done' : 'stopped', { embedded: run.embedded - run.skipped, skipped: run.skipped, remaining, switching: { from: index, committed: run.committed } });
+    }
+    // A switch to another model stays: a process still on the index's model (an MCP server started
+    // before the configuration changed) must not undo it; an explicit `cairn reindex` drops it.
+    const run = await embedMissing(store, embedder, taken.lease, { ...options, total: await waitingForVectors(store, identity) });
     const remaining = await waitingForVectors(store, identity);
     return result(run.complete ? 'done' : 'stopped', { embedded: run.embedded - run.skipped, skipped: run.skipped, remaining });
   } catch (error) {
     if (isCairnError(error) && error.code === 'EMBEDDER_UNAVAILABLE') {
       return result('unavailable', { remaining: await waitingForVectors(store, identity), reason: error.message });
     }
-    // Another process switched the index to another model meanwhile: never write across it.
+    // Another process switched the index (or the staged model) meanwhile: never write across it.
     if (isCairnError(error) && error.code === 'EMBEDDER_MISMATCH') {
       const now = await store.vectorModel();
       return result('mismatch', { remaining: await waitingForVectors(store, identity), ...(now ? { index: now } : {}) });

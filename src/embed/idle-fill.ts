@@ -1,5 +1,6 @@
 /**
- * The MCP server's share of the background fill: once its model is loaded (by a recall or a
+ * The long-running servers' share of the background fill (the MCP server, `cairn serve`): once
+ * their model is loaded (by a recall or a
  * remember that needed it — never just to fill), it embeds memories still without a vector while
  * no request has come for a moment, a few at a time, and stops at the next request. The fill lease
  * keeps it from working beside another filler (a detached ingest, `cairn reindex`).
@@ -29,6 +30,8 @@ export interface IdleFillOptions {
   sliceMs?: number;
   now?: () => number;
   logger?: Logger;
+  /** Who fills, recorded in the fill lease (`cairn status` shows it). @default 'mcp' */
+  by?: string;
   /** After each fill that ran (tests, logging). */
   onFill?(summary: FillSummary): void;
 }
@@ -65,7 +68,7 @@ export function startIdleFill(options: IdleFillOptions): () => Promise<void> {
         const summary = await fillVectors(options.store, options.embedder, {
           batchSize: 8,
           maxMs: sliceMs,
-          by: 'mcp',
+          by: options.by ?? 'mcp',
           shouldYield: () => stopped || options.lastActivity() > started,
         });
         options.onFill?.(summary);

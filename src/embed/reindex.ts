@@ -1,16 +1,20 @@
 /**
- * Switching the vector index to an embedder: drop the vectors of another model, then embed every
- * memory still missing a vector, batch by batch, each batch embedded OUTSIDE any transaction and
- * written in its own short one (`missingVectors` → `embed` → `putVectors`).
+ * Building the vector index with an embedder: embed every memory still missing a vector, batch
+ * by batch, each batch embedded OUTSIDE any transaction and written in its own short one
+ * (`missingVectors` → `embed` → `putVectors`). When the index holds another model (id or
+ * dimension), the new vectors are built beside it (switch.ts) and replace it in one transaction
+ * once complete, so recall keeps searching the old index until then; a store that cannot stage
+ * (none shipped) drops the old vectors first.
  *
- * Resumable by construction: only memories without a vector are embedded, so a run that is killed
- * continues where it stopped. It holds the fill lease (fill-lease.ts) like the background fill:
- * one filler at a time, and a killed one is taken over at once. Recall keeps working meanwhile: BM25 always, and vectors over
- * whatever part of the index is already built with the new model.
+ * Resumable by construction: only memories without a vector (or without a staged one) are
+ * embedded, so a run that is killed continues where it stopped. It holds the fill lease
+ * (fill-lease.ts) like the background fill: one filler at a time, and a killed one is taken over
+ * at once.
  */
 import { CairnError } from '../errors.js';
 import type { Embedder, EmbedderIdentity, Store } from '../types.js';
-import { embedMissing } from './fill.js';
+import { embedMissing } from './batch-loop.js';
+import { sameModel, switchModel, waitingToStage } from './switch.js';
 import { acquireFillLease, defaultLeaseEnvironment, type LeaseEnvironment } from './fill-lease.js';
 
 export interface ReindexOptions {
@@ -35,8 +39,10 @@ export interface ReindexSummary {
   dimension: number;
   /** What the index held before (null when it was empty). */
   previous: EmbedderIdentity | null;
-  /** True when the vectors of another model (or dimension) were dropped first. */
+  /** True when the vectors of another model (or dimension) were replaced: by the staged switch once complete, or dropped first. */
   cleared: boolean;
+  /** True when this run built the new model's vectors beside the old index (a model switch). */
+  staged: boolean;
   /** Memories embedded in this run. */
   embedded: number;
   /** Memories that disappeared between reading and writing their batch (skipped). */
@@ -44,7 +50,7 @@ export interface ReindexSummary {
   batches: number;
   /** Vectors in the index at the end. */
   vectors: number;
-  /** Memories still without a vector (non-zero only when stopped through `signal`). */
+  /** Memories still without a vector of this model (non-zero only when stopped through `signal`). */
   remaining: number;
   /** False when stopped through `signal` before the end. */
   complete: boolean;
@@ -52,8 +58,6 @@ export interface ReindexSummary {
 }
 
 export const DEFAULT_REINDEX_BATCH = 256;
-
-const sameModel = (a: EmbedderIdentity, b: EmbedderIdentity): boolean => a.model === b.model && a.dimension === b.dimension;
 
 /**
  * Build (or finish building) the vector index of `store` with `embedder`.
@@ -83,18 +87,31 @@ export async function reindex(store: Store, embedder: Embedder, options: Reindex
   }
   let previous: EmbedderIdentity | null;
   let cleared = false;
+  let staged = false;
   let run: Awaited<ReturnType<typeof embedMissing>>;
+  const loop = { batchSize, signal: options.signal, onProgress: options.onProgress };
   try {
     previous = await store.vectorModel();
-    if (previous && !sameModel(previous, identity)) {
-      // Claimed in the same transaction: a process still on the old embedder now fails with
-      // EMBEDDER_MISMATCH instead of writing old vectors or re-claiming the empty index.
-      await store.clearVectors(identity);
-      cleared = true;
+    const staging = store.vectorStaging;
+    if (previous && !sameModel(previous, identity) && staging) {
+      staged = true;
+      const switched = await switchModel(store, staging, embedder, taken.lease, { ...loop, total: await waitingToStage(store, identity) });
+      cleared = switched.committed;
+      run = { embedded: switched.embedded, skipped: switched.skipped, batches: switched.batches, complete: switched.committed };
+    } else {
+      if (previous && !sameModel(previous, identity)) {
+        // Claimed in the same transaction: a process still on the old embedder now fails with
+        // EMBEDDER_MISMATCH instead of writing old vectors or re-claiming the empty index.
+        await store.clearVectors(identity);
+        cleared = true;
+      } else if (staging && (await staging.staged()) !== null) {
+        // A switch to a model that is no longer asked for.
+        await staging.drop();
+      }
+      const before = await store.stats();
+      const total = Math.max(0, before.memories - (cleared ? 0 : before.vectors));
+      run = await embedMissing(store, embedder, taken.lease, { ...loop, total });
     }
-    const before = await store.stats();
-    const total = Math.max(0, before.memories - (cleared ? 0 : before.vectors));
-    run = await embedMissing(store, embedder, taken.lease, { batchSize, signal: options.signal, onProgress: options.onProgress, total });
   } finally {
     await taken.lease.release();
   }
@@ -105,11 +122,13 @@ export async function reindex(store: Store, embedder: Embedder, options: Reindex
     dimension: identity.dimension,
     previous,
     cleared,
+    staged,
     embedded: embedded - skipped,
     skipped,
     batches,
     vectors: after.vectors,
-    remaining: Math.max(0, after.memories - after.vectors),
+    // A switch stopped part-way: what still lacks the new model's vector.
+    remaining: staged && !cleared ? await waitingToStage(store, identity) : Math.max(0, after.memories - after.vectors),
     complete,
     ms: performance.now() - started,
   };

@@ -3,7 +3,8 @@
  * vectors over the whole query when an embedder and a vector index are there, fused by
  * reciprocal rank. Scoring and cutting are the callers' business.
  */
-import { embedOrUnavailable, vectorIndexMatches, type Deps } from '../deps.js';
+import { embedOrUnavailable, searchEmbedder, type Deps } from '../deps.js';
+import { isCairnError } from '../errors.js';
 import { queryTerms } from '../store/tokenize.js';
 import type { MemoryFilter, ScoredId } from '../types.js';
 import { dot } from '../embed/vector.js';
@@ -51,24 +52,33 @@ export async function retrieve(deps: Deps, input: RetrieveInput): Promise<Retrie
   const lists: ScoredId[][] = [await deps.store.searchText(keywords, { ...input.filter, limit: input.limit })];
   const cosines = new Map<string, number>();
   let queryVector: Float32Array | null = null;
-  const embedder = deps.embedder;
-  const weights = fusionWeights(embedder?.model ?? null, deps.fusion);
+  // The configured embedder, or the index's own model while a model switch is under way.
+  const embedder = await searchEmbedder(deps);
+  const weights = fusionWeights((embedder ?? deps.embedder)?.model ?? null, deps.fusion);
   const { vectorRankWeight: vectorWeight, rrfK } = weights;
   const floor = input.minCosine ?? DEFAULT_MIN_COSINE;
-  if (embedder && deps.store.capabilities.vectors && (await deps.store.vectorModel()) !== null && (await vectorIndexMatches(deps))) {
-    [queryVector = null] = (await embedOrUnavailable(deps, [input.query], { purpose: 'query' })) ?? [];
+  if (embedder) {
+    [queryVector = null] = (await embedOrUnavailable(deps, [input.query], { purpose: 'query' }, embedder)) ?? [];
     if (queryVector) {
-      const hits = (await deps.store.searchVector(queryVector, embedder, { ...input.filter, limit: input.limit })).filter((h) => h.score >= floor);
-      lists.push(hits);
-      if (weights.feedback) {
-        const first = reciprocalRankFusion(lists, rrfK, [1, vectorWeight]).slice(0, FEEDBACK_HITS).map((f) => f.id);
-        const expanded = withFeedback(queryVector, [...(await deps.store.getVectors(first, embedder)).values()], weights.feedback);
-        if (expanded) {
-          queryVector = expanded;
-          lists[1] = (await deps.store.searchVector(queryVector, embedder, { ...input.filter, limit: input.limit })).filter((h) => h.score >= floor);
+      try {
+        const hits = (await deps.store.searchVector(queryVector, embedder, { ...input.filter, limit: input.limit })).filter((h) => h.score >= floor);
+        lists.push(hits);
+        if (weights.feedback) {
+          const first = reciprocalRankFusion(lists, rrfK, [1, vectorWeight]).slice(0, FEEDBACK_HITS).map((f) => f.id);
+          const expanded = withFeedback(queryVector, [...(await deps.store.getVectors(first, embedder)).values()], weights.feedback);
+          if (expanded) {
+            queryVector = expanded;
+            lists[1] = (await deps.store.searchVector(queryVector, embedder, { ...input.filter, limit: input.limit })).filter((h) => h.score >= floor);
+          }
         }
+        for (const hit of lists[1]!) cosines.set(hit.id, hit.score);
+      } catch (error) {
+        // A model switch committed since the check above: this query runs on BM25.
+        if (!isCairnError(error) || error.code !== 'EMBEDDER_MISMATCH') throw error;
+        queryVector = null;
+        lists.length = 1;
+        cosines.clear();
       }
-      for (const hit of lists[1]!) cosines.set(hit.id, hit.score);
     }
   }
   const fused = reciprocalRankFusion(lists, rrfK, [1, vectorWeight]);

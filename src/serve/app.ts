@@ -16,7 +16,7 @@ import { CairnError } from '../errors.js';
 import { createMcpServer } from '../mcp/server.js';
 import { forgetInput, recallInput, rememberInput } from '../mcp/schemas.js';
 import { silentLogger } from '../runtime.js';
-import type { Clock, Embedder, IdSource, Logger, Store } from '../types.js';
+import type { Clock, Embedder, EmbedderIdentity, IdSource, Logger, Store } from '../types.js';
 import { createWebApp } from '../web/app.js';
 import { errorResponse, parseWith } from '../web/http.js';
 import { DEFAULT_MAX_BODY_BYTES, limitBody } from './body-limit.js';
@@ -37,6 +37,10 @@ export interface ServeAppOptions {
   tokens: TokenStore;
   /** @default null (recall on full text alone) */
   embedder?: Embedder | null;
+  /** While a model switch is under way, the index's own model for recall (see `CairnOptions.indexEmbedder`); memoize it. */
+  indexEmbedder?: (index: EmbedderIdentity) => Promise<Embedder | null>;
+  /** Called at the start of every request but `/health` (the idle vector fill waits for a quiet moment). */
+  onActivity?: () => void;
   /** Version reported to MCP clients. */
   version: string;
   /**
@@ -113,6 +117,14 @@ export function createServeApp(options: ServeAppOptions): Hono<ServeEnv> {
   });
   app.notFound((c) => c.json({ error: { code: 'NOT_FOUND', message: `no route ${c.req.method} ${c.req.path}`, field: null } }, 404));
 
+  if (options.onActivity) {
+    const onActivity = options.onActivity;
+    // Health checks (a load balancer's, every few seconds) are not activity.
+    app.use('*', async (c, next) => {
+      if (c.req.path !== '/health') onActivity();
+      await next();
+    });
+  }
   // First of all, before any token is looked at: no caller can make the server hold a large body.
   app.use('*', limitBody(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES));
 
@@ -135,6 +147,7 @@ export function createServeApp(options: ServeAppOptions): Hono<ServeEnv> {
     return createCairn({
       store,
       embedder: options.embedder ?? null,
+      ...(options.indexEmbedder ? { indexEmbedder: options.indexEmbedder } : {}),
       project,
       actor: `token:${token.name}`,
       logger,

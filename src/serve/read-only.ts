@@ -30,6 +30,8 @@ function guard<T extends object>(target: T): T {
         };
       }
       if (SKIPPED.has(property)) return async () => {};
+      // A model switch writes vectors: not through a read token.
+      if (property === 'vectorStaging') return undefined;
       if (property === 'substrate') {
         const substrate = Reflect.get(object, property, object) as SubstrateStore | undefined;
         return substrate ? guard(substrate) : undefined;

@@ -118,17 +118,42 @@ describe('fill: bounded, resumable, never mixing models', () => {
     await store.close();
   });
 
-  it('does nothing when the index holds another model (switching is reindex\'s job)', async () => {
-    const store = await seeded(6);
-    await reindex(store, createHashEmbedder({ dimension: 32 }));
+  it('switches models in the background: builds the new vectors beside the old index, which recall keeps searching, and swaps them in at once', async () => {
+    const store = await seeded(40);
+    const old = createHashEmbedder({ dimension: 32 });
+    const next = createHashEmbedder({ dimension: 64 });
+    await reindex(store, old);
     const cairn = createCairn({ store, project: 'p' });
     await cairn.remember({ text: 'a memory written later, without a vector' });
-    const summary = await fillVectors(store, createHashEmbedder({ dimension: 64 }));
-    expect(summary).toMatchObject({ outcome: 'mismatch', embedded: 0, index: { model: 'hash:v1:32', dimension: 32 } });
-    expect(await store.vectorModel()).toEqual({ model: 'hash:v1:32', dimension: 32 });
-    expect((await store.stats()).vectors).toBe(6);
-    // The index's own model fills the newcomer.
-    expect(await fillVectors(store, createHashEmbedder({ dimension: 32 }))).toMatchObject({ outcome: 'done', embedded: 1, remaining: 0 });
+    // Configured: the new model; the old one can be rebuilt from the index's id.
+    const configured = createCairn({ store, embedder: next, project: 'p', indexEmbedder: async (index) => (index.model === old.model ? old : null) });
+    const bm25Only = createCairn({ store, embedder: next, project: 'p' });
+
+    const first = await fillVectors(store, next, { batchSize: 8, maxMs: 0 });
+    expect(first).toMatchObject({ outcome: 'stopped', embedded: 0, remaining: 41, switching: { from: { model: old.model, dimension: 32 }, committed: false } });
+    const controller = new AbortController();
+    const second = await fillVectors(store, next, { batchSize: 8, signal: controller.signal, onProgress: (done) => done >= 16 && controller.abort() });
+    expect(second).toMatchObject({ outcome: 'stopped', embedded: 16, remaining: 25, switching: { committed: false } });
+    // Mid-switch: the index still holds only the old model; recall searches it with the old model, or runs on BM25.
+    expect(await store.vectorModel()).toEqual({ model: old.model, dimension: 32 });
+    expect(await store.vectorStaging?.staged()).toEqual({ model: { model: next.model, dimension: 64 }, vectors: 16 });
+    expect((await configured.recall({ query: 'module m3 helper', touch: false })).mode).toBe('hybrid');
+    expect((await bm25Only.recall({ query: 'module m3 helper', touch: false })).mode).toBe('bm25');
+    const sizes = () => store.db.prepare('SELECT DISTINCT length(vector) FROM vectors').pluck().all();
+    expect(sizes()).toEqual([32 * 4]);
+    // A process still configured with the old model (an MCP server started before the change)
+    // fills the old index as before and leaves the switch alone.
+    expect(await fillVectors(store, old)).toMatchObject({ outcome: 'done', embedded: 1 });
+    expect(await store.vectorStaging?.staged()).toEqual({ model: { model: next.model, dimension: 64 }, vectors: 16 });
+    const third = await fillVectors(store, next, { batchSize: 8 });
+    expect(third).toMatchObject({ outcome: 'done', embedded: 25, remaining: 0, switching: { from: { model: old.model }, committed: true } });
+    expect(await store.vectorModel()).toEqual({ model: next.model, dimension: 64 });
+    expect(sizes()).toEqual([64 * 4]);
+    expect((await store.stats()).vectors).toBe(41);
+    expect(await store.vectorStaging?.staged()).toBeNull();
+    const after = await configured.recall({ query: 'module m3 helper', touch: false });
+    expect(after.mode).toBe('hybrid');
+    expect(await fillVectors(store, next)).toMatchObject({ outcome: 'done', embedded: 0, remaining: 0 });
     await store.close();
   });
 

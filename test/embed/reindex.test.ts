@@ -115,7 +115,7 @@ describe('reindex', () => {
 });
 
 describe('cairn reindex', () => {
-  it('builds, switches and reports as JSON; a mismatch without reindex recalls on BM25 and says to reindex', async () => {
+  it('builds, switches and reports as JSON; before the switch, recall searches the old index and status/doctor show the switch', async () => {
     const home = tempDir('cairn-reindex-cli-');
     dirs.push(home);
     for (const text of TEXTS.slice(0, 4)) {
@@ -130,16 +130,23 @@ describe('cairn reindex', () => {
     expect(built.code).toBe(0);
     expect(JSON.parse(built.stdout)).toMatchObject({ model: 'hash:v1:64', spec: 'hash:64', embedded: 4, batches: 2, vectors: 4, cleared: false, complete: true });
 
+    // Switched embedder, switch not run yet: recall searches the old index with its own model (hash:64 can be rebuilt from its id).
     const env = { CAIRN_EMBEDDER: 'hash:32' };
     const mismatch = await runCli(['recall', 'staging cluster', '--json'], { home, cwd: home, env });
     expect(mismatch.code).toBe(0);
-    expect(JSON.parse(mismatch.stdout).mode).toBe('bm25');
+    expect(JSON.parse(mismatch.stdout).mode).toBe('hybrid');
     const doctor = await runCli(['doctor', '--json'], { home, cwd: home, env });
-    expect(doctor.stdout).toMatch(/the vector index holds hash:v1:64, the configured embedder is hash:v1:32/);
+    expect(doctor.stdout).toMatch(/the vector index holds hash:v1:64, the configured embedder is hash:v1:32: switching, 0 of 4 memories have the new vector; recall searches hash:v1:64/);
+    const status = await runCli(['status'], { home, cwd: home, env });
+    expect(status.stdout).toMatch(/recall: hybrid over the vectors of hash:v1:64 until the switch completes/);
+    expect(status.stdout).toMatch(/switching hash:v1:64 → hash:v1:32: 0 of 4 memories have the new vector \(0%\)/);
+    const statusJson = JSON.parse((await runCli(['status', '--json'], { home, cwd: home, env })).stdout);
+    expect(statusJson.vectors.switching).toMatchObject({ from: { model: 'hash:v1:64' }, to: { model: 'hash:v1:32', dimension: 32 }, staged: 0, memories: 4, recall: 'old' });
 
     const switched = await runCli(['reindex', '--json'], { home, cwd: home, env });
     expect(switched.code).toBe(0);
-    expect(JSON.parse(switched.stdout)).toMatchObject({ model: 'hash:v1:32', cleared: true, previous: { model: 'hash:v1:64' }, embedded: 4, vectors: 4 });
+    expect(JSON.parse(switched.stdout)).toMatchObject({ model: 'hash:v1:32', cleared: true, staged: true, previous: { model: 'hash:v1:64' }, embedded: 4, vectors: 4 });
+    expect(JSON.parse((await runCli(['status', '--json'], { home, cwd: home, env })).stdout).vectors.switching).toBeNull();
     const recalled = await runCli(['recall', 'staging cluster', '--json'], { home, cwd: home, env });
     expect(recalled.code).toBe(0);
 

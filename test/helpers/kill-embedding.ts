@@ -20,18 +20,26 @@ export async function fillMemories(store: SqliteStore, count: number): Promise<v
 /**
  * Run `cairn --home <home> <args>` until the store holds its first vector, then SIGKILL it.
  * Returns the child's pid and the vectors it left (more than none, fewer than `total`).
+ * `count` says what to watch: the index's vectors by default; a model switch's staged ones.
  */
-export async function killAfterFirstVectors(store: SqliteStore, home: string, args: string[], env: NodeJS.ProcessEnv, total: number): Promise<{ pid: number; vectors: number }> {
+export async function killAfterFirstVectors(
+  store: SqliteStore,
+  home: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  total: number,
+  count: () => Promise<number> = async () => (await store.stats()).vectors,
+): Promise<{ pid: number; vectors: number }> {
   const child = spawn(process.execPath, [CAIRN_BIN, '--home', home, ...args], { env: { ...process.env, ...env }, stdio: 'ignore' });
   const exited = new Promise<NodeJS.Signals | null>((done) => child.on('exit', (_code, signal) => done(signal)));
   let before = 0;
   for (let waited = 0; waited < 60_000 && before === 0; waited += 20) {
     await new Promise((r) => setTimeout(r, 20));
-    before = (await store.stats()).vectors;
+    before = await count();
   }
   child.kill('SIGKILL');
   expect(await exited).toBe('SIGKILL');
-  const vectors = (await store.stats()).vectors;
+  const vectors = await count();
   expect(vectors).toBeGreaterThan(0);
   expect(vectors).toBeLessThan(total);
   expect((await store.integrityCheck?.()) ?? []).toEqual([]);

@@ -211,6 +211,59 @@ export function storeConformance(name: string, factory: () => Promise<Store>): v
       expect((await store.stats()).vectors).toBe(1);
     });
 
+    it('stages another model beside the index and swaps it in at once when every memory has a staged vector', async () => {
+      const staging = store.vectorStaging;
+      if (!staging) return; // optional capability; every shipped backend has it
+      const a = makeMemory({ text: 'staged a' });
+      const b = makeMemory({ text: 'staged b' });
+      await store.writeMemory({ memory: a, events: [created(a)], embedding: { model: MODEL, vector: unit(1, 0, 0) } });
+      await store.writeMemory({ memory: b, events: [created(b)], embedding: { model: MODEL, vector: unit(0, 1, 0) } });
+      const next: EmbedderIdentity = { model: 'next:v2', dimension: 4 };
+      expect(await staging.staged()).toBeNull();
+      await expect(staging.put(next, [{ id: a.id, vector: unit(1, 0, 0, 0) }])).rejects.toMatchObject({ code: 'EMBEDDER_MISMATCH' });
+      await staging.begin(next);
+      expect(await staging.staged()).toEqual({ model: next, vectors: 0 });
+      await staging.put(next, [{ id: a.id, vector: unit(0, 0, 0, 1) }]);
+      await expect(staging.put(next, [{ id: 'M-none', vector: unit(1, 0, 0, 0) }])).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      await expect(staging.put(next, [{ id: b.id, vector: unit(1, 0, 0) }])).rejects.toMatchObject({ code: 'EMBEDDER_MISMATCH' });
+      await expect(staging.missing(MODEL, 10)).rejects.toMatchObject({ code: 'EMBEDDER_MISMATCH' });
+      // Begin again with the same model: the staged vectors stay (a resumed switch).
+      await staging.begin(next);
+      expect((await staging.missing(next, 10)).map((m) => m.id)).toEqual([b.id]);
+      // The index is untouched and still searched with the old model, never the staged one.
+      expect(await store.vectorModel()).toEqual(MODEL);
+      expect((await store.searchVector(unit(1, 0, 0), MODEL, { limit: 3 })).map((h) => h.id)).toEqual([a.id, b.id]);
+      await expect(store.searchVector(unit(1, 0, 0, 0), next, { limit: 3 })).rejects.toMatchObject({ code: 'EMBEDDER_MISMATCH' });
+      // Incomplete: nothing changes.
+      expect(await staging.commit(next)).toBe(false);
+      expect(await store.vectorModel()).toEqual(MODEL);
+      await staging.put(next, [{ id: b.id, vector: unit(0, 0, 1, 0) }]);
+      // A memory written meanwhile (with an old-model vector) keeps the switch from completing.
+      const c = makeMemory({ text: 'staged c' });
+      await store.writeMemory({ memory: c, events: [created(c)], embedding: { model: MODEL, vector: unit(0, 0, 1) } });
+      expect(await staging.commit(next)).toBe(false);
+      await staging.put(next, [{ id: c.id, vector: unit(0, 1, 0, 0) }]);
+      expect(await staging.commit(next)).toBe(true);
+      expect(await store.vectorModel()).toEqual(next);
+      expect(await staging.staged()).toBeNull();
+      expect((await store.stats()).vectors).toBe(3);
+      expect((await store.searchVector(unit(0, 0, 0, 1), next, { limit: 1 })).map((h) => h.id)).toEqual([a.id]);
+      expect((await store.getVectors([c.id], next)).get(c.id)).toEqual(unit(0, 1, 0, 0));
+      await expect(store.searchVector(unit(1, 0, 0), MODEL, { limit: 3 })).rejects.toMatchObject({ code: 'EMBEDDER_MISMATCH' });
+      await expect(store.putVectors(MODEL, [{ id: a.id, vector: unit(1, 0, 0) }])).rejects.toMatchObject({ code: 'EMBEDDER_MISMATCH' });
+      expect(await store.missingVectors(next, 10)).toEqual([]);
+      // Another switch started and then given up, or cleared by a reindex from scratch.
+      await staging.begin(MODEL);
+      await staging.put(MODEL, [{ id: a.id, vector: unit(1, 0, 0) }]);
+      await staging.begin({ model: 'third:v1', dimension: 2 });
+      expect(await staging.staged()).toEqual({ model: { model: 'third:v1', dimension: 2 }, vectors: 0 });
+      await staging.drop();
+      expect(await staging.staged()).toBeNull();
+      await staging.begin(MODEL);
+      await store.clearVectors();
+      expect(await staging.staged()).toBeNull();
+    });
+
     it('updates one state key atomically: concurrent increments all count, null deletes, a throw changes nothing', async () => {
       const increment = (raw: string | null): string => String(Number(raw ?? '0') + 1);
       await Promise.all(Array.from({ length: 20 }, () => store.updateState('counter', increment)));

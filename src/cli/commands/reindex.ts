@@ -30,13 +30,15 @@ export function registerReindexCommand(program: Command, run: Run): void {
       .command('reindex')
       .summary('build the vector index with the configured (or given) embedder; resumable')
       .description(
-        'Switch the vector index to an embedder: when the index holds another model (or dimension) its vectors are dropped,\n' +
-          'then every memory without a vector is embedded in batches, outside database transactions. Recall keeps working on\n' +
-          'BM25 meanwhile. A killed run continues where it stopped: run it again. Use it after changing the "embedder" setting.',
+        'Build the vector index with an embedder: every memory without a vector is embedded in batches, outside database\n' +
+          'transactions. When the index holds another model (or dimension), the new vectors are built beside the old ones and\n' +
+          'replace them in one step once every memory has one; recall keeps searching the old index meanwhile (or BM25 when\n' +
+          'the old model cannot be loaded). A killed run continues where it stopped: run it again. The background fill does\n' +
+          'the same switch a minute at a time after ingests and `cairn remember`; this finishes it now.',
       )
       .option('--embedder <spec>', 'embedder spec (default: $CAIRN_EMBEDDER, else config "embedder"), e.g. hash:256, static:potion-base-8M')
       .option('--batch <n>', 'memories per embedding batch (default 256; 32 with --fill)', positiveInt('batch'))
-      .option('--fill', 'only embed memories still without a vector, as the background fill does: never drops another model\'s vectors, and does nothing while another process fills')
+      .option('--fill', 'the background fill: embed what is still missing (or continue a model switch), and do nothing while another process fills')
       .option('--max-seconds <n>', 'with --fill: stop starting batches after this many seconds (the next run continues)', positiveInt('max-seconds'))
       .addHelpText(
         'after',
@@ -69,7 +71,13 @@ export function registerReindexCommand(program: Command, run: Run): void {
         bar.done();
         const report = { ...summary, spec, ms: Math.round(summary.ms) };
         if (ctx.json) return ctx.printJson(report);
-        if (summary.cleared && summary.previous) ctx.out(`dropped the vectors of ${summary.previous.model} (${summary.previous.dimension} dims)`);
+        if (summary.staged && summary.previous) {
+          ctx.out(
+            summary.cleared
+              ? `switched from ${summary.previous.model} (${summary.previous.dimension} dims): the new vectors replaced the old ones in one step`
+              : `switching from ${summary.previous.model}: stopped with ${summary.remaining} memories still without the new vector; run it again to continue (recall searches the old index meanwhile)`,
+          );
+        } else if (summary.cleared && summary.previous) ctx.out(`dropped the vectors of ${summary.previous.model} (${summary.previous.dimension} dims)`);
         ctx.out(
           `${summary.model} (${summary.dimension} dims): embedded ${summary.embedded} memories in ${summary.batches} batches, ` +
             `${(summary.ms / 1000).toFixed(1)} s · ${summary.vectors} vectors · ${summary.remaining} without a vector`,
@@ -126,15 +134,16 @@ async function fillCommand(ctx: CommandContext, spec: string, opts: ReindexOptio
 /** One line for a fill's outcome. */
 export function fillLine(summary: FillSummary): string {
   const head = `${summary.model}: ${summary.embedded} vectors written in ${(summary.ms / 1000).toFixed(1)} s · ${summary.remaining} still waiting`;
+  const from = summary.switching ? ` (switching from ${summary.switching.from.model}, built beside its vectors)` : '';
   switch (summary.outcome) {
     case 'done':
-      return `${head} · done`;
+      return summary.switching?.committed ? `${head} · switched from ${summary.switching.from.model}: the new vectors replaced the old ones in one step` : `${head} · done`;
     case 'stopped':
-      return `${head} · stopped (time limit or interrupted): run it again to continue`;
+      return `${head}${from} · stopped (time limit or interrupted): run it again to continue`;
     case 'busy':
       return `${head} · another process is filling (${summary.holder?.by}, pid ${summary.holder?.pid} on ${summary.holder?.host}): nothing to do here`;
     case 'mismatch':
-      return `${head} · the index holds ${summary.index?.model ?? 'another model'}: \`cairn reindex\` switches it (the fill never mixes models)`;
+      return `${head} · the index holds ${summary.index?.model ?? 'another model'} and this store cannot build the new vectors beside it: \`cairn reindex\` switches it (the fill never mixes models)`;
     case 'unavailable':
       return `${head} · the model is unavailable: ${summary.reason}`;
   }

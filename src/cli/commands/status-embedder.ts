@@ -5,24 +5,51 @@
  */
 import type { CairnStatus } from '../../cairn.js';
 import type { Config } from '../../config.js';
+import { searchEmbedder, type Deps } from '../../deps.js';
 import { readFillLease, type FillLease } from '../../embed/fill-lease.js';
 import { waitingForVectors } from '../../embed/fill.js';
+import { sameModel, switchStatus, type SwitchStatus } from '../../embed/switch.js';
 import type { EmbedderIdentity, Store } from '../../types.js';
 
-/** Vectors present, waiting, the model the index holds, and the filler at work (if any). */
+/** A model switch: what is built so far, and what recall searches meanwhile. */
+export interface SwitchProgress extends SwitchStatus {
+  /** `old`: the index's own model (loadable here); `bm25`: it is not, recall runs on BM25 alone. */
+  recall: 'old' | 'bm25';
+}
+
+/** Vectors present, waiting, the model the index holds, the filler at work and the model switch (if any). */
 export interface VectorStatus {
   present: number;
   waiting: number;
   index: EmbedderIdentity | null;
   filling: FillLease | null;
+  /** Set while the index holds another model than the embedder's: the switch (started or not) and its progress. */
+  switching: SwitchProgress | null;
 }
 
-export async function vectorStatus(store: Store, embedder: CairnStatus['embedder']): Promise<VectorStatus> {
+/**
+ * The vector side of `cairn status` (and `doctor`). With `deps`, whether recall can search the
+ * old index during a switch is checked by building that model's embedder (files only, not loaded).
+ */
+export async function vectorStatus(store: Store, embedder: CairnStatus['embedder'], deps?: Deps): Promise<VectorStatus> {
   const stats = await store.stats();
   const index = store.capabilities.vectors ? await store.vectorModel() : null;
   const waiting = embedder && store.capabilities.vectors ? await waitingForVectors(store, embedder) : 0;
   const filling = embedder && store.capabilities.vectors ? await readFillLease(store) : null;
-  return { present: stats.vectors, waiting, index, filling };
+  let switching: SwitchProgress | null = null;
+  if (embedder && index && !sameModel(index, embedder)) {
+    const under = await switchStatus(store);
+    const to: EmbedderIdentity = { model: embedder.model, dimension: embedder.dimension };
+    const staged = under && sameModel(under.to, to) ? under.staged : 0;
+    const searching = deps ? await searchEmbedder(deps) : null;
+    switching = { from: index, to, staged, memories: stats.memories, recall: searching && sameModel(searching, index) ? 'old' : 'bm25' };
+  }
+  return { present: stats.vectors, waiting, index, filling, switching };
+}
+
+/** `40%` of a switch (floor, so 100% means done). */
+export function switchPercent(progress: Pick<SwitchStatus, 'staged' | 'memories'>): string {
+  return `${progress.memories === 0 ? 100 : Math.floor((100 * progress.staged) / progress.memories)}%`;
 }
 
 const n = (v: number): string => v.toLocaleString('en-US');
@@ -38,14 +65,22 @@ export function embedderLines(status: CairnStatus, config: Config, vectors: Vect
   const source = config.embedderSource === 'default' ? 'the default' : config.embedderSource === 'env' ? 'from $CAIRN_EMBEDDER' : 'from config.json';
   if (embedder.unavailable) return [`embedder     ${embedder.model} (${source}) unavailable · recall runs on BM25 alone: ${embedder.unavailable}`];
   const lines: string[] = [];
-  const mismatch = vectors.index && (vectors.index.model !== embedder.model || vectors.index.dimension !== embedder.dimension);
-  const recall = mismatch ? 'BM25 alone until `cairn reindex` switches the index' : vectors.present === 0 ? 'BM25 until the first vectors are filled' : status.recallMode;
+  const switching = vectors.switching;
+  if (switching) {
+    const from = `${switching.from?.model ?? 'another model'}`;
+    const recall = switching.recall === 'old' ? `hybrid over the vectors of ${from} until the switch completes` : `BM25 alone until the switch completes (${from} cannot be loaded here)`;
+    lines.push(`embedder     ${embedder.model} (${embedder.dimension} dims, ${source}) · recall: ${recall}`);
+    let line =
+      `vectors      switching ${from} → ${embedder.model}: ${n(switching.staged)} of ${n(switching.memories)} memories have the new vector (${switchPercent(switching)}) · ` +
+      'built beside the old ones in the background after ingests and `cairn remember`, swapped in at once when complete; `cairn reindex` finishes it now';
+    if (vectors.filling) line += ` · filling now: ${vectors.filling.by}, pid ${vectors.filling.pid}, ${n(vectors.filling.done)} written`;
+    lines.push(line);
+    return lines;
+  }
+  const recall = vectors.present === 0 ? 'BM25 until the first vectors are filled' : status.recallMode;
   lines.push(`embedder     ${embedder.model} (${embedder.dimension} dims, ${source}) · recall: ${recall}`);
-  const total = vectors.present + (mismatch ? 0 : vectors.waiting);
-  let line = mismatch
-    ? `vectors      ${n(vectors.present)} of ${vectors.index!.model} (another model) · ${n(vectors.waiting)} memories wait for \`cairn reindex\``
-    : `vectors      ${n(vectors.present)} of ${n(total)} memories`;
-  if (!mismatch && vectors.waiting > 0) line += ` · ${n(vectors.waiting)} waiting (filled in the background after ingests and \`cairn remember\`, and by an idle MCP server; \`cairn reindex --fill\` now)`;
+  let line = `vectors      ${n(vectors.present)} of ${n(vectors.present + vectors.waiting)} memories`;
+  if (vectors.waiting > 0) line += ` · ${n(vectors.waiting)} waiting (filled in the background after ingests and \`cairn remember\`, and by an idle MCP server; \`cairn reindex --fill\` now)`;
   if (vectors.filling) line += ` · filling now: ${vectors.filling.by}, pid ${vectors.filling.pid}, ${n(vectors.filling.done)} written`;
   lines.push(line);
   return lines;

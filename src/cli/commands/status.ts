@@ -23,7 +23,7 @@ export function registerStatusCommand(program: Command, run: Run): void {
       const spread = await memorySpread(cairn.deps, { limit: opts.projects ? Number.MAX_SAFE_INTEGER : SHOWN });
       // Learn from use: what the agent did with the injections, per project (src/context/use.ts).
       const use = cairn.ledger ? useByProject(await cairn.ledger.outcomes()) : null;
-      const vectors = await vectorStatus(cairn.deps.store, status.embedder);
+      const vectors = await vectorStatus(cairn.deps.store, status.embedder, cairn.deps);
       const embedderConfig = { source: ctx.config.embedderSource, ...(ctx.config.embedderNote ? { note: ctx.config.embedderNote } : {}) };
       const report = { ...status, embedderConfig, vectors, home: ctx.config.home, lastIngestAt: lastIngest ? Number(lastIngest) : null, distill: await distillStatus(cairn.deps), spread, use };
       if (ctx.json) return ctx.printJson(report);

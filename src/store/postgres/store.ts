@@ -33,6 +33,7 @@ import { postgresEmbeddingCache } from './embed-cache.js';
 import { postgresLedger } from './ledger.js';
 import { TermStats } from './term-stats.js';
 import { PgVectors } from './vectors.js';
+import { PgVectorStaging } from './vector-staging.js';
 
 /** The text a memory is indexed under: its text and its tags (as on SQLite). */
 function memoryTerms(memory: Pick<Memory, 'text' | 'tags'>): string {
@@ -86,6 +87,12 @@ export class PostgresStore implements Store {
     if (!this.vectorStore) throw new CairnError('STORE_FAILED', 'store is not open; call open() first');
     return this.vectorStore;
   }
+
+  /** Another model's vectors built beside the index (the background model switch). */
+  readonly vectorStaging: PgVectorStaging = new PgVectorStaging(
+    () => this.db,
+    () => this.vectors,
+  );
 
   /** Embeddings by (model, content hash) in table `embed_cache`. */
   readonly embeddingCache: EmbeddingCacheStore = postgresEmbeddingCache(() => this.db);

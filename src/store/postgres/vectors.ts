@@ -95,10 +95,14 @@ export class PgVectors {
     }
   }
 
-  private async typeColumn(client: Queryable, model: EmbedderIdentity): Promise<void> {
+  private async typeColumn(client: Queryable, model: EmbedderIdentity, index = true): Promise<void> {
     if (this.mode !== 'pgvector') return;
     await client.query(`ALTER TABLE vectors ALTER COLUMN embedding TYPE vector(${Math.trunc(model.dimension)})`);
-    if (model.dimension <= HNSW_MAX_DIMENSIONS) {
+    if (index) await this.indexColumn(client, model);
+  }
+
+  private async indexColumn(client: Queryable, model: EmbedderIdentity): Promise<void> {
+    if (this.mode === 'pgvector' && model.dimension <= HNSW_MAX_DIMENSIONS) {
       await client.query('CREATE INDEX IF NOT EXISTS vectors_hnsw ON vectors USING hnsw (embedding vector_cosine_ops)');
     }
   }
@@ -161,28 +165,53 @@ export class PgVectors {
   /** Drop every vector; with `claim`, record that model in the same transaction (see Store.clearVectors). */
   async clear(claim?: EmbedderIdentity): Promise<void> {
     await this.db.transaction(async (client) => {
-      // Lock the model row before deleting: writers hold it share-locked until they commit, so the
-      // DELETE below (a new snapshot under READ COMMITTED) sees and removes what they wrote.
-      if (claim) {
-        await client.query(
-          "INSERT INTO state (key, value) VALUES ('vector_model', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-          [JSON.stringify({ model: claim.model, dimension: claim.dimension })],
-        );
-      } else {
-        await client.query("SELECT 1 FROM state WHERE key = 'vector_model' FOR UPDATE");
-      }
-      await client.query('DELETE FROM vectors');
-      if (!claim) await client.query("DELETE FROM state WHERE key = 'vector_model'");
-      await client.query(
-        "INSERT INTO state (key, value) VALUES ('vector_epoch', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-        [`${Date.now()}${Math.random().toString(36).slice(2)}`],
-      );
-      if (this.mode === 'pgvector') {
-        await client.query('DROP INDEX IF EXISTS vectors_hnsw');
-        await client.query('ALTER TABLE vectors ALTER COLUMN embedding TYPE vector');
-        if (claim) await this.typeColumn(client, claim);
-      }
+      await this.clearIn(client, claim);
+      // A model switch under way is moot: the index is rebuilt from scratch.
+      await client.query('DROP TABLE IF EXISTS vectors_next');
+      await client.query("DELETE FROM state WHERE key = 'vector_next_model'");
     });
+    this.index = null;
+  }
+
+  /** {@link clear} inside the caller's transaction (a model switch's commit runs it too). */
+  async clearIn(client: Queryable, claim?: EmbedderIdentity, index = true): Promise<void> {
+    // Lock the model row before deleting: writers hold it share-locked until they commit, so the
+    // DELETE below (a new snapshot under READ COMMITTED) sees and removes what they wrote.
+    if (claim) {
+      await client.query(
+        "INSERT INTO state (key, value) VALUES ('vector_model', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        [JSON.stringify({ model: claim.model, dimension: claim.dimension })],
+      );
+    } else {
+      await client.query("SELECT 1 FROM state WHERE key = 'vector_model' FOR UPDATE");
+    }
+    await client.query('DELETE FROM vectors');
+    if (!claim) await client.query("DELETE FROM state WHERE key = 'vector_model'");
+    await client.query(
+      "INSERT INTO state (key, value) VALUES ('vector_epoch', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+      [`${Date.now()}${Math.random().toString(36).slice(2)}`],
+    );
+    if (this.mode === 'pgvector') {
+      await client.query('DROP INDEX IF EXISTS vectors_hnsw');
+      await client.query('ALTER TABLE vectors ALTER COLUMN embedding TYPE vector');
+      if (claim) await this.typeColumn(client, claim, index);
+    }
+  }
+
+  /**
+   * Replace the index with the staged vectors of table `vectors_next` for `model`, inside the
+   * caller's transaction: the same locking and clearing as {@link clear}, then the rows, then the
+   * HNSW index (built once over all of them rather than row by row).
+   */
+  async replaceWithStaged(client: Queryable, model: EmbedderIdentity): Promise<void> {
+    await this.clearIn(client, model, false);
+    const type = this.mode === 'pgvector' ? 'vector' : 'real[]';
+    await client.query(`INSERT INTO vectors (memory_pk, embedding) SELECT memory_pk, embedding::${type} FROM vectors_next ORDER BY memory_pk`);
+    await this.indexColumn(client, model);
+  }
+
+  /** Forget the in-memory index (after another transaction replaced the vectors). */
+  forget(): void {
     this.index = null;
   }
 

@@ -31,6 +31,7 @@ import { sqliteEmbeddingCache } from './embed-cache.js';
 import { sqliteLedger } from './ledger.js';
 import { TermFrequencies } from './term-frequency.js';
 import { SqliteVectors, type SqliteVectorIndexOptions } from './vectors.js';
+import { SqliteVectorStaging, STAGED_MODEL_KEY } from './vector-staging.js';
 import {
   MEMORY_COLUMNS,
   blobToVector,
@@ -90,6 +91,8 @@ export class SqliteStore implements Store {
   private readonly options: SqliteStoreOptions;
   private database: Database.Database | null = null;
   private readonly vectorIndex: SqliteVectors;
+  /** Another model's vectors built beside the index (the background model switch). */
+  readonly vectorStaging: SqliteVectorStaging;
   private substrateStore: SqliteSubstrate | null = null;
   private readonly termFrequencies = new TermFrequencies(() => this.db);
   private readonly statements = new Map<string, Database.Statement>();
@@ -98,6 +101,7 @@ export class SqliteStore implements Store {
     this.options = options;
     this.location = options.path;
     this.vectorIndex = new SqliteVectors(() => this.db, options.path, options.vectorIndex);
+    this.vectorStaging = new SqliteVectorStaging(() => this.db, () => this.vectorIndex.drop());
   }
 
   /** The underlying connection, for adapters that extend this store (substrate, ANN). */
@@ -353,6 +357,9 @@ export class SqliteStore implements Store {
     db.transaction(() => {
       db.prepare('DELETE FROM vectors').run();
       db.prepare("DELETE FROM state WHERE key = 'vector_model'").run();
+      // A model switch under way is moot: the index is rebuilt from scratch.
+      db.exec('DROP TABLE IF EXISTS vectors_next');
+      db.prepare('DELETE FROM state WHERE key = ?').run(STAGED_MODEL_KEY);
       if (claim) this.claimVectorModel(claim);
       this.writeState('vector_epoch', String(Date.now()) + Math.random().toString(36).slice(2));
     }).immediate();

@@ -1,0 +1,89 @@
+/**
+ * The batch loop every vector writer shares (the background fill, `cairn reindex`, the model
+ * switch): read memories without a vector, embed them outside any transaction, write them in one
+ * short transaction, renew the fill lease; stop on a time budget, a signal, a yield or a lost lease.
+ */
+import { CairnError } from '../errors.js';
+import type { Embedder, EmbedderIdentity, Memory, Store } from '../types.js';
+import type { HeldLease } from './fill-lease.js';
+
+/** Memories per `embed` call and per write transaction of a fill. */
+export const DEFAULT_FILL_BATCH = 32;
+
+/** What stops a loop between batches. */
+export interface BatchLoopOptions {
+  /** Memories per `embed` call and write transaction. @default 32 */
+  batchSize?: number;
+  /** Stop starting new batches after this many milliseconds. */
+  maxMs?: number;
+  /** Stop after the current batch. */
+  signal?: AbortSignal;
+  /** Asked between batches: true stops the loop there. */
+  shouldYield?(): boolean;
+  /** After every batch: vectors written so far and the number to write. */
+  onProgress?(done: number, total: number): void;
+}
+
+/** Where a batch loop reads the memories without a vector and writes their vectors. */
+export interface VectorTarget {
+  missing(model: EmbedderIdentity, limit: number): Promise<Memory[]>;
+  put(model: EmbedderIdentity, items: Array<{ id: string; vector: Float32Array }>): Promise<void>;
+}
+
+/** The store's own index as a {@link VectorTarget}. */
+export function indexTarget(store: Store): VectorTarget {
+  return { missing: (model, limit) => store.missingVectors(model, limit), put: (model, items) => store.putVectors(model, items) };
+}
+
+/** One batch loop under a held lease; shared by {@link fillVectors}, `reindex` and the model switch. */
+export async function embedMissing(
+  store: Store | VectorTarget,
+  embedder: Embedder,
+  lease: HeldLease,
+  options: BatchLoopOptions & { total: number; now?: () => number },
+): Promise<{ embedded: number; skipped: number; batches: number; complete: boolean }> {
+  const target = 'missingVectors' in store ? indexTarget(store) : store;
+  const identity: EmbedderIdentity = { model: embedder.model, dimension: embedder.dimension };
+  const batchSize = options.batchSize ?? DEFAULT_FILL_BATCH;
+  if (!Number.isInteger(batchSize) || batchSize < 1) {
+    throw new CairnError('INVALID_INPUT', `batch size must be a positive integer (got ${batchSize})`, { field: 'batch' });
+  }
+  const now = options.now ?? (() => performance.now());
+  const started = now();
+  let embedded = 0;
+  let skipped = 0;
+  let batches = 0;
+  options.onProgress?.(0, options.total);
+  for (;;) {
+    if (options.signal?.aborted || options.shouldYield?.() || (options.maxMs !== undefined && now() - started >= options.maxMs)) {
+      return { embedded, skipped, batches, complete: false };
+    }
+    const batch = await target.missing(identity, batchSize);
+    if (batch.length === 0) return { embedded, skipped, batches, complete: true };
+    const vectors = await embedder.embed(batch.map((memory) => memory.text));
+    if (vectors.length !== batch.length) {
+      throw new CairnError('EMBEDDER_MISMATCH', `${embedder.model} returned ${vectors.length} vectors for ${batch.length} texts`);
+    }
+    const items = batch.map((memory, i) => ({ id: memory.id, vector: vectors[i] as Float32Array }));
+    try {
+      await target.put(identity, items);
+    } catch (error) {
+      if (!(error instanceof CairnError && error.code === 'NOT_FOUND')) throw error;
+      // A memory vanished between the read and the write: write the others one by one.
+      for (const item of items) {
+        try {
+          await target.put(identity, [item]);
+        } catch (inner) {
+          if (inner instanceof CairnError && inner.code === 'NOT_FOUND') skipped++;
+          else throw inner;
+        }
+      }
+    }
+    embedded += items.length;
+    batches++;
+    options.onProgress?.(embedded - skipped, Math.max(options.total, embedded - skipped));
+    // Taken over after a stall longer than the TTL: the other filler continues; stop here.
+    if (!(await lease.renew(embedded - skipped))) return { embedded, skipped, batches, complete: false };
+  }
+}
+

@@ -1,0 +1,71 @@
+/**
+ * What a long-running server (`cairn serve`) adds for vectors, in one place: the idle fill (once a
+ * request loaded the model, fill missing vectors or continue a model switch while no request has
+ * come for a moment, like the MCP server) and, while a switch is under way, the index's own model
+ * for recall, loaded once per process rather than once per request.
+ */
+import type { Embedder, EmbedderIdentity, Logger, Store } from '../types.js';
+import { startIdleFill, type IdleFillOptions } from './idle-fill.js';
+
+export interface ServerVectorsOptions {
+  store: Store;
+  embedder: Embedder;
+  /** Builds an embedder for the index's model, or null (see `indexEmbedder` in config.ts). */
+  loadIndexEmbedder(index: EmbedderIdentity): Promise<Embedder | null>;
+  logger?: Logger;
+  /** Recorded in the fill lease. @default 'serve' */
+  by?: string;
+  /** False: no idle fill (`CAIRN_IDLE_FILL=0`). @default true */
+  fill?: boolean;
+  /** Timing of the idle fill (tests). */
+  timing?: Pick<IdleFillOptions, 'idleMs' | 'intervalMs' | 'sliceMs' | 'now' | 'onFill'>;
+}
+
+export interface ServerVectors {
+  /** Call on every request. */
+  onActivity(): void;
+  /** For `CairnOptions.indexEmbedder`: memoized per model. */
+  indexEmbedder(index: EmbedderIdentity): Promise<Embedder | null>;
+  /** Stop the fill (waits for a running batch) and close the old models. */
+  stop(): Promise<void>;
+}
+
+/**
+ * @example
+ * const vectors = serverVectors({ store, embedder, loadIndexEmbedder: (i) => indexEmbedder(i, make, store) });
+ * const server = await startServe({ store, embedder, indexEmbedder: vectors.indexEmbedder, onActivity: vectors.onActivity, … });
+ */
+export function serverVectors(options: ServerVectorsOptions): ServerVectors {
+  const now = options.timing?.now ?? Date.now;
+  let lastActivity = now();
+  const stopFill =
+    options.fill === false
+      ? null
+      : startIdleFill({
+          ...options.timing,
+          store: options.store,
+          embedder: options.embedder,
+          lastActivity: () => lastActivity,
+          by: options.by ?? 'serve',
+          ...(options.logger ? { logger: options.logger } : {}),
+        });
+  const old = new Map<string, Promise<Embedder | null>>();
+  return {
+    onActivity: () => {
+      lastActivity = now();
+    },
+    indexEmbedder: (index) => {
+      const key = `${index.model}#${index.dimension}`;
+      let found = old.get(key);
+      if (!found) {
+        found = options.loadIndexEmbedder(index).catch(() => null);
+        old.set(key, found);
+      }
+      return found;
+    },
+    stop: async () => {
+      await stopFill?.();
+      for (const loading of old.values()) await (await loading)?.close?.();
+    },
+  };
+}
