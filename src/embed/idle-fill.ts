@@ -30,6 +30,11 @@ export interface IdleFillOptions {
   sliceMs?: number;
   now?: () => number;
   logger?: Logger;
+  /**
+   * Also start when this says so although `embedder` is not loaded (`cairn serve` during a model
+   * switch: its requests load the old model, never the new one, which the fill then loads).
+   */
+  ready?(): boolean;
   /** Who fills, recorded in the fill lease (`cairn status` shows it). @default 'mcp' */
   by?: string;
   /** After each fill that ran (tests, logging). */
@@ -59,7 +64,7 @@ export function startIdleFill(options: IdleFillOptions): () => Promise<void> {
   let settledAt: number | null = null;
 
   const tick = (): void => {
-    if (stopped || running || !embedderLoaded(options.embedder)) return;
+    if (stopped || running || !(embedderLoaded(options.embedder) || options.ready?.() === true)) return;
     const started = now();
     if (started - options.lastActivity() < idleMs) return;
     if (settledAt !== null && options.lastActivity() <= settledAt) return;

@@ -1,11 +1,12 @@
 /**
  * What a long-running server (`cairn serve`) adds for vectors, in one place: the idle fill (once a
- * request loaded the model, fill missing vectors or continue a model switch while no request has
- * come for a moment, like the MCP server) and, while a switch is under way, the index's own model
+ * request loaded the model — or, during a model switch, the old model recall searches with — fill
+ * missing vectors or continue the switch while no request has come for a moment, like the MCP
+ * server) and, while a switch is under way, the index's own model
  * for recall, loaded once per process rather than once per request.
  */
 import type { Embedder, EmbedderIdentity, Logger, Store } from '../types.js';
-import { startIdleFill, type IdleFillOptions } from './idle-fill.js';
+import { embedderLoaded, startIdleFill, type IdleFillOptions } from './idle-fill.js';
 
 export interface ServerVectorsOptions {
   store: Store;
@@ -38,6 +39,9 @@ export interface ServerVectors {
 export function serverVectors(options: ServerVectorsOptions): ServerVectors {
   const now = options.timing?.now ?? Date.now;
   let lastActivity = now();
+  const old = new Map<string, Promise<Embedder | null>>();
+  // During a switch requests load the old model, never the new one: a loaded old model counts.
+  const loadedOld: Embedder[] = [];
   const stopFill =
     options.fill === false
       ? null
@@ -47,9 +51,9 @@ export function serverVectors(options: ServerVectorsOptions): ServerVectors {
           embedder: options.embedder,
           lastActivity: () => lastActivity,
           by: options.by ?? 'serve',
+          ready: () => loadedOld.some(embedderLoaded),
           ...(options.logger ? { logger: options.logger } : {}),
         });
-  const old = new Map<string, Promise<Embedder | null>>();
   return {
     onActivity: () => {
       lastActivity = now();
@@ -58,7 +62,10 @@ export function serverVectors(options: ServerVectorsOptions): ServerVectors {
       const key = `${index.model}#${index.dimension}`;
       let found = old.get(key);
       if (!found) {
-        found = options.loadIndexEmbedder(index).catch(() => null);
+        found = options.loadIndexEmbedder(index).then(
+          (embedder) => (embedder && loadedOld.push(embedder), embedder),
+          () => null,
+        );
         old.set(key, found);
       }
       return found;
