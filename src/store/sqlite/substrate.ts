@@ -456,12 +456,20 @@ export class SqliteSubstrate implements SubstrateStore {
     return added;
   }
 
-  /** A fact's row (and index entry) once, then one row per turn it occurs in. */
+  /**
+   * A fact's row (and index entry) once, then one row per turn it occurs in. A fact met again in
+   * the same batch (a third of the records over ../shared's transcripts) skips its row's insert,
+   * which would do nothing (`ON CONFLICT DO NOTHING`) after a look-up in the unique index.
+   */
   private writeFacts(facts: readonly FactRecord[]): void {
     const s = this.statements;
+    const written = new Set<string>();
     for (const fact of facts) {
-      const inserted = s.insertFact.run(fact.id, fact.sessionId, fact.kind, fact.text, fact.path, fact.line);
-      if (inserted.changes > 0) s.insertFactFts.run(inserted.lastInsertRowid, indexText(factIndexSource(fact)));
+      if (!written.has(fact.id)) {
+        written.add(fact.id);
+        const inserted = s.insertFact.run(fact.id, fact.sessionId, fact.kind, fact.text, fact.path, fact.line);
+        if (inserted.changes > 0) s.insertFactFts.run(inserted.lastInsertRowid, indexText(factIndexSource(fact)));
+      }
       s.insertFactRef.run(fact.id, fact.turnId, fact.sessionId, fact.seq, fact.role, fact.toolName, fact.at, fact.note);
     }
   }
