@@ -57,6 +57,8 @@ const SECTIONS: ReadonlyArray<[SectionKey, string]> = [
   ['project', 'Decisions and project knowledge'],
 ];
 
+const SECTION_TITLE = new Map(SECTIONS);
+
 function sectionOf(detail: Detail): SectionKey {
   switch (detail.kind) {
     case 'rule':
@@ -221,12 +223,18 @@ export function packDetails(details: readonly Detail[], options: PackOptions): S
   const chosenText: string[] = [];
   const memoryTerms: Array<{ id: string; terms: Set<string> }> = [];
   let used = 0;
+  // A section header's tokens, counted once per section (a session has thousands of candidates).
+  const headers = new Map<SectionKey, number>();
+  const headerTokens = (key: SectionKey): number => {
+    let tokens = headers.get(key);
+    if (tokens === undefined) headers.set(key, (tokens = estimateTokens(`\n## ${SECTION_TITLE.get(key) ?? ''}\n`)));
+    return tokens;
+  };
   // Per section: its lines' and header's tokens, as the packer counted them (as the context without a session history counts its sections).
   const sectionTokens = new Map<SectionKey, number>();
   for (const item of scored) {
     const key = sectionOf(item.d);
-    const title = SECTIONS.find(([k]) => k === key)?.[1] ?? '';
-    const headerCost = chosen.has(key) ? 0 : estimateTokens(`\n## ${title}\n`);
+    const headerCost = chosen.has(key) ? 0 : headerTokens(key);
     if (used + item.tokens + headerCost > options.budget) {
       omitted.push({ id: item.d.key, reason: 'budget' });
       continue;
