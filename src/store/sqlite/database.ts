@@ -51,6 +51,13 @@ function nativeBinding(): string | null {
   return binding;
 }
 
+/** The newest migration's version, from the file names alone (no SQL read). */
+function latestMigration(dir: string = MIGRATIONS_DIR()): number {
+  let latest = 0;
+  for (const file of readdirSync(dir)) if (/^\d{3}_[\w-]+\.sql$/.test(file)) latest = Math.max(latest, Number(file.slice(0, 3)));
+  return latest;
+}
+
 export interface OpenOptions {
   /** Milliseconds to wait for another process's write lock. @default 10000 */
   busyTimeoutMs?: number;
@@ -86,7 +93,9 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database.
     db.pragma('foreign_keys = ON');
     db.pragma('temp_store = MEMORY');
     db.pragma('cache_size = -4000');
-    migrate(db, options.migrations ?? loadMigrations());
+    // An up-to-date database (every hook's case) is not sent the migrations' SQL, so it is not read.
+    if (options.migrations) migrate(db, options.migrations);
+    else if (schemaVersion(db) !== latestMigration()) migrate(db, loadMigrations());
   } catch (error) {
     db.close();
     throw storeError(path, error);
