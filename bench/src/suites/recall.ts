@@ -1,5 +1,6 @@
 /**
- * `recall`: in-process `cairn.recall` latency at each corpus size, BM25 only (no embedder),
+ * `recall`: in-process `cairn.recall` latency at each corpus size, BM25 only (no embedder), then
+ * hybrid with the default embedder's vectors (./recall-hybrid.ts; not with --quick),
  * without touching (`touch: false`) and on the real path (touch), with the hit rate of the
  * known answers @10 beside it. Two baselines on the same database and terms show what cairn
  * adds on top of SQLite: a bare FTS5 `MATCH` and the store's `searchText` (the filtered join).
@@ -9,6 +10,7 @@ import Database from 'better-sqlite3';
 import { createCairn, openSqliteStore, queryTerms } from 'cairn-memory';
 import { CORPUS_NOW } from '../corpus.js';
 import { datasetOf, ensureCorpusDb, workingCopy, type KnownAnswerQuery } from '../dataset.js';
+import { hybridUnavailable, runHybrid } from './recall-hybrid.js';
 import { atMost, metric, sizedSuite, sizeLabel } from '../metrics.js';
 import { suiteSpec } from '../spec.js';
 import { summarize, timeEach, type LatencySummary } from '../stats.js';
@@ -92,7 +94,16 @@ async function runSize(ctx: BenchContext, size: number, datasets: Dataset[], met
       metric(`baseline: store.searchText p50 ${label}`, searchText.latency.p50, 'ms', { note: `hit@${K} ${searchText.hitRate.toFixed(3)}` }),
       metric(`recall p50 / bare FTS5 p50 ${label}`, noTouch.latency.p50 / fts.latency.p50, '×', { note: 'cost cairn adds on top of SQLite' }),
     );
+    // With the default embedder's vectors (issue #18: ≤ 15 ms @100K); not in --quick runs, whose
+    // CI machine would spend minutes embedding the corpus.
+    let hybrid: Record<string, unknown> | { skipped: string };
+    const missing = ctx.quick ? 'skipped in --quick runs (building the corpus embeds every memory)' : await hybridUnavailable();
+    if (missing) {
+      hybrid = { skipped: missing };
+      ctx.log(`recall ${label} hybrid: ${missing}`);
+    } else hybrid = await runHybrid(ctx, size, { queries: queries.length, warmup: warmup.length }, datasets, metrics);
     return {
+      hybrid,
       queries: queries.length,
       warmup: warmup.length,
       byType: countBy(queries.map((q) => q.type)),
@@ -114,4 +125,8 @@ function countBy(values: string[]): Record<string, number> {
   return out;
 }
 
-export const recallSuite: Suite = sizedSuite('recall', 'in-process recall latency (BM25 only, with and without touch) and known-answer hit rate @10, against a bare FTS5 baseline', runSize);
+export const recallSuite: Suite = sizedSuite(
+  'recall',
+  'in-process recall latency (BM25 only, with and without touch; then hybrid with MiniLM vectors, whole call and parts) and known-answer hit rate @10, against a bare FTS5 baseline',
+  runSize,
+);
