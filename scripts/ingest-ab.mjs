@@ -7,6 +7,9 @@
  * fresh SQLite store (distillation off, as `cairn bench ingest` does), once per build, in rotating
  * order, each in its own Node process. Prints, per build, the median MB/s by wall time and by CPU
  * time (all threads: on a loaded machine CPU time is the steadier measure), and the ratios to A.
+ * Each rep also times the machine itself: a bare read + `JSON.parse` of every line of the same
+ * files in one thread (the yardstick `cairn bench ingest` reports too), so figures from different
+ * days or machines can be compared as ratios to it (`cpuPerBare`: ingest MB/s of CPU / bare MB/s).
  *
  *   node scripts/ingest-ab.mjs --digest <build> <transcripts> [--json]
  * ingests the folder into a fresh store (one file at a time, in name order, through the reader
@@ -17,12 +20,47 @@
  * speed change must leave every hash as it was. `--json` prints the rows too (to diff).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const args = process.argv.slice(2);
+
+/** Every file under `dir`, in name order. */
+function filesUnder(dir) {
+  return readdirSync(dir, { withFileTypes: true })
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .flatMap((e) => (e.isDirectory() ? filesUnder(join(dir, e.name)) : e.isFile() ? [join(dir, e.name)] : []));
+}
+
+/**
+ * The yardstick: MB/s of reading every file and `JSON.parse`-ing each line that starts with `{`
+ * or `[`, in this thread (as `cairn bench ingest`'s bare loop); CPU time, so load counts less.
+ */
+function bareLoop(files) {
+  const cpu = process.cpuUsage();
+  let bytes = 0;
+  for (const path of files) {
+    const text = readFileSync(path, 'utf8');
+    bytes += Buffer.byteLength(text);
+    for (let start = 0; start < text.length; ) {
+      let end = text.indexOf('\n', start);
+      if (end < 0) end = text.length;
+      const c = text.charCodeAt(start);
+      if (c === 123 || c === 91) {
+        try {
+          JSON.parse(text.slice(start, end));
+        } catch {
+          // a partial or non-JSON line
+        }
+      }
+      start = end + 1;
+    }
+  }
+  const used = process.cpuUsage(cpu);
+  return bytes / 1e6 / ((used.user + used.system) / 1e6);
+}
 
 /** Rows of `sql`, each as a JSON string, sorted: a canonical form independent of write order. */
 function canonicalRows(db, sql) {
@@ -125,7 +163,10 @@ if (args[0] === '--digest') {
   const reps = Number(repsArg);
   const runs = builds.map(() => []);
   const load = [loadavg()[0]];
+  const files = filesUnder(resolve(data));
+  const bare = [];
   for (let rep = 0; rep < reps; rep++) {
+    bare.push(bareLoop(files));
     for (let k = 0; k < builds.length; k++) {
       const which = (k + rep) % builds.length;
       const child = spawnSync(process.execPath, [new URL(import.meta.url).pathname, '--one', resolve(builds[which]), resolve(data)], { encoding: 'utf8', maxBuffer: 1 << 24 });
@@ -142,10 +183,12 @@ if (args[0] === '--digest') {
   const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
   const wall = runs.map((r) => median(r.map((x) => x.bytes / 1e6 / (x.ms / 1000))));
   const cpu = runs.map((r) => median(r.map((x) => x.bytes / 1e6 / (x.cpuMs / 1000))));
+  const bareMbS = median(bare);
   console.log(
     JSON.stringify({
       reps,
-      builds: builds.map((b, i) => ({ build: b, wallMbS: +wall[i].toFixed(1), cpuMbS: +cpu[i].toFixed(1), wallRatio: +(wall[i] / wall[0]).toFixed(3), cpuRatio: +(cpu[i] / cpu[0]).toFixed(3), turns: runs[i][0].turns, facts: runs[i][0].facts })),
+      builds: builds.map((b, i) => ({ build: b, wallMbS: +wall[i].toFixed(1), cpuMbS: +cpu[i].toFixed(1), wallRatio: +(wall[i] / wall[0]).toFixed(3), cpuRatio: +(cpu[i] / cpu[0]).toFixed(3), cpuPerBare: +(cpu[i] / bareMbS).toFixed(4), turns: runs[i][0].turns, facts: runs[i][0].facts })),
+      bareMbS: +bareMbS.toFixed(1),
       load1: load.map((l) => +l.toFixed(2)),
     }),
   );
