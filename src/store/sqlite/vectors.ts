@@ -235,7 +235,8 @@ export class SqliteVectors {
     const path = this.files.path(sidecar.file);
     try {
       if (statSync(path).size !== sidecar.bytes) return false;
-      this.index = this.openMode === 'view' ? HnswVectorIndex.view(module, path, stored.dimension, this.hnsw) : HnswVectorIndex.load(module, path, stored.dimension, this.hnsw);
+      const hnsw = hnswFor(stored.model, this.hnsw);
+      this.index = this.openMode === 'view' ? HnswVectorIndex.view(module, path, stored.dimension, hnsw) : HnswVectorIndex.load(module, path, stored.dimension, hnsw);
     } catch {
       // Missing, truncated or overwritten: the caller rebuilds from the table.
       this.index = null;
@@ -249,7 +250,7 @@ export class SqliteVectors {
 
   /** Build the HNSW index from the whole table and save it. */
   private build(module: UsearchModule, dimension: number): void {
-    const index = HnswVectorIndex.create(module, dimension, this.hnsw);
+    const index = HnswVectorIndex.create(module, dimension, hnswFor(this.model ?? '', this.hnsw));
     const rows = this.db().prepare('SELECT memory_rowid, vector, seq FROM vectors ORDER BY seq').iterate() as IterableIterator<{
       memory_rowid: number;
       vector: Buffer;
@@ -334,6 +335,21 @@ export class SqliteVectors {
     }
   }
 }
+
+/**
+ * The search beam for a model's vectors, unless the options set one. The store-wide default (1024)
+ * was tuned on feature-hashed vectors, whose short queries sit far from their documents; a trained
+ * encoder's do not: on 47,360 stored all-MiniLM-L6-v2 vectors and 200 bench queries, recall@10
+ * against exact search was 0.992 at ef 256 and 0.999 at 1024, for 7.6 against 19.2 ms a search of
+ * 200 neighbours (load 4.9). Hashed and unknown-kind vectors keep 1024.
+ */
+export function hnswFor(model: string, options: HnswOptions): HnswOptions {
+  if (options.expansionSearch !== undefined || model.startsWith('hash:') || model === '') return options;
+  return { ...options, expansionSearch: ENCODER_EXPANSION_SEARCH };
+}
+
+/** The HNSW search beam for trained encoders' vectors (see {@link hnswFor}). */
+export const ENCODER_EXPANSION_SEARCH = 256;
 
 /**
  * Rows to apply before saving again: `saveEvery` or 10% of the index if more, but at most five
