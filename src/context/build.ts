@@ -4,6 +4,7 @@ import type { CorePaths } from './core.js';
 import type { RankerRegistry } from './rankers.js';
 import { admissible } from '../recall/isolation.js';
 import { stalenessOf, termCoverage } from '../recall/recall.js';
+import { FileReader } from '../workspace/files.js';
 import { retrieve } from '../recall/retrieve.js';
 import { fusionWeights } from '../recall/fusion.js';
 import { indexTerms } from '../store/tokenize.js';
@@ -300,8 +301,9 @@ export async function buildContext(deps: ContextDeps, input: ContextInput = {}):
       proxySum[key] += s.proxy;
       return true;
     });
+  const files = new FileReader();
   const prepared = worth.map(({ c, score }) => {
-    const staleness = stalenessOf(deps, c.memory);
+    const staleness = stalenessOf(deps, c.memory, true, files);
     let note = '';
     const moved = staleness.files.find((f) => f.status === 'line-moved' && f.movedTo);
     const missing = staleness.files.find((f) => f.status === 'file-missing');

@@ -8,6 +8,7 @@
 import type { Deps } from '../deps.js';
 import { stalenessOf } from '../recall/recall.js';
 import { indexTerms } from '../store/tokenize.js';
+import { FileReader } from '../workspace/files.js';
 import type { Memory, TurnRecord } from '../types.js';
 import { activityOf, addCallFacts, callDetails, factDetails, memoryDetail, memoryLine, mergePathVariants, type Detail, type DetailKind } from './details.js';
 import { estimateTokens } from '../tokens.js';
@@ -113,8 +114,8 @@ const MAX_FACTS = 3000;
 const MAX_CALL_FACTS = 1500;
 
 /** A memory's staleness note in a session's context: where its line moved, or that its file changed; '' otherwise. */
-export function stalenessNote(deps: Deps, memory: Memory): string {
-  const staleness = stalenessOf(deps, memory);
+export function stalenessNote(deps: Deps, memory: Memory, files?: FileReader): string {
+  const staleness = stalenessOf(deps, memory, true, files);
   const moved = staleness.files.find((f) => f.status === 'line-moved' && f.movedTo);
   if (moved) return ` (${moved.path}:${moved.line} is now line ${moved.movedTo})`;
   return staleness.reasons.includes('file-changed') ? ' (file changed since — verify)' : '';
@@ -147,12 +148,13 @@ export async function sessionCandidates(
   const symbols = new Set(facts.filter((f) => f.kind === 'symbol').map((f) => f.text));
   const details = mergePathVariants([...factDetails(facts, activity, deps.workspaceRoot), ...callDetails(activity, symbols)]);
   // Where we left off: only this session's latest continuation (older ones are stale).
+  const files = new FileReader();
   const continuation = memories.filter((m) => m.kind === 'continuation' && m.session === session).sort((a, b) => b.updatedAt - a.updatedAt)[0];
   for (const memory of memories) {
     if (memory.kind === 'continuation' && memory !== continuation) continue;
     const other = memory.session !== session;
     if (other && options.deferStaleness && memory.files.length > 0) details.push({ ...memoryDetail(memory, session, activity.task, ''), checkFiles: true });
-    else details.push(memoryDetail(memory, session, activity.task, other ? stalenessNote(deps, memory) : ''));
+    else details.push(memoryDetail(memory, session, activity.task, other ? stalenessNote(deps, memory, files) : ''));
   }
   return { details, endSeq: activity.endSeq, task: activity.task };
 }
@@ -290,9 +292,10 @@ export async function packSession(deps: Deps, input: SessionPackInput): Promise<
   const exclude = input.exclude;
   const details = exclude && exclude.size > 0 ? candidates.details.filter((d) => !(d.factId && exclude.has(d.factId)) && !(d.memory && exclude.has(d.memory.id))) : candidates.details;
   // A memory near the budget gets its staleness note now (the cut by rough tokens saw it without).
+  const files = new FileReader();
   const prepare = (d: Detail): Detail => {
     if (!d.checkFiles || !d.memory) return d;
-    const note = stalenessNote(deps, d.memory);
+    const note = stalenessNote(deps, d.memory, files);
     return { ...d, line: note.length > 0 ? memoryLine(d.memory, note) : d.line, checkFiles: false };
   };
   return packDetails(details, { budget: input.budget, ranker: input.ranker, seed: input.seed, endSeq, prepare, ...(input.model ? { model: input.model } : {}), ...(input.inContext ? { inContext: input.inContext } : {}) });

@@ -4,7 +4,7 @@ import { resolveSnapshot } from '../memory/lifecycle.js';
 import { normalizeTags } from '../memory/normalize.js';
 import { indexTerms } from '../store/tokenize.js';
 import { KINDS, SCOPES, type Kind, type Memory, type MemoryFilter, type Scope } from '../types.js';
-import { checkStaleness, type FileStatus } from '../workspace/files.js';
+import { checkStaleness, FileReader, type FileStatus } from '../workspace/files.js';
 import { compositeScore, precedence, type ScoreInput, type Why } from './score.js';
 import { admissible } from './isolation.js';
 import { retrieve } from './retrieve.js';
@@ -96,14 +96,18 @@ export function roughCoverage(terms: readonly string[], memory: Memory): number 
 /** Candidates (in fused order) whose coverage is computed exactly. */
 const EXACT_COVERAGE_FOR = (k: number): number => Math.max(50, 3 * k);
 
-export function stalenessOf(deps: Deps, memory: Memory, checkFiles = true): Staleness {
+/**
+ * Whether a memory is superseded, forgotten, or points at files that changed. `files` shares file
+ * reads between the memories of one call (see {@link FileReader}).
+ */
+export function stalenessOf(deps: Deps, memory: Memory, checkFiles = true, reader?: FileReader): Staleness {
   const reasons = new Set<StaleReason>();
   if (memory.validTo !== null) reasons.add('superseded');
   if (memory.deletedAt !== null) reasons.add('forgotten');
   let files: FileStatus[] = [];
   const local = deps.workspaceRoot !== null && (memory.project === deps.project || memory.project === null);
   if (checkFiles && local && memory.files.length > 0) {
-    files = checkStaleness(memory.files, deps.workspaceRoot as string);
+    files = checkStaleness(memory.files, deps.workspaceRoot as string, reader);
     for (const file of files) {
       if (file.status === 'file-missing' || file.status === 'file-changed' || file.status === 'line-moved') reasons.add(file.status);
     }
@@ -175,11 +179,12 @@ export async function recall(deps: Deps, input: RecallInput): Promise<RecallResu
   }
   scored.sort((a, b) => precedence(b.memory, deps.session) - precedence(a.memory, deps.session) || b.why.score - a.why.score);
   const top = scored.slice(0, k);
+  const files = new FileReader();
   const hits: RecallHit[] = top.map(({ memory, why }) => ({
     memory,
     score: why.score,
     why,
-    staleness: stalenessOf(deps, memory, input.checkFiles !== false),
+    staleness: stalenessOf(deps, memory, input.checkFiles !== false, files),
   }));
   if (input.touch !== false && hits.length > 0) {
     await deps.store.touch(hits.map((h) => h.memory.id), now, true);

@@ -7,6 +7,7 @@
  */
 import type { Cairn } from '../cairn.js';
 import { stalenessOf, type Staleness } from '../recall/recall.js';
+import { FileReader } from '../workspace/files.js';
 import type { Kind, ListOptions, Memory, MemoryFilter, Scope, Source } from '../types.js';
 
 export const SORTS = ['created-desc', 'created-asc', 'updated-desc', 'importance-desc', 'access-desc'] as const;
@@ -105,12 +106,13 @@ export async function listMemories(cairn: Cairn, counts: CountCache, query: List
   const options: ListOptions = { ...filter, order: query.sort };
   // Many memories point at the same lines of the same files: check each distinct set once.
   const checked = new Map<string, Staleness>();
+  const files = new FileReader();
   const withStaleness = (memory: Memory): ListedMemory => {
-    if (memory.files.length === 0 || memory.validTo !== null || memory.deletedAt !== null) return { memory, staleness: stalenessOf(deps, memory) };
+    if (memory.files.length === 0 || memory.validTo !== null || memory.deletedAt !== null) return { memory, staleness: stalenessOf(deps, memory, true, files) };
     const key = `${memory.project ?? ''}\n${JSON.stringify(memory.files)}`;
     let staleness = checked.get(key);
     if (!staleness) {
-      staleness = stalenessOf(deps, memory);
+      staleness = stalenessOf(deps, memory, true, files);
       checked.set(key, staleness);
     }
     return { memory, staleness };

@@ -165,8 +165,13 @@ interface FileSnapshot {
   lines: string[] | null;
 }
 
-/** Reads each file at most once per call; null for a missing file, a directory or a file too large. */
-class FileReader {
+/**
+ * Reads each file at most once while it lives; null for a missing file, a directory or a file too
+ * large. One per call that checks many memories (a recall, a context build): memories often point at
+ * the same files, and each would otherwise read and hash them again. Never kept across calls, so
+ * an edit between two calls is always seen.
+ */
+export class FileReader {
   private readonly cache = new Map<string, FileSnapshot | null | 'too-large'>();
 
   read(abs: string): FileSnapshot | null | 'too-large' {
@@ -243,10 +248,9 @@ export function captureFileRefs(refs: ReadonlyArray<ExtractedRef>, root: string)
 
 /**
  * Whether captured references still hold (see {@link FileStatus}). Each file is read at most
- * once per call; recall calls this for its top hits only.
+ * once per `reader` (by default, once per call); recall calls this for its top hits only.
  */
-export function checkStaleness(refs: ReadonlyArray<FileRef>, root: string): FileStatus[] {
-  const reader = new FileReader();
+export function checkStaleness(refs: ReadonlyArray<FileRef>, root: string, reader: FileReader = new FileReader()): FileStatus[] {
   return refs.map((ref) => {
     const base: FileStatus = ref.line === undefined ? { path: ref.path, status: 'unknown' } : { path: ref.path, line: ref.line, status: 'unknown' };
     const snapshot = reader.read(locate(ref.path, root));

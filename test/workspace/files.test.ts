@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, unlinkSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { captureFileRefs, checkStaleness, extractFileRefs, MAX_FILE_BYTES } from '../../src/workspace/files.js';
+import { captureFileRefs, checkStaleness, extractFileRefs, FileReader, MAX_FILE_BYTES } from '../../src/workspace/files.js';
 
 describe('extractFileRefs', () => {
   it.each<[string, Array<{ path: string; line?: number }>]>([
@@ -97,6 +97,17 @@ describe('captureFileRefs and checkStaleness', () => {
       { path: 'src/resolver.ts', line: 10, status: 'ok' },
       { path: 'src/resolver.ts', status: 'file-changed' },
     ]);
+  });
+
+  it('a shared reader reads each file once across calls; a new reader sees the edit', () => {
+    const refs = captureFileRefs([{ path: 'src/resolver.ts' }], root);
+    const reader = new FileReader();
+    expect(checkStaleness(refs, root, reader)[0]?.status).toBe('ok');
+    write('src/resolver.ts', 'export const changed = true;\n');
+    // The memories of one recall or context build share one reader: the file was read once, for all of them.
+    expect(checkStaleness(refs, root, reader)[0]?.status).toBe('ok');
+    expect(checkStaleness(refs, root, new FileReader())[0]?.status).toBe('file-changed');
+    expect(checkStaleness(refs, root)[0]?.status).toBe('file-changed');
   });
 
   it('file-changed when the referenced line itself was edited', () => {
