@@ -86,6 +86,8 @@ function snapshot(home: string): Snapshot {
   if (!existsSync(path)) return { memories: [], turns: 0 };
   const db = new Database(path, { readonly: true });
   try {
+    // Killed before its schema was committed: the file exists and holds nothing yet.
+    if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'memories'").get() === undefined) return { memories: [], turns: 0 };
     const memories = db
       .prepare('SELECT kind, scope, project, text FROM memories WHERE deleted_at IS NULL AND valid_to IS NULL')
       .all()

@@ -13,8 +13,10 @@ const MIN_BUDGET = 50;
 
 /**
  * Pack again into smaller estimated budgets until the output's exact count is within `budget`
- * (the estimate is ~1% off on code-heavy text and a few per cent on one text, so this rarely
- * takes more than one more packing).
+ * (the estimate is ~1% off on code-heavy text but can be 10% off on lines of hashes and hex, so
+ * this sometimes takes two or three packings). A smaller budget can pick other items and count
+ * more than a larger one did, so the margin grows with each packing, and the best output that
+ * fits is kept.
  */
 export async function fitToBudget<R extends { markdown: string }>(
   first: R,
@@ -24,15 +26,17 @@ export async function fitToBudget<R extends { markdown: string }>(
 ): Promise<{ result: R; tokens: number; packings: number }> {
   let result = first;
   let tokens = count(result.markdown);
+  let best = tokens <= budget ? { result, tokens } : null;
   let estimated = budget;
   let packings = 1;
-  while (tokens > budget && packings < MAX_PACKINGS && estimated > MIN_BUDGET) {
-    estimated = Math.max(MIN_BUDGET, Math.min(estimated - 1, Math.floor((estimated * budget) / tokens) - 8));
+  while (best === null && packings < MAX_PACKINGS && estimated > MIN_BUDGET) {
+    estimated = Math.max(MIN_BUDGET, Math.min(estimated - 1, Math.floor((estimated * budget) / tokens) - 8 * packings));
     result = await pack(estimated);
     tokens = count(result.markdown);
     packings++;
+    if (tokens <= budget) best = { result, tokens };
   }
-  return { result, tokens, packings };
+  return best === null ? { result, tokens, packings } : { ...best, packings };
 }
 
 export function registerContextCommands(program: Command, run: Run): void {
