@@ -15,6 +15,7 @@ import { startIdleFill } from '../../src/embed/idle-fill.js';
 import { openSqliteStore } from '../../src/store/sqlite/store.js';
 import type { Embedder } from '../../src/types.js';
 import { tempDir } from '../helpers/cli.js';
+import { until } from '../helpers/until.js';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -45,13 +46,6 @@ function lazy(): { embedder: Embedder; state: { loaded: boolean; calls: number }
   return { embedder: withCache(inner), state };
 }
 
-const until = async (check: () => boolean | Promise<boolean>, ms = 5000) => {
-  for (let waited = 0; waited < ms; waited += 10) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error('timed out');
-};
 
 describe('idle fill (MCP server)', () => {
   it('waits for the model to be loaded, then fills while quiet', async () => {

@@ -18,6 +18,7 @@ import { startServe } from '../../src/serve/server.js';
 import { openSqliteStore } from '../../src/store/sqlite/store.js';
 import type { Embedder } from '../../src/types.js';
 import { tempDir } from '../helpers/cli.js';
+import { until as poll } from '../helpers/until.js';
 
 const dir = tempDir('cairn-serve-fill-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -42,13 +43,7 @@ function lazy(dimension: number): Embedder & { calls: number } {
   return Object.assign(cached, { get calls() { return state.calls; } }) as Embedder & { calls: number };
 }
 
-const until = async (check: () => boolean | Promise<boolean>, ms = 10_000) => {
-  for (let waited = 0; waited < ms; waited += 20) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error('timed out');
-};
+const until = (check: () => boolean | Promise<boolean>, ms = 10_000) => poll(check, ms, 20);
 
 describe('cairn serve: idle fill and model switch', () => {
   it('fills after a request loaded the model and the server went quiet, finishing a model switch; recall used the old model meanwhile', async () => {

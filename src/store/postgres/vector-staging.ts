@@ -9,13 +9,13 @@
  */
 import { CairnError, notFound } from '../../errors.js';
 import type { EmbedderIdentity, Memory, StagedVectors, VectorStaging } from '../../types.js';
+import { sameModel, stagingMismatch } from '../staging-model.js';
 import type { PgDatabase, Queryable } from './driver.js';
 import { MEMORY_COLUMNS, rowToMemory, type MemoryRow } from './rows.js';
 import type { PgVectors } from './vectors.js';
 
 const KEY = 'vector_next_model';
 
-const same = (a: EmbedderIdentity, b: EmbedderIdentity): boolean => a.model === b.model && a.dimension === b.dimension;
 
 export class PgVectorStaging implements VectorStaging {
   constructor(
@@ -36,14 +36,7 @@ export class PgVectorStaging implements VectorStaging {
 
   private async expect(client: Queryable, model: EmbedderIdentity, lock: string): Promise<void> {
     const staged = await this.model(client, lock);
-    if (!staged || !same(staged, model) || !(await this.tableExists(client))) {
-      throw new CairnError(
-        'EMBEDDER_MISMATCH',
-        staged
-          ? `the model switch under way builds ${staged.model} (${staged.dimension} dims), not ${model.model} (${model.dimension} dims)`
-          : `no model switch to ${model.model} is under way`,
-      );
-    }
+    if (!staged || !sameModel(staged, model) || !(await this.tableExists(client))) throw stagingMismatch(staged, model);
   }
 
   async staged(): Promise<StagedVectors | null> {
@@ -58,7 +51,7 @@ export class PgVectorStaging implements VectorStaging {
   async begin(model: EmbedderIdentity): Promise<void> {
     await this.db().transaction(async (client) => {
       const staged = await this.model(client, 'FOR UPDATE');
-      if (staged && same(staged, model) && (await this.tableExists(client))) return;
+      if (staged && sameModel(staged, model) && (await this.tableExists(client))) return;
       await client.query('DROP TABLE IF EXISTS vectors_next');
       await client.query('CREATE TABLE vectors_next (memory_pk bigint PRIMARY KEY REFERENCES memories (pk) ON DELETE CASCADE, embedding real[] NOT NULL)');
       await client.query(`INSERT INTO state (key, value) VALUES ('${KEY}', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [

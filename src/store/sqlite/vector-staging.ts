@@ -9,13 +9,13 @@
 import type Database from 'better-sqlite3';
 import { CairnError, notFound } from '../../errors.js';
 import type { EmbedderIdentity, Memory, StagedVectors, VectorStaging } from '../../types.js';
+import { sameModel, stagingMismatch } from '../staging-model.js';
 import { MEMORY_COLUMNS, rowToMemory, vectorToBlob, type MemoryRow } from './rows.js';
 
 /** State key of the staged model. */
 export const STAGED_MODEL_KEY = 'vector_next_model';
 const TABLE = 'vectors_next';
 
-const same = (a: EmbedderIdentity, b: EmbedderIdentity): boolean => a.model === b.model && a.dimension === b.dimension;
 
 export class SqliteVectorStaging implements VectorStaging {
   /**
@@ -39,14 +39,7 @@ export class SqliteVectorStaging implements VectorStaging {
   /** The staged model, checked against `model` (inside the caller's transaction). */
   private expect(db: Database.Database, model: EmbedderIdentity): void {
     const staged = this.model(db);
-    if (!staged || !same(staged, model) || !this.tableExists(db)) {
-      throw new CairnError(
-        'EMBEDDER_MISMATCH',
-        staged
-          ? `the model switch under way builds ${staged.model} (${staged.dimension} dims), not ${model.model} (${model.dimension} dims)`
-          : `no model switch to ${model.model} is under way`,
-      );
-    }
+    if (!staged || !sameModel(staged, model) || !this.tableExists(db)) throw stagingMismatch(staged, model);
   }
 
   async staged(): Promise<StagedVectors | null> {
@@ -61,7 +54,7 @@ export class SqliteVectorStaging implements VectorStaging {
     const db = this.db();
     db.transaction(() => {
       const staged = this.model(db);
-      if (staged && same(staged, model) && this.tableExists(db)) return;
+      if (staged && sameModel(staged, model) && this.tableExists(db)) return;
       db.exec(`DROP TABLE IF EXISTS ${TABLE}`);
       db.exec(`CREATE TABLE ${TABLE} (memory_rowid INTEGER PRIMARY KEY, vector BLOB NOT NULL)`);
       db.prepare('INSERT INTO state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(
