@@ -175,6 +175,12 @@ export interface OpenOptions {
   makeEmbedder?: (spec: string) => Promise<Embedder>;
   /** Write memories without a vector, for the background fill (short-lived CLI processes). */
   deferVectors?: boolean;
+  /**
+   * While a model switch is under way, the index's own model for recall. Long-running servers pass
+   * their memoized loader (src/embed/server-fill.ts), so the idle fill sees when it is loaded.
+   * @default {@link indexEmbedder} with `makeEmbedder`
+   */
+  indexEmbedder?: (index: EmbedderIdentity) => Promise<Embedder | null>;
 }
 
 export interface Opened {
@@ -252,7 +258,9 @@ export async function openCairn(config: Config, options: OpenOptions): Promise<O
     store,
     embedder,
     // While a model switch is under way, recall searches the old index with its own model.
-    ...(embedder && make ? { indexEmbedder: (index: EmbedderIdentity) => indexEmbedder(index, make, store) } : {}),
+    ...(embedder && (options.indexEmbedder || make)
+      ? { indexEmbedder: options.indexEmbedder ?? ((index: EmbedderIdentity) => indexEmbedder(index, make as (spec: string) => Promise<Embedder>, store)) }
+      : {}),
     deferVectors: options.deferVectors ?? false,
     project: project.id,
     workspaceRoot: project.root,

@@ -1,9 +1,9 @@
 /**
- * What a long-running server (`cairn serve`) adds for vectors, in one place: the idle fill (once a
- * request loaded the model — or, during a model switch, the old model recall searches with — fill
- * missing vectors or continue the switch while no request has come for a moment, like the MCP
- * server) and, while a switch is under way, the index's own model
- * for recall, loaded once per process rather than once per request.
+ * What a long-running server (`cairn serve`, the MCP server) adds for vectors, in one place: the
+ * idle fill (once a request loaded the model — or, during a model switch, the old model recall
+ * searches with — fill missing vectors or continue the switch while no request has come for a
+ * moment) and, while a switch is under way, the index's own model for recall, loaded once per
+ * process rather than once per request.
  */
 import type { Embedder, EmbedderIdentity, Logger, Store } from '../types.js';
 import { embedderLoaded, startIdleFill, type IdleFillOptions } from './idle-fill.js';
