@@ -7,6 +7,7 @@ import { stalenessOf, termCoverage } from '../recall/recall.js';
 import { FileReader } from '../workspace/files.js';
 import { retrieve } from '../recall/retrieve.js';
 import { fusionWeights } from '../recall/fusion.js';
+import { RECENT_RECALL_WINDOW_MS } from '../recall/score.js';
 import { indexTerms } from '../store/tokenize.js';
 import type { Kind, Memory, MemoryFilter, TurnRecord } from '../types.js';
 import { coreForInjection, readCores } from './core.js';
@@ -55,6 +56,8 @@ export interface ContextInput {
    * spends the budget twice (the session-start hook sets this). @default false
    */
   omitSummarized?: boolean;
+  /** Reads files for the staleness checks (a recording reader tells a cache which files the context depends on). @default a new FileReader */
+  files?: FileReader;
 }
 
 /** The text of a session's latest compaction summary (what the agent's context window holds after /compact), or ''. */
@@ -84,6 +87,12 @@ export interface ContextResult {
   warnings: string[];
   /** For a session with a history: every detail included, with the model's value (what learning from use compares against). */
   details?: ChosenDetail[];
+  /**
+   * When a candidate's recently-recalled penalty runs out (the latest such time), or null when none
+   * runs: until then the same inputs give a different context minute by minute (the context cache
+   * does not keep such a result).
+   */
+  penaltyUntil?: number | null;
 }
 
 type SectionKey = 'continuation' | 'rules' | 'facts';
@@ -265,6 +274,11 @@ export async function buildContext(deps: ContextDeps, input: ContextInput = {}):
   // The same cosine share as recall's fusion for this embedder (the rank fusion in retrieve uses its weights too).
   const vectorSignalShare = fusionWeights(deps.embedder?.model ?? null, deps.fusion).vectorSignalShare;
   const rankContext: RankContext = { now: deps.clock.now(), hasQuery: Boolean(input.query), maxRrf, bm25Max, cosineMax, vectorSignalShare, session: deps.session, seed: input.seed ?? 1 };
+  let penaltyUntil: number | null = null;
+  for (const c of candidates) {
+    const recalled = c.memory.lastRecalledAt;
+    if (recalled !== null && rankContext.now - recalled >= 0 && rankContext.now - recalled < RECENT_RECALL_WINDOW_MS) penaltyUntil = Math.max(penaltyUntil ?? 0, recalled + RECENT_RECALL_WINDOW_MS);
+  }
   const scored = candidates.map((c) => {
     let score = ranker(c, rankContext);
     if (input.favorSession && c.memory.session === input.favorSession) score *= FAVOR_SESSION_BOOST;
@@ -301,7 +315,7 @@ export async function buildContext(deps: ContextDeps, input: ContextInput = {}):
       proxySum[key] += s.proxy;
       return true;
     });
-  const files = new FileReader();
+  const files = input.files ?? new FileReader();
   const prepared = worth.map(({ c, score }) => {
     const staleness = stalenessOf(deps, c.memory, true, files);
     let note = '';
@@ -379,5 +393,6 @@ export async function buildContext(deps: ContextDeps, input: ContextInput = {}):
     sections,
     omitted,
     warnings,
+    penaltyUntil,
   };
 }

@@ -1,5 +1,6 @@
 import type { Cairn } from '../cairn.js';
 import { DEFAULT_CONTEXT_BUDGET, type ContextResult } from '../context/build.js';
+import { CONTEXT_CACHE_MAX_AGE_MS, contextCachePath, readCachedContext, RecordingFileReader, writeCachedContext, type ContextCacheKey } from '../context/cache.js';
 import type { RecallHit } from '../recall/recall.js';
 import { estimateTokens } from '../tokens.js';
 
@@ -113,16 +114,74 @@ async function carryEchoedGuidance(ledger: NonNullable<Cairn['ledger']>, session
   return guidance.memories.length + guidance.facts.length > 0;
 }
 
+/** The precomputed session-start context (src/context/cache.ts): where it lives and what it is keyed to. */
+export interface SessionStartCache {
+  /** The data home (entries under `cache/context/`). */
+  home: string;
+  /** The store's generation now; null when the store has none (then nothing is cached). */
+  generation: () => string | null;
+  /** The code and configuration that build contexts (package version, module stamps, embedder spec). */
+  code: string;
+  /** Told whether the cache served (`hit`) or why not (`miss: …`), for the hook's log. */
+  onLookup?: (outcome: string) => void;
+}
+
+function startupKey(cairn: Cairn, settings: HookSettings, cache: SessionStartCache): ContextCacheKey {
+  return { kind: 'startup', project: cairn.deps.project, workspaceRoot: cairn.deps.workspaceRoot, budget: settings.sessionStartBudget, code: cache.code };
+}
+
+/**
+ * Whether `session` starts from nothing: no turns, no memories of its own. Then its session-start
+ * context is the project's startup context, which does not depend on the session.
+ */
+async function startsFromNothing(cairn: Cairn, session: string | null): Promise<boolean> {
+  if (session === null) return true;
+  const { store, project } = cairn.deps;
+  const substrate = store.capabilities.substrate ? store.substrate : undefined;
+  if (substrate && (await substrate.getTurns(session, { limit: 1 })).length > 0) return false;
+  return (await store.listMemories({ project, session, limit: 1 })).length === 0;
+}
+
+/**
+ * Build the startup context of `cairn`'s project and store it for the next SessionStart, when the
+ * store did not change while it was built and no recently-recalled penalty is running. Run off the
+ * agent's critical path (`cairn hook refresh-context`, after a Stop / SessionEnd ingest). Nothing
+ * is touched or recorded: this is a preview, not an injection. Returns whether an entry was written.
+ */
+export async function refreshStartupContext(cairn: Cairn, settings: HookSettings, cache: SessionStartCache): Promise<boolean> {
+  const before = cache.generation();
+  if (before === null) return false;
+  const builtAt = cairn.deps.clock.now();
+  const files = new RecordingFileReader();
+  const result = await cairn.context({ budget: settings.sessionStartBudget, omitSummarized: true, files });
+  if (result.penaltyUntil !== null && result.penaltyUntil !== undefined) return false;
+  if (cache.generation() !== before) return false;
+  const key = startupKey(cairn, settings, cache);
+  const core = [cairn.deps.core.project, cairn.deps.core.user].filter((p): p is string => typeof p === 'string');
+  writeCachedContext(contextCachePath(cache.home, key), {
+    key,
+    generation: before,
+    files: files.files(core),
+    builtAt,
+    validUntil: builtAt + CONTEXT_CACHE_MAX_AGE_MS,
+    result: { markdown: result.markdown, tokens: result.tokens, sections: result.sections },
+  });
+  return true;
+}
+
 /**
  * session-start: the context for this session; after /compact it favours the compacted session.
  * With the injection ledger, `startup`, `clear` and `compact` start a new context window and
  * `resume` continues one: what the window already holds (memories, core memory, the working set)
- * is left out, so nothing is given twice.
+ * is left out, so nothing is given twice. A session that starts from nothing is served the
+ * precomputed startup context when it is still valid (`cache`; see src/context/cache.ts).
  */
-export async function sessionStart(cairn: Cairn, input: HookInput, settings: HookSettings): Promise<HookOutput> {
+export async function sessionStart(cairn: Cairn, input: HookInput, settings: HookSettings, cache?: SessionStartCache): Promise<HookOutput> {
   const compacted = input.source === 'compact';
   const session = typeof input.session_id === 'string' && input.session_id.length > 0 ? input.session_id : null;
   const ledger = session ? cairn.ledger : undefined;
+  // Taken before this hook writes anything (the ledger's window, touches).
+  const generation = cache && !compacted ? cache.generation() : null;
   let echoed = false;
   if (ledger && session) {
     const previous = compacted ? await ledger.currentWindow(session) : null;
@@ -130,7 +189,19 @@ export async function sessionStart(cairn: Cairn, input: HookInput, settings: Hoo
     if (previous) echoed = await carryEchoedGuidance(ledger, session, previous.window);
   }
   const seen = ledger && session ? await ledger.seen(session) : null;
-  const result = await cairn.context({
+  let result: Pick<ContextResult, 'markdown' | 'tokens' | 'sections' | 'details'> | null = null;
+  if (cache && !compacted) {
+    const fresh = !echoed && (!seen || (seen.memories.size === 0 && seen.facts.size === 0 && seen.blocks.size === 0)) && (await startsFromNothing(cairn, session));
+    const lookup = fresh ? readCachedContext(contextCachePath(cache.home, startupKey(cairn, settings, cache)), startupKey(cairn, settings, cache), generation, cairn.deps.clock.now()) : { hit: false as const, reason: 'session has a history' };
+    cache.onLookup?.(lookup.hit ? 'hit' : `miss: ${lookup.reason}`);
+    if (lookup.hit) {
+      result = lookup.result;
+      // As a fresh build with `touch` would.
+      const included = result.sections.flatMap((s) => s.ids);
+      if (included.length > 0) await cairn.deps.store.touch(included, cairn.deps.clock.now(), false);
+    }
+  }
+  result ??= await cairn.context({
     budget: compacted ? settings.compactBudget : settings.sessionStartBudget,
     ...(session ? { favorSession: session } : {}),
     touch: true,

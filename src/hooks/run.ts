@@ -1,9 +1,11 @@
 import { appendFileSync, existsSync, fstatSync, mkdirSync, read, realpathSync, statSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Readable, Writable } from 'node:stream';
-import { loadConfig, openCairn } from '../config.js';
+import { isPostgresStore, loadConfig, openCairn, type Config } from '../config.js';
+import { sqliteGeneration } from '../context/cache.js';
 import { isHeadlessEntrypoint } from '../ingest/readers/shared.js';
-import { packagePath } from '../paths.js';
+import { packagePath, packageVersion } from '../paths.js';
 import type { Cairn } from '../cairn.js';
 import { streamLogger } from '../runtime.js';
 import type { Logger } from '../types.js';
@@ -12,7 +14,9 @@ import {
   parseHookEvent,
   preCompact,
   promptSubmit,
+  refreshStartupContext,
   sessionStart,
+  type SessionStartCache,
   type HookEvent,
   type HookInput,
   type HookOutput,
@@ -133,16 +137,61 @@ function fileLogger(dir: string): Logger {
 
 const BIN = packagePath('bin', 'cairn.js');
 
-/** Start `cairn ingest PATH` detached so the agent is never kept waiting. */
-async function ingestDetached(home: string, transcript: string, env: NodeJS.ProcessEnv, headless: boolean): Promise<void> {
+/** The hidden event of the detached child that ingests a transcript and then precomputes the startup context. */
+export const REFRESH_EVENT = 'refresh-context';
+
+/**
+ * Start, detached, `cairn hook refresh-context`: it runs `cairn ingest PATH` (as the stop hooks
+ * always did) and then builds the project's startup context for the next SessionStart
+ * (src/context/cache.ts). The agent is never kept waiting.
+ */
+async function ingestDetached(config: Config, cwd: string, transcript: string, env: NodeJS.ProcessEnv, headless: boolean): Promise<void> {
   // Loaded here, not at the top: only the stop hooks spawn, and node:child_process costs every hook ~8 ms to load.
   const { spawn } = await import('node:child_process');
-  const child = spawn(process.execPath, [BIN, '--home', home, 'ingest', ...(headless ? ['--headless'] : []), transcript], {
+  const input = JSON.stringify({ cwd, transcript_path: transcript, headless });
+  const child = spawn(process.execPath, [BIN, 'hook', REFRESH_EVENT, input], {
     detached: true,
     stdio: 'ignore',
-    env: { ...env, CAIRN_HOOK_CHILD: '1' },
+    env: { ...env, CAIRN_HOME: config.home, CAIRN_HOOK_CHILD: '1' },
   });
   child.unref();
+}
+
+/** `cairn ingest PATH` in a child process, waited for (the caller is itself detached from the agent). */
+async function ingestInChild(config: Config, transcript: string, env: NodeJS.ProcessEnv, headless: boolean): Promise<void> {
+  const { spawnSync } = await import('node:child_process');
+  spawnSync(process.execPath, [BIN, '--home', config.home, 'ingest', ...(headless ? ['--headless'] : []), transcript], { stdio: 'ignore', env: { ...env, CAIRN_HOOK_CHILD: '1' } });
+}
+
+/** The code that builds contexts, for the cache key: the package version and this module's and the build's file stamps. */
+function codeIdentity(config: Config): string {
+  const stamp = (path: string): string => {
+    try {
+      const s = statSync(path);
+      return `${s.size}:${s.mtimeMs}`;
+    } catch {
+      return '-';
+    }
+  };
+  let version = '?';
+  try {
+    version = packageVersion();
+  } catch {
+    // No package.json found: the stamps still tell builds apart.
+  }
+  return `${version}|${stamp(fileURLToPath(import.meta.url))}|${stamp(packagePath('dist'))}|${config.embedder ?? ''}`;
+}
+
+/**
+ * The precomputed-context settings for a SQLite store, or undefined (another store, or
+ * `CAIRN_CONTEXT_CACHE=0`): then session-start always builds its context fresh.
+ */
+export function startupCache(config: Config, env: NodeJS.ProcessEnv, onLookup?: (outcome: string) => void): SessionStartCache | undefined {
+  if (env.CAIRN_CONTEXT_CACHE === '0' || isPostgresStore(config.store)) return undefined;
+  const path = config.store.startsWith('sqlite:') ? config.store.slice('sqlite:'.length) : config.store;
+  if (path === ':memory:' || path.length === 0) return undefined;
+  const dbPath = resolve(path);
+  return { home: config.home, generation: () => sqliteGeneration(dbPath), code: codeIdentity(config), ...(onLookup ? { onLookup } : {}) };
 }
 
 /**
@@ -198,8 +247,9 @@ export async function runHook(eventName: string, io: HookIo, settings: HookSetti
   let cairn: Cairn | null = null;
   const started = Date.now();
   try {
-    const event: HookEvent | null = parseHookEvent(eventName);
-    if (!event) throw new Error(`unknown hook event "${eventName}"`);
+    const refresh = eventName === REFRESH_EVENT;
+    const event: HookEvent | null = refresh ? null : parseHookEvent(eventName);
+    if (!event && !refresh) throw new Error(`unknown hook event "${eventName}"`);
     const input = parseInput(await (io.readInput ? io.readInput() : readInput(io.stdin)));
     const config = loadConfig({ home: io.home, env: io.env });
     logger = fileLogger(config.logDir);
@@ -210,22 +260,37 @@ export async function runHook(eventName: string, io: HookIo, settings: HookSetti
     // `claude -p` / the Agent SDK run hooks too; Claude Code says how it was started in its env.
     const headless = isHeadlessEntrypoint(io.env.CLAUDE_CODE_ENTRYPOINT);
 
+    if (refresh) {
+      // The detached child of a stop hook: ingest (in its own process, as `cairn ingest`), then precompute.
+      if (typeof input.transcript_path === 'string' && existsSync(input.transcript_path)) await ingestInChild(config, input.transcript_path, io.env, input.headless === true);
+      const cache = startupCache(config, io.env);
+      if (cache) {
+        cairn = (await openCairn(config, { cwd, actor: 'hook', session: null, logger })).cairn;
+        const written = await refreshStartupContext(cairn, DEFAULT_HOOK_SETTINGS, cache);
+        logger.info('hook', { event: REFRESH_EVENT, cwd, cached: written, ms: Date.now() - started });
+      }
+      return 0;
+    }
+    if (event === null) return 0;
     if (event === 'stop' || event === 'session-end' || event === 'subagent-stop') {
       if (typeof input.transcript_path === 'string' && existsSync(input.transcript_path)) {
         if (io.env.CAIRN_HOOK_INLINE === '1') {
           cairn = (await openCairn(config, { cwd, actor: 'hook', session, logger })).cairn;
           await ingestTranscript(cairn, input, logger, headless);
-        } else await ingestDetached(config.home, input.transcript_path, io.env, headless);
+          const cache = startupCache(config, io.env);
+          if (cache) await refreshStartupContext(cairn, settings, cache);
+        } else await ingestDetached(config, cwd, input.transcript_path, io.env, headless);
       }
       return 0;
     }
 
     cairn = (await openCairn(config, { cwd, actor: 'hook', session, logger })).cairn;
     let output: HookOutput;
+    let cacheOutcome: string | undefined;
     switch (event) {
       case 'session-start':
         await ingestTranscript(cairn, input, logger, headless);
-        output = await sessionStart(cairn, input, settings);
+        output = await sessionStart(cairn, input, settings, startupCache(config, io.env, (outcome) => (cacheOutcome = outcome)));
         break;
       case 'pre-compact':
         await ingestTranscript(cairn, input, logger, headless);
@@ -237,7 +302,7 @@ export async function runHook(eventName: string, io: HookIo, settings: HookSetti
     }
     if (output.kind === 'json') io.stdout.write(`${JSON.stringify(output.value)}\n`);
     else if (output.kind === 'text') io.stdout.write(output.value);
-    logger.info('hook', { event, session, source: input.source, output: output.kind, ms: Date.now() - started });
+    logger.info('hook', { event, session, source: input.source, output: output.kind, ...(cacheOutcome ? { cache: cacheOutcome } : {}), ms: Date.now() - started });
     return 0;
   } catch (error) {
     logger.error('hook failed', { event: eventName, error: error instanceof Error ? error.message : String(error) });
@@ -272,7 +337,8 @@ export async function hookMain(argv: string[], exit: (code: number) => void = (c
       return process.stdin;
     },
     stdout,
-    readInput: async () => (await readFd0()) ?? readInput(process.stdin),
+    // The detached refresh child gets its input as an argument (its stdin is /dev/null).
+    readInput: argv[0] === REFRESH_EVENT && argv[1] !== undefined ? async () => argv[1] as string : async () => (await readFd0()) ?? readInput(process.stdin),
     env: process.env,
     cwd: process.cwd(),
     leaveOpen: true,

@@ -1,0 +1,153 @@
+/**
+ * A precomputed session-start context, served only while it is provably the context a fresh build
+ * would give. Built off the agent's critical path (the detached process after Stop / SessionEnd,
+ * `cairn hook refresh-context`) and read by the SessionStart hook of a new session, which then
+ * skips gathering, ranking and packing (~60% of that hook at 100K memories).
+ *
+ * An entry is valid only when everything a fresh build reads is unchanged:
+ * - the key: project, workspace root, kind, budget, the code that built it (package version and the
+ *   hook module's file stamp) — another project's entry is never read (the file name is a hash of
+ *   the key and the key inside is compared in full);
+ * - the store's generation: the SQLite database and write-ahead log as files (size, mtime, inode)
+ *   plus the log's frame count, salts and last frame checksum from the wal-index header, so any
+ *   commit by any process since the build (a touch, a ledger row, an ingest, a checkpoint) is a miss.
+ *   Only SQLite stores have one; other stores always build fresh;
+ * - the files it looked at: core memory files and every file a memory's staleness check read
+ *   (size and mtime, or absent);
+ * - time: at most {@link CONTEXT_CACHE_MAX_AGE_MS} old (recency decays continuously: in an hour,
+ *   by at most 0.4% at the shortest half-life, 7 days, i.e. ≤ 0.0004 of a score), and never while
+ *   a candidate's recently-recalled penalty is running (it changes by the minute).
+ * Anything else — an unreadable or foreign entry, any mismatch — reads as a miss, and the caller
+ * builds the context as if there were no cache.
+ */
+import { closeSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { FileReader } from '../workspace/files.js';
+import type { ContextResult } from './build.js';
+
+/** Longest time a built context is served (see the module comment). */
+export const CONTEXT_CACHE_MAX_AGE_MS = 60 * 60_000;
+const FORMAT = 1;
+
+/** What a cached context was built for; compared in full before anything is served. */
+export interface ContextCacheKey {
+  kind: 'startup';
+  project: string | null;
+  workspaceRoot: string | null;
+  budget: number;
+  /** The code and configuration that built it (package version, hook module stamp, embedder spec). */
+  code: string;
+}
+
+/** A file's size and modification time, or null when it is not there. */
+export type FileStamp = { path: string; stamp: string | null };
+
+export interface CachedContext {
+  format: number;
+  key: ContextCacheKey;
+  /** The store's generation when the build started and ended (equal, or nothing was written). */
+  generation: string;
+  files: FileStamp[];
+  builtAt: number;
+  validUntil: number;
+  result: Pick<ContextResult, 'markdown' | 'tokens' | 'sections'>;
+}
+
+export type CacheLookup = { hit: true; result: CachedContext['result'] } | { hit: false; reason: string };
+
+function stampOf(path: string): string | null {
+  const stat = statSync(path, { throwIfNoEntry: false, bigint: true });
+  if (!stat) return null;
+  return `${stat.isFile() ? 'f' : 'o'}:${stat.size}:${stat.mtimeNs}:${stat.ino}`;
+}
+
+/** Bytes 16–40 of the wal-index header: last commit frame, database pages, last frame checksum, salts. Rebuilt identically by a reader's recovery (unlike the change counter at 8). */
+function walIndexCore(shmPath: string): string | null {
+  let fd: number | null = null;
+  try {
+    fd = openSync(shmPath, 'r');
+    const bytes = Buffer.alloc(24);
+    if (readSync(fd, bytes, 0, 24, 16) !== 24) return null;
+    return bytes.toString('hex');
+  } catch {
+    return null;
+  } finally {
+    if (fd !== null) closeSync(fd);
+  }
+}
+
+/**
+ * The generation of a SQLite store at `dbPath`: changes with every commit and checkpoint, and not
+ * when a process only reads. A log that is absent or empty counts the same (opening creates it).
+ */
+export function sqliteGeneration(dbPath: string): string | null {
+  const db = stampOf(dbPath);
+  if (db === null) return null;
+  const wal = statSync(`${dbPath}-wal`, { throwIfNoEntry: false, bigint: true });
+  // Header only (32 bytes) or nothing: the database file alone holds the data.
+  if (!wal || wal.size <= 32n) return `${db}|empty`;
+  return `${db}|${wal.size}:${wal.mtimeNs}:${wal.ino}|${walIndexCore(`${dbPath}-shm`) ?? 'no-index'}`;
+}
+
+/** A short stable hash of a string (FNV-1a, two seeds), for a file name; node:crypto costs a hook ~3 ms to load. */
+function nameHash(text: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ 0x5bd1e995;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995) ^ (b >>> 15);
+  }
+  return `${(a >>> 0).toString(16).padStart(8, '0')}${(b >>> 0).toString(16).padStart(8, '0')}`;
+}
+
+/** Where the entry for `key` lives under the data home. */
+export function contextCachePath(home: string, key: ContextCacheKey): string {
+  return join(home, 'cache', 'context', `${key.kind}-${nameHash(JSON.stringify([key.project, key.workspaceRoot]))}.json`);
+}
+
+function sameKey(a: ContextCacheKey, b: ContextCacheKey): boolean {
+  return a.kind === b.kind && a.project === b.project && a.workspaceRoot === b.workspaceRoot && a.budget === b.budget && a.code === b.code;
+}
+
+/** The cached context for `key` if it is still the one a fresh build would give, else why not. */
+export function readCachedContext(path: string, key: ContextCacheKey, generation: string | null, now: number): CacheLookup {
+  if (generation === null) return { hit: false, reason: 'no store generation' };
+  let entry: CachedContext;
+  try {
+    entry = JSON.parse(readFileSync(path, 'utf8')) as CachedContext;
+  } catch {
+    return { hit: false, reason: 'no entry' };
+  }
+  if (entry === null || typeof entry !== 'object' || entry.format !== FORMAT || !entry.key || !entry.result || typeof entry.result.markdown !== 'string') return { hit: false, reason: 'unreadable entry' };
+  if (!sameKey(entry.key, key)) return { hit: false, reason: 'other key' };
+  if (!(now >= entry.builtAt && now < entry.validUntil)) return { hit: false, reason: 'expired' };
+  if (entry.generation !== generation) return { hit: false, reason: 'store changed' };
+  for (const file of entry.files) if (stampOf(file.path) !== file.stamp) return { hit: false, reason: 'file changed' };
+  return { hit: true, result: entry.result };
+}
+
+/** Write an entry atomically (a reader sees the old one or the new one, never half). */
+export function writeCachedContext(path: string, entry: Omit<CachedContext, 'format'>): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify({ format: FORMAT, ...entry }));
+  renameSync(tmp, path);
+}
+
+/** A {@link FileReader} that remembers which files it read, with their stamps taken before the read. */
+export class RecordingFileReader extends FileReader {
+  private readonly stamps = new Map<string, string | null>();
+
+  override read(abs: string): ReturnType<FileReader['read']> {
+    if (!this.stamps.has(abs)) this.stamps.set(abs, stampOf(abs));
+    return super.read(abs);
+  }
+
+  /** Every file read, stamped; plus `extra` paths (core memory files). */
+  files(extra: readonly string[] = []): FileStamp[] {
+    const out = new Map(this.stamps);
+    for (const path of extra) if (!out.has(path)) out.set(path, stampOf(path));
+    return [...out].map(([path, stamp]) => ({ path, stamp }));
+  }
+}

@@ -1,0 +1,138 @@
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfig, openCairn } from '../../src/config.js';
+import { contextCachePath } from '../../src/context/cache.js';
+import { DEFAULT_HOOK_SETTINGS, refreshStartupContext, sessionStart, type HookOutput } from '../../src/hooks/events.js';
+import { startupCache } from '../../src/hooks/run.js';
+import type { Cairn } from '../../src/cairn.js';
+import { tempDir } from '../helpers/cli.js';
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+function dir(prefix: string): string {
+  const d = tempDir(prefix);
+  dirs.push(d);
+  return d;
+}
+function repoDir(remote: string): string {
+  const repo = dir('cairn-cc-repo-');
+  mkdirSync(join(repo, '.git'));
+  writeFileSync(join(repo, '.git', 'HEAD'), 'ref: refs/heads/main\n');
+  writeFileSync(join(repo, '.git', 'config'), `[remote "origin"]\n\turl = https://${remote}.git\n`);
+  return repo;
+}
+const textOf = (out: HookOutput): string => (out.kind === 'json' ? String((out.value.hookSpecificOutput as { additionalContext: string }).additionalContext) : '');
+
+async function seed(cairn: Cairn, repo: string): Promise<void> {
+  mkdirSync(join(repo, 'src'), { recursive: true });
+  writeFileSync(join(repo, 'src', 'limiter.ts'), 'export function refill() {}\n'.repeat(20));
+  await cairn.remember({ text: 'The limiter refill lives at src/limiter.ts:3 and must cap at capacity', kind: 'fact', files: ['src/limiter.ts:3'] });
+  await cairn.remember({ text: 'Never mock the database in the watcher tests; use the sqlite fixture', kind: 'correction' });
+  await cairn.remember({ text: 'Deploys go through `make release`, not npm publish', kind: 'procedure' });
+}
+
+describe('the precomputed session-start context', () => {
+  it('is served to a new session exactly as a fresh build would give it, and never after a write', async () => {
+    const home = dir('cairn-cc-home-');
+    const repo = repoDir('github.com/acme/limiter');
+    const config = loadConfig({ home, env: {} });
+    const { cairn } = await openCairn(config, { cwd: repo, actor: 'test' });
+    const outcomes: string[] = [];
+    const cache = startupCache(config, {}, (o) => outcomes.push(o));
+    expect(cache).toBeDefined();
+    try {
+      await seed(cairn, repo);
+      // Nothing precomputed yet: built fresh.
+      await sessionStart(cairn, { session_id: 'first', source: 'startup' }, DEFAULT_HOOK_SETTINGS, cache);
+      expect(outcomes.pop()).toBe('miss: no entry');
+
+      expect(await refreshStartupContext(cairn, DEFAULT_HOOK_SETTINGS, cache!)).toBe(true);
+      // A copy of the store as it is now, to build the same context fresh.
+      const home2 = dir('cairn-cc-home2-');
+      for (const suffix of ['', '-wal']) if (existsSync(join(home, `cairn.db${suffix}`))) copyFileSync(join(home, `cairn.db${suffix}`), join(home2, `cairn.db${suffix}`));
+      const served = await sessionStart(cairn, { session_id: 'second', source: 'startup' }, DEFAULT_HOOK_SETTINGS, cache);
+      expect(outcomes.pop()).toBe('hit');
+      const { cairn: copy } = await openCairn(loadConfig({ home: home2, env: {} }), { cwd: repo, actor: 'test' });
+      try {
+        const fresh = await sessionStart(copy, { session_id: 'second', source: 'startup' }, DEFAULT_HOOK_SETTINGS);
+        expect(textOf(served)).toBe(textOf(fresh));
+        expect(textOf(served)).toContain('src/limiter.ts:3');
+        // The ledger holds the same injection either way.
+        expect((await cairn.ledger!.seen('second')).memories).toEqual((await copy.ledger!.seen('second')).memories);
+      } finally {
+        await copy.close();
+      }
+
+      // Serving touched what it injected: the store changed, so the next start builds fresh.
+      await sessionStart(cairn, { session_id: 'third', source: 'startup' }, DEFAULT_HOOK_SETTINGS, cache);
+      expect(outcomes.pop()).toBe('miss: store changed');
+
+      // A new memory after the precompute: never served stale.
+      await refreshStartupContext(cairn, DEFAULT_HOOK_SETTINGS, cache!);
+      await cairn.remember({ text: 'The rate limiter bucket size is 250 requests per key', kind: 'fact' });
+      const after = await sessionStart(cairn, { session_id: 'fourth', source: 'startup' }, DEFAULT_HOOK_SETTINGS, cache);
+      expect(outcomes.pop()).toBe('miss: store changed');
+      expect(textOf(after)).toContain('250 requests per key');
+
+      // A file a memory points at changed: built fresh (its staleness note may differ).
+      await refreshStartupContext(cairn, DEFAULT_HOOK_SETTINGS, cache!);
+      writeFileSync(join(repo, 'src', 'limiter.ts'), 'export function refillFaster() {}\n'.repeat(20));
+      await sessionStart(cairn, { session_id: 'fifth', source: 'startup' }, DEFAULT_HOOK_SETTINGS, cache);
+      expect(outcomes.pop()).toBe('miss: file changed');
+
+      // A session with a history of its own is never served the startup context.
+      await cairn.remember({ text: 'Session note: the bucket test flakes under load', kind: 'fact', session: 'sixth' });
+      await refreshStartupContext(cairn, DEFAULT_HOOK_SETTINGS, cache!);
+      await sessionStart(cairn, { session_id: 'sixth', source: 'startup' }, DEFAULT_HOOK_SETTINGS, cache);
+      expect(outcomes.pop()).toBe('miss: session has a history');
+
+      // Expired, or unreadable: built fresh, no crash.
+      await refreshStartupContext(cairn, DEFAULT_HOOK_SETTINGS, cache!);
+      const key = { kind: 'startup' as const, project: cairn.deps.project, workspaceRoot: cairn.deps.workspaceRoot, budget: DEFAULT_HOOK_SETTINGS.sessionStartBudget, code: cache!.code };
+      const path = contextCachePath(home, key);
+      const entry = JSON.parse(readFileSync(path, 'utf8')) as { builtAt: number; validUntil: number };
+      writeFileSync(path, JSON.stringify({ ...entry, builtAt: entry.builtAt - 2 * 3600_000, validUntil: entry.builtAt - 3600_000 }));
+      await sessionStart(cairn, { session_id: 'seventh', source: 'startup' }, DEFAULT_HOOK_SETTINGS, cache);
+      expect(outcomes.pop()).toBe('miss: expired');
+      await refreshStartupContext(cairn, DEFAULT_HOOK_SETTINGS, cache!);
+      writeFileSync(path, '{"format":1,"key":');
+      const broken = await sessionStart(cairn, { session_id: 'eighth', source: 'startup' }, DEFAULT_HOOK_SETTINGS, cache);
+      expect(outcomes.pop()).toBe('miss: no entry');
+      expect(textOf(broken)).toContain('make release');
+    } finally {
+      await cairn.close();
+    }
+  });
+
+  it("never serves another project's context", async () => {
+    const home = dir('cairn-cc-home-');
+    const repoA = repoDir('github.com/acme/alpha');
+    const repoB = repoDir('github.com/acme/beta');
+    const config = loadConfig({ home, env: {} });
+    const outcomes: string[] = [];
+    const cache = startupCache(config, {}, (o) => outcomes.push(o))!;
+    const { cairn: a } = await openCairn(config, { cwd: repoA, actor: 'test' });
+    const { cairn: b } = await openCairn(config, { cwd: repoB, actor: 'test' });
+    try {
+      await a.remember({ text: 'Alpha secret: the staging host is alpha-staging.internal', kind: 'fact' });
+      await b.remember({ text: 'Beta uses pnpm workspaces', kind: 'fact' });
+      expect(await refreshStartupContext(a, DEFAULT_HOOK_SETTINGS, cache)).toBe(true);
+      const out = await sessionStart(b, { session_id: 'b-1', source: 'startup' }, DEFAULT_HOOK_SETTINGS, cache);
+      expect(outcomes.pop()).toBe('miss: no entry');
+      expect(textOf(out)).not.toContain('alpha-staging');
+      expect(textOf(out)).toContain('pnpm workspaces');
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('is off for stores without a generation and with CAIRN_CONTEXT_CACHE=0', () => {
+    const home = dir('cairn-cc-home-');
+    expect(startupCache(loadConfig({ home, env: { CAIRN_STORE: 'postgres://u@localhost/db' } }), {})).toBeUndefined();
+    expect(startupCache(loadConfig({ home, env: {} }), { CAIRN_CONTEXT_CACHE: '0' })).toBeUndefined();
+  });
+});
