@@ -25,6 +25,7 @@ export type { RememberInput, RememberResult } from './memory/remember.js';
 export type { SnapshotDiff, ForgetResult, MemoryDetail, ReviseOptions, UpdateInput } from './memory/lifecycle.js';
 export type { ImportResult } from './memory/transfer.js';
 export { MAX_TEXT_CHARS, contentHash } from './memory/normalize.js';
+export { ConversationContext, embeddingText, MAX_CONTEXT_CHARS } from './memory/context.js';
 export { estimateTokens } from './tokens.js';
 export { DEFAULT_VALUE_MODEL } from './context/value-model.js';
 export type { ValueModel } from './context/value-model.js';

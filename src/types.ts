@@ -59,6 +59,13 @@ export interface Memory {
   importance: number;
   source: Source;
   provenance: Provenance | null;
+  /**
+   * The words this memory answers, stored beside it (a conversation turn's previous turn: "How long
+   * have you been married?" for the reply "5 years already!"). Indexed for full text and embedded
+   * with the text (`embeddingText`), so recall finds a reply by the question it answers; never shown
+   * as the memory's text. Null when the memory stands alone.
+   */
+  context: string | null;
   files: FileRef[];
   createdAt: number;
   updatedAt: number;

@@ -60,6 +60,7 @@ function toMemory(c: CorpusMemory): Memory {
     importance: c.importance ?? KIND_IMPORTANCE[c.kind],
     source: c.source,
     provenance: null,
+    context: null,
     files: [],
     createdAt: at,
     updatedAt: at,

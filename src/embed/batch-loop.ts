@@ -6,6 +6,7 @@
 import { CairnError } from '../errors.js';
 import type { Embedder, EmbedderIdentity, Memory, Store } from '../types.js';
 import type { HeldLease } from './fill-lease.js';
+import { embeddingText } from '../memory/context.js';
 
 /** Memories per `embed` call and per write transaction of a fill. */
 export const DEFAULT_FILL_BATCH = 32;
@@ -60,7 +61,7 @@ export async function embedMissing(
     }
     const batch = await target.missing(identity, batchSize);
     if (batch.length === 0) return { embedded, skipped, batches, complete: true };
-    const vectors = await embedder.embed(batch.map((memory) => memory.text));
+    const vectors = await embedder.embed(batch.map(embeddingText));
     if (vectors.length !== batch.length) {
       throw new CairnError('EMBEDDER_MISMATCH', `${embedder.model} returned ${vectors.length} vectors for ${batch.length} texts`);
     }

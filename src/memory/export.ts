@@ -18,6 +18,8 @@ export function toExportLine(memory: Memory): Record<string, unknown> {
     createdAt: new Date(memory.createdAt).toISOString(),
     meta: { ...memory.meta, id: memory.id, source: memory.source, pinned: memory.pinned, files: memory.files },
     ...(memory.provenance ? { provenance: withoutAlso(memory.provenance) } : {}),
+    // Always written for a conversation turn, so a re-import keeps it as it was (null: none).
+    ...(memory.context !== null || memory.provenance?.line !== undefined ? { context: memory.context } : {}),
   };
 }
 

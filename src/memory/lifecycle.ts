@@ -70,6 +70,7 @@ export async function revise(deps: Deps, id: string, text: string, options: Revi
     supersedes: old.id,
     source: old.source,
     provenance: old.provenance,
+    context: old.context,
     pinned: old.pinned,
     meta: old.meta,
   });

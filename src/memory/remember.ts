@@ -12,6 +12,7 @@ import {
   type Priority,
 } from './normalize.js';
 import { findSimilar, type SimilarMemory } from './similar.js';
+import { embeddingText, normalizeContext } from './context.js';
 
 export interface RememberInput {
   text: string;
@@ -34,6 +35,12 @@ export interface RememberInput {
   /** @default 'manual' */
   source?: Source;
   provenance?: Provenance | null;
+  /**
+   * The words this memory answers (a conversation turn's previous turn): indexed and embedded with
+   * the text so recall finds a reply by its question, never shown as the memory (`Memory.context`,
+   * src/memory/context.ts). Redacted like the text; cut at MAX_CONTEXT_CHARS.
+   */
+  context?: string | null;
   pinned?: boolean;
   meta?: Record<string, unknown>;
   /** Original creation time (imports). */
@@ -81,6 +88,11 @@ export function prepareMemory(deps: Deps, input: RememberInput): PreparedMemory 
   }
   const clean = sanitize(input.text);
   const text = checkText(clean.text);
+  if (input.context !== undefined && input.context !== null && typeof input.context !== 'string') throw invalid('context must be a string', 'context');
+  const cleanContext = typeof input.context === 'string' ? sanitize(input.context) : null;
+  const context = normalizeContext(cleanContext?.text);
+  const redacted = { ...clean.found };
+  for (const [kind, count] of Object.entries(cleanContext?.found ?? {})) redacted[kind] = (redacted[kind] ?? 0) + count;
   const kind = input.kind ?? 'note';
   const project = input.project !== undefined ? input.project : deps.project;
   const scope: Scope = input.scope ?? (project === null ? 'user' : 'project');
@@ -99,6 +111,7 @@ export function prepareMemory(deps: Deps, input: RememberInput): PreparedMemory 
     importance,
     source: input.source ?? 'manual',
     provenance: input.provenance ?? null,
+    context,
     files,
     createdAt: now,
     updatedAt: now,
@@ -110,13 +123,14 @@ export function prepareMemory(deps: Deps, input: RememberInput): PreparedMemory 
     lastRecalledAt: null,
     pinned: input.pinned ?? false,
     deletedAt: null,
-    contentHash: contentHash(text),
+    // The same words answering something else are another memory (two turns both saying "Yes!").
+    contentHash: contentHash(context === null ? text : `${text}\u0000${context}`),
     meta: input.meta ?? {},
   };
   if (memory.scope === 'project' && memory.project === null) {
     throw invalid('scope "project" needs a project: run inside a git repository or folder, or pass project', 'scope');
   }
-  return { memory, redacted: clean.found };
+  return { memory, redacted };
 }
 
 function dedupeRefs(refs: Array<{ path: string; line?: number }>): FileRef[] {
@@ -142,7 +156,7 @@ export async function remember(deps: Deps, input: RememberInput): Promise<Rememb
     if (old.validTo !== null) throw new CairnError('CONFLICT', `memory ${old.id} was already superseded`, { field: 'supersedes' });
     if (old.deletedAt !== null) throw new CairnError('CONFLICT', `memory ${old.id} is forgotten; restore it first`, { field: 'supersedes' });
   }
-  const [vector] = await embedAll(deps, [memory.text]);
+  const [vector] = await embedAll(deps, [embeddingText(memory)]);
   const similar = input.supersedes ? [] : await findSimilar(deps, memory.text, vector ?? null, memory.project);
   const at = memory.createdAt;
   const events: MemoryEvent[] = [

@@ -4,6 +4,7 @@ import type { Deps } from '../deps.js';
 import { KINDS, SCOPES } from '../types.js';
 import { IMPORT_MAX_LINE_BYTES, type LineTooLong } from './bounded-lines.js';
 import { remember } from './remember.js';
+import { ConversationContext } from './context.js';
 
 /** One line of an import file (SPEC §5.1). */
 export const importLineSchema = z.object({
@@ -24,6 +25,12 @@ export const importLineSchema = z.object({
     .object({ transcript: z.string().optional(), line: z.number().int().min(0).optional(), uuid: z.string().optional(), sessionId: z.string().optional(), turnId: z.string().optional() })
     .strict()
     .optional(),
+  /**
+   * The words this memory answers (`Memory.context`). When absent, a turn of a conversation
+   * imported one memory per turn gets the turn before it in the same session (the previous line
+   * of the file with the same `provenance.sessionId` and `line` one less); null: none.
+   */
+  context: z.string().nullable().optional(),
 });
 export type ImportLine = z.infer<typeof importLineSchema>;
 
@@ -67,6 +74,7 @@ export async function importJsonl(
 ): Promise<ImportResult> {
   const result: ImportResult = { lines: 0, imported: 0, duplicates: 0, failed: [] };
   let lineNo = 0;
+  const conversation = new ConversationContext();
   for await (const raw of lines) {
     lineNo++;
     // Over the limit: reported by a bounded reader (boundedLines) without being read, or here.
@@ -98,6 +106,8 @@ export async function importJsonl(
     }
     try {
       const rest = parsed.data;
+      const previousTurn = conversation.next(rest.provenance, rest.text);
+      const context = rest.context !== undefined ? rest.context : previousTurn;
       const written = await remember(deps, {
         text: rest.text,
         ...(rest.kind ? { kind: rest.kind } : {}),
@@ -108,6 +118,7 @@ export async function importJsonl(
         ...(createdAt !== undefined ? { createdAt } : {}),
         ...(rest.meta ? { meta: rest.meta } : {}),
         ...(rest.provenance ? { provenance: stripUndefined(rest.provenance) } : {}),
+        ...(context !== null ? { context } : {}),
         source: 'import',
       });
       if (written.created) result.imported++;

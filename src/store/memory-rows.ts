@@ -11,7 +11,7 @@ import type { FileRef, Kind, ListOptions, Memory, MemoryFilter, Provenance, Scop
 export const MEMORY_FIELDS = [
   'id', 'text', 'kind', 'scope', 'project', 'session', 'tags', 'importance', 'source', 'provenance', 'files',
   'created_at', 'updated_at', 'valid_from', 'valid_to', 'supersedes', 'access_count', 'last_accessed_at',
-  'last_recalled_at', 'pinned', 'deleted_at', 'content_hash', 'meta',
+  'last_recalled_at', 'pinned', 'deleted_at', 'content_hash', 'meta', 'context',
 ] as const;
 
 export type MemoryField = (typeof MEMORY_FIELDS)[number];
@@ -41,6 +41,8 @@ export interface StoredMemoryRow {
   deleted_at: number | null;
   content_hash: string;
   meta: unknown;
+  /** Added by SQLite migration 010 and PostgreSQL migration 009. */
+  context: string | null;
 }
 
 /** A memory's column values as the dialect writes them. */
@@ -91,6 +93,7 @@ export function rowToMemory(row: StoredMemoryRow, encoding: MemoryEncoding): Mem
     deletedAt: row.deleted_at,
     contentHash: row.content_hash,
     meta: encoding.decodeJson(row.meta) as Record<string, unknown>,
+    context: row.context ?? null,
   };
 }
 
@@ -120,7 +123,17 @@ export function memoryToRow(memory: Memory, encoding: MemoryEncoding): MemoryCol
     deleted_at: memory.deletedAt,
     content_hash: memory.contentHash,
     meta: encoding.encodeJson(memory.meta),
+    context: memory.context === null ? null : encoding.encodeText(memory.context),
   };
+}
+
+/**
+ * The text a memory is indexed under for full text: its text, its tags and its context (the words
+ * it answers, `Memory.context`), one source for every store and copy path.
+ */
+export function memoryIndexSource(memory: Pick<Memory, 'text' | 'tags' | 'context'>): string {
+  const base = `${memory.text} ${memory.tags.join(' ')}`;
+  return memory.context ? `${base} ${memory.context}` : base;
 }
 
 /** ORDER BY of each list order, over alias `m` (ties broken by id, so pages are stable). */

@@ -174,12 +174,7 @@ describe('locomo suite', () => {
     expect(data.conversations[0]!.turns[2]).toEqual({
       diaId: 'D1:3',
       text: 'Ana (1:56 pm on 8 May, 2023): I adopted a puppy named Biscuit last week. [shares a photo: a photo of a small brown dog]',
-      withReply: 'Ana (1:56 pm on 8 May, 2023): I adopted a puppy named Biscuit last week. [shares a photo: a photo of a small brown dog] (in reply to: Nice! I have been training for a marathon in Boston.)',
     });
-    // A session's first turn answers nothing; the reply layout never reaches into the previous session.
-    expect(data.conversations[0]!.turns[0]!.withReply).toBe(data.conversations[0]!.turns[0]!.text);
-    const firstOfSession2 = data.conversations[0]!.turns.find((t) => t.diaId === 'D2:1')!;
-    expect(firstOfSession2.withReply).toBe(firstOfSession2.text);
     expect(data.questions.map((q) => [q.conversation, q.category, q.evidence])).toEqual([
       ['conv-a', 1, ['D1:3']],
       ['conv-a', 2, ['D1:2', 'D2:1']],

@@ -24,6 +24,7 @@ export function makeMemory(overrides: Partial<Memory> = {}): Memory {
     importance: 0.5,
     source: 'manual',
     provenance: null,
+    context: null,
     files: [],
     createdAt: at,
     updatedAt: at,
@@ -71,6 +72,20 @@ export function storeConformance(name: string, factory: () => Promise<Store>): v
       expect(result.inserted).toBe(true);
       expect(await store.getMemory(m.id)).toEqual(m);
       expect(await store.getMemory('nope')).toBeNull();
+    });
+
+    it('keeps a memory\'s context and finds the memory by the words of its context (full text)', async () => {
+      const m = makeMemory({ text: 'Five years already!', context: 'How long have you been married?', provenance: { sessionId: 'chat-1', line: 2 } });
+      await store.writeMemory({ memory: m, events: [created(m)] });
+      expect(await store.getMemory(m.id)).toEqual(m);
+      expect((await store.searchText('married', { project: 'proj-a', limit: 5 })).map((h) => h.id)).toEqual([m.id]);
+      // A patch of the tags keeps the context indexed.
+      await store.patchMemory(m.id, { tags: ['family'], updatedAt: m.createdAt + 1 }, { memoryId: m.id, type: 'update', at: m.createdAt + 1, actor: 'test', data: {} });
+      expect((await store.searchText('married', { project: 'proj-a', limit: 5 })).map((h) => h.id)).toEqual([m.id]);
+      expect((await store.getMemory(m.id))?.context).toBe('How long have you been married?');
+      const plain = makeMemory({ text: 'no context here' });
+      await store.writeMemory({ memory: plain, events: [created(plain)] });
+      expect((await store.getMemory(plain.id))?.context).toBeNull();
     });
 
     it('refuses an exact duplicate in the same project and returns the existing one', async () => {

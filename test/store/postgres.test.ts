@@ -30,6 +30,25 @@ function migrationTests(name: string, url: () => string): void {
       }
     });
 
+    it('adds Memory.context to a schema from before migration 009, keeping the rows', async () => {
+      const target = withFreshSchema(url());
+      let store = await openPostgresStore(target);
+      const old = makeMemory({ text: 'written before the context column' });
+      await store.writeMemory({ memory: old, events: [] });
+      await store.db.query('ALTER TABLE memories DROP COLUMN context');
+      await store.db.query('DELETE FROM cairn_schema WHERE version >= 9');
+      await store.close();
+      store = await openPostgresStore(target);
+      try {
+        expect(await store.getMemory(old.id)).toEqual(old);
+        const reply = makeMemory({ text: 'Five years already!', context: 'How long have you been married?' });
+        await store.writeMemory({ memory: reply, events: [] });
+        expect((await store.searchText('married', { limit: 5 })).map((h) => h.id)).toEqual([reply.id]);
+      } finally {
+        await store.close();
+      }
+    });
+
     it('refuses a schema newer than this cairn, with a clear message', async () => {
       const target = withFreshSchema(url());
       const store = await openPostgresStore(target);

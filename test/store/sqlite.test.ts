@@ -39,6 +39,8 @@ describe('sqlite migrations', () => {
       db.close();
       const store = await openSqliteStore(path);
       expect((await store.getMemory('X1'))?.text).toBe('kept across migrations');
+      // Migration 010 adds Memory.context: rows written before it have none.
+      expect((await store.getMemory('X1'))?.context).toBeNull();
       expect((await store.stats()).schemaVersion).toBe(migrations.length);
       await store.close();
     }

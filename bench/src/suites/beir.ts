@@ -100,6 +100,8 @@ export interface BulkItem {
   meta: Record<string, unknown>;
   /** Where the item came from (LoCoMo: its conversation session and turn, for conversation neighbours). */
   provenance?: Provenance;
+  /** The words the item answers (`Memory.context`; LoCoMo: the turn before, as `cairn import` gives it). */
+  context?: string | null;
 }
 
 /**
@@ -119,7 +121,7 @@ export async function bulkRemember(
   for (const item of items) {
     let prepared;
     try {
-      prepared = prepareMemory(cairn.deps, { text: item.text, kind: 'fact', project: item.project, source: 'import', meta: item.meta, ...(item.provenance ? { provenance: item.provenance } : {}) });
+      prepared = prepareMemory(cairn.deps, { text: item.text, kind: 'fact', project: item.project, source: 'import', meta: item.meta, ...(item.provenance ? { provenance: item.provenance } : {}), ...(item.context ? { context: item.context } : {}) });
     } catch (error) {
       // What cairn refuses to store (e.g. TEXT_TOO_LONG) is counted: it stays a miss in the metrics.
       const code = (error as { code?: string }).code ?? 'ERROR';

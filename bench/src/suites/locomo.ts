@@ -13,10 +13,12 @@
  * `diversify`.
  *
  * Then everything but the asking twice again in a second layout, named `…, turn + the turn it
- * answers`: each memory also holds the words of the turn before it in the same session, so a
- * reply ("5 years already!") carries the question it answers. On the tuning half, most evidence
- * turns that neither retriever found in the top 50 were such replies; the layout changes what is
- * stored, not how recall ranks, and the BM25 baseline is measured in the same layout.
+ * answers`: each memory also carries, as its context (`Memory.context`), the text of the turn
+ * before it in the same session — what `cairn import` gives a conversation imported one memory per
+ * turn (src/memory/context.ts, `ConversationContext`, the same code) — so a reply ("5 years
+ * already!") is indexed and embedded with the question it answers while its text stays the turn.
+ * On the tuning half, most evidence turns that neither retriever found in the top 50 were such
+ * replies. The BM25 baseline is measured in the same layout.
  * recall@k = share of the question's evidence turns among the first k hits, averaged over
  * questions. Malformed evidence ids (`D8:6; D9:17`, `D:11:26`, `D30:05`) are normalised; what
  * cannot be, or names no turn, is counted and left out.
@@ -24,7 +26,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { reindex } from 'cairn-memory/testing';
-import type { Embedder } from 'cairn-memory';
+import { ConversationContext, type Embedder } from 'cairn-memory';
 import { atLeast, metric } from '../metrics.js';
 import type { Dataset, Metric, Suite, SuiteOutcome } from '../types.js';
 import { benchCairn, benchEmbedder, benchEmbedderSpecs, benchFusionGrid, bulkRemember, defaultEmbedderSpecs, freshStore, fusionLabel, sha256Files, type BulkItem } from './beir.js';
@@ -56,16 +58,11 @@ export interface LocomoQuestion {
 
 export interface LocomoTurnRecord {
   diaId: string;
-  /** The turn as stored in the `turn` layout: speaker, session date, words, photo caption. */
+  /** The turn as stored: speaker, session date, words, photo caption. */
   text: string;
-  /**
-   * The `reply` layout: the same, plus the words of the turn it answers (the one before it in the
-   * same session), so a reply such as "5 years already!" carries the question it answers.
-   */
-  withReply: string;
 }
 
-/** How a turn becomes a memory: alone (the historical layout), or with the turn it answers. */
+/** How a turn becomes a memory: alone (the historical layout), or with the turn it answers as its context. */
 export type LocomoLayout = 'turn' | 'reply';
 
 export interface LocomoData {
@@ -87,11 +84,6 @@ export function normalizeDiaId(raw: string): string | null {
 export function turnText(speaker: string, date: string, text: string, caption: string | null): string {
   const head = date ? `${speaker} (${date}): ` : `${speaker}: `;
   return `${head}${text}${caption ? ` [shares a photo: ${caption}]` : ''}`;
-}
-
-/** A turn's text followed by the words (and photo caption) of the turn it answers, when there is one. */
-export function replyText(turn: string, previousWords: string | null): string {
-  return previousWords ? `${turn} (in reply to: ${previousWords})` : turn;
 }
 
 /**
@@ -121,14 +113,12 @@ export function parseLocomo(raw: unknown): LocomoData {
       .sort((a, b) => a - b);
     for (const n of sessions) {
       const date = typeof conv[`session_${n}_date_time`] === 'string' ? (conv[`session_${n}_date_time`] as string) : '';
-      let previous: string | null = null; // the words of the session's previous turn
       for (const turn of conv[`session_${n}`] as LocomoTurn[]) {
         const diaId = typeof turn.dia_id === 'string' ? normalizeDiaId(turn.dia_id) : null;
         if (!diaId || typeof turn.text !== 'string') continue;
         const caption = typeof turn.blip_caption === 'string' && turn.blip_caption.trim() ? turn.blip_caption.trim() : null;
         const text = turnText(String(turn.speaker ?? '?'), date, turn.text, caption);
-        turns.push({ diaId, text, withReply: replyText(text, previous) });
-        previous = `${turn.text}${caption ? ` [shares a photo: ${caption}]` : ''}`;
+        turns.push({ diaId, text });
       }
     }
     const known = new Set(turns.map((t) => t.diaId));
@@ -203,14 +193,21 @@ export async function runLocomo(
   try {
     const { store } = work;
     const bm25 = benchCairn(store, null);
+    // The context `cairn import` gives each turn of a conversation imported one memory per turn.
+    const conversation = new ConversationContext();
     const items: BulkItem[] = data.conversations.flatMap((c) =>
-      c.turns.map((t) => ({
-        key: `${c.id}/${t.diaId}`,
-        text: layout === 'reply' ? t.withReply : t.text,
-        project: `locomo-${c.id}`,
-        meta: { diaId: t.diaId, conversation: c.id },
-        provenance: turnProvenance(c.id, t.diaId),
-      })),
+      c.turns.map((t) => {
+        const provenance = turnProvenance(c.id, t.diaId);
+        const context = conversation.next(provenance, t.text);
+        return {
+          key: `${c.id}/${t.diaId}`,
+          text: t.text,
+          project: `locomo-${c.id}`,
+          meta: { diaId: t.diaId, conversation: c.id },
+          provenance,
+          ...(layout === 'reply' && context !== null ? { context } : {}),
+        };
+      }),
     );
     const started = performance.now();
     const loaded = await bulkRemember(bm25, items);

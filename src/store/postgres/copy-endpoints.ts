@@ -5,6 +5,7 @@
  * vectors through `putVectors`, so each store keeps its own indexes.
  */
 import { indexText } from '../tokenize.js';
+import { memoryIndexSource } from '../memory-rows.js';
 import type { SqliteStore } from '../sqlite/store.js';
 import { blobToVector } from '../embedding-rows.js';
 import type { CompactionRecord, CorrectionRecord, FactRecord, IngestCursor, Store, TurnRecord } from '../../types.js';
@@ -196,7 +197,7 @@ export function sqliteEndpoint(store: SqliteStore): CopyEndpoint {
           if (table.name === 'memories') {
             const rowid = rowidOf.get(r.id) as number;
             dropTerms.run(rowid);
-            addTerms.run(rowid, indexText(`${r.text as string} ${(r.tags as string[]).join(' ')}`));
+            addTerms.run(rowid, indexText(memoryIndexSource({ text: r.text as string, tags: r.tags as string[], context: (r.context as string | null | undefined) ?? null })));
           }
         }
       });
@@ -274,7 +275,7 @@ export function postgresEndpoint(store: PostgresStore): CopyEndpoint {
                      ON CONFLICT (${table.key.map(quoteColumn).join(', ')}) ${conflict}`;
         for (const r of rows) {
           const values = table.columns.map((c) => encode(table, c, r[c]));
-          if (table.name === 'memories') values.push(tsvectorLiteral(`${r.text as string} ${(r.tags as string[]).join(' ')}`));
+          if (table.name === 'memories') values.push(tsvectorLiteral(memoryIndexSource({ text: r.text as string, tags: r.tags as string[], context: (r.context as string | null | undefined) ?? null })));
           await client.query(sql, values);
         }
       });

@@ -32,7 +32,7 @@ export const TABLES: TableSpec[] = [
     [
       'id', 'text', 'kind', 'scope', 'project', 'session', 'tags', 'importance', 'source', 'provenance', 'files', 'created_at',
       'updated_at', 'valid_from', 'valid_to', 'supersedes', 'access_count', 'last_accessed_at', 'last_recalled_at', 'pinned',
-      'deleted_at', 'content_hash', 'meta',
+      'deleted_at', 'content_hash', 'meta', 'context',
     ],
     { json: ['provenance', 'files', 'meta'], arrays: ['tags'], bools: ['pinned'] },
   ),

@@ -24,7 +24,7 @@ import { PgDatabase, isUniqueViolation, type DatabaseOptions, type Queryable } f
 import { queryLexemes, tsqueryOf, tsvectorLiteral } from './fts.js';
 import { refreshPgFtsTerms } from './fts-refresh.js';
 import { migrate } from './migrate.js';
-import { MEMORY_FIELDS, ORDER_SQL } from '../memory-rows.js';
+import { MEMORY_FIELDS, ORDER_SQL, memoryIndexSource } from '../memory-rows.js';
 import { reviewWhere as sharedReviewWhere } from '../review-rows.js';
 import { MEMORY_COLUMNS, Params, filterSql, memoryFieldValues, postgresDialect, pgJson, pgText, rowToMemory, rowToReview, type MemoryRow, type ReviewRow } from './rows.js';
 import { PostgresSubstrate } from './substrate.js';
@@ -35,9 +35,9 @@ import { TermStats } from './term-stats.js';
 import { PgVectors } from './vectors.js';
 import { PgVectorStaging } from './vector-staging.js';
 
-/** The text a memory is indexed under: its text and its tags (as on SQLite). */
-function memoryTerms(memory: Pick<Memory, 'text' | 'tags'>): string {
-  return tsvectorLiteral(`${memory.text} ${memory.tags.join(' ')}`);
+/** The terms a memory is indexed under: its text, its tags and its context (as on SQLite: `memoryIndexSource`). */
+function memoryTerms(memory: Pick<Memory, 'text' | 'tags' | 'context'>): string {
+  return tsvectorLiteral(memoryIndexSource(memory));
 }
 
 const INSERT_COLUMNS = [...MEMORY_FIELDS, 'terms'] as const;
@@ -187,7 +187,7 @@ export class PostgresStore implements Store {
 
   async patchMemory(id: string, patch: MemoryPatch, event: MemoryEvent): Promise<Memory> {
     return this.db.transaction(async (client) => {
-      const current = await client.query<{ text: string; tags: string[] }>('SELECT text, tags FROM memories WHERE id = $1 FOR UPDATE', [id]);
+      const current = await client.query<{ text: string; tags: string[]; context: string | null }>('SELECT text, tags, context FROM memories WHERE id = $1 FOR UPDATE', [id]);
       const before = current.rows[0];
       if (!before) throw notFound(`memory ${id}`);
       const p = new Params();
@@ -207,7 +207,7 @@ export class PostgresStore implements Store {
       if (patch.provenance !== undefined) assign('provenance', patch.provenance === null ? null : pgJson(patch.provenance), '::jsonb');
       if (patch.files !== undefined) assign('files', pgJson(patch.files), '::jsonb');
       if (patch.text !== undefined || patch.tags !== undefined) {
-        assign('terms', memoryTerms({ text: patch.text ?? before.text, tags: patch.tags ?? before.tags }), '::tsvector');
+        assign('terms', memoryTerms({ text: patch.text ?? before.text, tags: patch.tags ?? before.tags, context: before.context }), '::tsvector');
       }
       let updated: MemoryRow | undefined;
       try {

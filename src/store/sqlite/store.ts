@@ -44,12 +44,12 @@ import {
   type MemoryRow,
 } from './rows.js';
 import { searchFiltered } from '../filtered-search.js';
-import { ORDER_SQL } from '../memory-rows.js';
+import { ORDER_SQL, memoryIndexSource } from '../memory-rows.js';
 import { reviewWhere as sharedReviewWhere, type StoredReviewRow as ReviewRow } from '../review-rows.js';
 
-/** The text a memory is indexed under: its text and its tags. */
-function ftsTerms(memory: Pick<Memory, 'text' | 'tags'>): string {
-  return indexText(`${memory.text} ${memory.tags.join(' ')}`);
+/** The terms a memory is indexed under: its text, its tags and its context (`memoryIndexSource`). */
+function ftsTerms(memory: Pick<Memory, 'text' | 'tags' | 'context'>): string {
+  return indexText(memoryIndexSource(memory));
 }
 
 /** FTS5 MATCH expression: OR of quoted terms (BM25 ranks documents matching more and rarer terms first). */
