@@ -3,12 +3,10 @@ import type { Deps } from '../deps.js';
 import type { CorePaths } from './core.js';
 import type { RankerRegistry } from './rankers.js';
 import { admissible } from '../recall/isolation.js';
-import { stalenessOf, termCoverage } from '../recall/recall.js';
+import { termCoverage } from '../recall/recall.js';
 import { FileReader } from '../workspace/files.js';
 import { retrieve } from '../recall/retrieve.js';
 import { fusionWeights } from '../recall/fusion.js';
-import { RECENT_RECALL_WINDOW_MS } from '../recall/score.js';
-import { indexTerms } from '../store/tokenize.js';
 import type { Kind, Memory, MemoryFilter, TurnRecord } from '../types.js';
 import { coreForInjection, readCores } from './core.js';
 import type { Candidate, RankContext } from './rankers.js';
@@ -17,6 +15,7 @@ import { packSession, type ChosenDetail } from './session-context.js';
 import { learnedDelta } from './learn.js';
 import { adjusted, DEFAULT_VALUE_MODEL, type ValueModel } from './value-model.js';
 import { workingSetLines, workingSetOf } from './working-set.js';
+import { itemLine, prepareContext, prepareItem, termsOf, type PreparedContext } from './prepare.js';
 
 export interface ContextInput {
   /** What the agent is about to do; without it, the session's and project's most valuable memories. */
@@ -58,6 +57,12 @@ export interface ContextInput {
   omitSummarized?: boolean;
   /** Reads files for the staleness checks (a recording reader tells a cache which files the context depends on). @default a new FileReader */
   files?: FileReader;
+  /**
+   * The candidates gathered and prepared ahead of time for this very store state (no query, no
+   * favoured session's history, nothing excluded: src/context/cache.ts checks that); ranking and
+   * packing still run here, with this build's clock.
+   */
+  prepared?: PreparedContext;
 }
 
 /** The text of a session's latest compaction summary (what the agent's context window holds after /compact), or ''. */
@@ -87,12 +92,6 @@ export interface ContextResult {
   warnings: string[];
   /** For a session with a history: every detail included, with the model's value (what learning from use compares against). */
   details?: ChosenDetail[];
-  /**
-   * When a candidate's recently-recalled penalty runs out (the latest such time), or null when none
-   * runs: until then the same inputs give a different context minute by minute (the context cache
-   * does not keep such a result).
-   */
-  penaltyUntil?: number | null;
 }
 
 type SectionKey = 'continuation' | 'rules' | 'facts';
@@ -167,6 +166,15 @@ export async function gatherCandidates(deps: Deps, input: ContextInput, filter: 
   return { candidates: [...byId.values()], maxRrf, bm25Max, cosineMax };
 }
 
+/**
+ * Every candidate of this store's no-query context for `deps.project`, gathered and prepared (see
+ * src/context/prepare.ts); `files` reads the files their staleness checks look at.
+ */
+export function prepareNoQueryContext(deps: Deps, files: FileReader, input: Pick<ContextInput, 'candidates'> = {}): Promise<PreparedContext> {
+  const filter: MemoryFilter = deps.project === null ? { project: null } : { project: deps.project };
+  return prepareContext(deps, (f) => gatherCandidates(deps, { ...input }, f), filter, files);
+}
+
 /** Candidates prepared per section, as a multiple of the budget left after core (in estimated tokens). */
 const PREPARE_SLACK = 1.5;
 
@@ -175,10 +183,6 @@ function roughTokens(memory: Memory): number {
   return Math.ceil((memory.text.length + 32) / 4);
 }
 
-function itemLine(memory: Memory, note: string): string {
-  const text = memory.text.replace(/\s*\n\s*/g, ' ⏎ ');
-  return `- ${text}${note} [${memory.id}]`;
-}
 
 /**
  * The context injected into an agent: core memory first, then continuation state, then
@@ -270,15 +274,11 @@ export async function buildContext(deps: ContextDeps, input: ContextInput = {}):
   };
   setWorkingBlock(Math.floor(Math.max(0, budget - used) * WORKING_SET_SHARE));
 
-  const { candidates, maxRrf, bm25Max, cosineMax } = await gatherCandidates(deps, input, filter);
+  const { candidates, maxRrf, bm25Max, cosineMax } = input.prepared ?? (await gatherCandidates(deps, input, filter));
+  const ready = input.prepared?.items;
   // The same cosine share as recall's fusion for this embedder (the rank fusion in retrieve uses its weights too).
   const vectorSignalShare = fusionWeights(deps.embedder?.model ?? null, deps.fusion).vectorSignalShare;
   const rankContext: RankContext = { now: deps.clock.now(), hasQuery: Boolean(input.query), maxRrf, bm25Max, cosineMax, vectorSignalShare, session: deps.session, seed: input.seed ?? 1 };
-  let penaltyUntil: number | null = null;
-  for (const c of candidates) {
-    const recalled = c.memory.lastRecalledAt;
-    if (recalled !== null && rankContext.now - recalled >= 0 && rankContext.now - recalled < RECENT_RECALL_WINDOW_MS) penaltyUntil = Math.max(penaltyUntil ?? 0, recalled + RECENT_RECALL_WINDOW_MS);
-  }
   const scored = candidates.map((c) => {
     let score = ranker(c, rankContext);
     if (input.favorSession && c.memory.session === input.favorSession) score *= FAVOR_SESSION_BOOST;
@@ -317,17 +317,10 @@ export async function buildContext(deps: ContextDeps, input: ContextInput = {}):
     });
   const files = input.files ?? new FileReader();
   const prepared = worth.map(({ c, score }) => {
-    const staleness = stalenessOf(deps, c.memory, true, files);
-    let note = '';
-    const moved = staleness.files.find((f) => f.status === 'line-moved' && f.movedTo);
-    const missing = staleness.files.find((f) => f.status === 'file-missing');
-    // A missing file costs the item half its score, not a notice on every line (they were ~9% of the text).
-    if (moved) note = ` (${moved.path}:${moved.line} is now line ${moved.movedTo})`;
-    else if (!missing && staleness.reasons.includes('file-changed')) note = ' (file changed since — verify)';
-    const line = itemLine(c.memory, note);
-    const tokens = estimateTokens(`${line}\n`);
+    const item = ready?.[c.memory.id] ?? prepareItem(deps, c.memory, files);
+    const line = itemLine(c.memory, item.note);
     // A finding about a file that is gone is worth less, not nothing (it may have moved).
-    return { c, score: missing ? score * STALE_FILE_FACTOR : score, line, tokens };
+    return { c, score: item.missing ? score * STALE_FILE_FACTOR : score, line, tokens: item.tokens, terms: item.terms };
   });
   prepared.sort((a, b) => b.score / b.tokens - a.score / a.tokens || b.score - a.score);
 
@@ -335,7 +328,7 @@ export async function buildContext(deps: ContextDeps, input: ContextInput = {}):
     const headerCost = (chosen.get(key)?.length ?? 0) === 0 ? sectionHeaderTokens(key) : 0;
     const cost = item.tokens + headerCost;
     if (used + cost > budget || sectionUsed[key] + cost > cap) return false;
-    const terms = new Set(indexTerms(item.c.memory.text));
+    const terms = new Set(item.terms ?? termsOf(item.c.memory));
     const dup = chosenTerms.find((other) => jaccard(terms, other.terms) >= NEAR_DUPLICATE_JACCARD);
     if (dup) {
       omitted.push({ id: item.c.memory.id, reason: 'near-duplicate', detail: dup.id });
@@ -393,6 +386,5 @@ export async function buildContext(deps: ContextDeps, input: ContextInput = {}):
     sections,
     omitted,
     warnings,
-    penaltyUntil,
   };
 }

@@ -1,33 +1,29 @@
 /**
- * A precomputed session-start context, served only while it is provably the context a fresh build
- * would give. Built off the agent's critical path (the detached process after Stop / SessionEnd,
- * `cairn hook refresh-context`) and read by the SessionStart hook of a new session, which then
- * skips gathering, ranking and packing (~60% of that hook at 100K memories).
+ * The precomputed session-start context: every candidate of a project's no-query context,
+ * gathered and prepared (src/context/prepare.ts) off the agent's critical path — by the detached
+ * process after Stop / SessionEnd, `cairn hook refresh-context` — and read by the SessionStart hook
+ * of a new session, which then only ranks and packs them, with its own clock, exactly as a fresh
+ * build would (gathering and preparing were ~60% of that hook at 100K memories).
  *
- * An entry is valid only when everything a fresh build reads is unchanged:
- * - the key: project, workspace root, kind, budget, the code that built it (package version and the
+ * An entry is used only when everything it was made from is unchanged:
+ * - the key: project, workspace root, kind, budget, the code that made it (package version and the
  *   hook module's file stamp) — another project's entry is never read (the file name is a hash of
  *   the key and the key inside is compared in full);
  * - the store's generation: the SQLite database and write-ahead log as files (size, mtime, inode)
  *   plus the log's frame count, salts and last frame checksum from the wal-index header, so any
- *   commit by any process since the build (a touch, a ledger row, an ingest, a checkpoint) is a miss.
- *   Only SQLite stores have one; other stores always build fresh;
- * - the files it looked at: core memory files and every file a memory's staleness check read
- *   (size and mtime, or absent);
- * - time: at most {@link CONTEXT_CACHE_MAX_AGE_MS} old (recency decays continuously: in an hour,
- *   by at most 0.4% at the shortest half-life, 7 days, i.e. ≤ 0.0004 of a score), and never while
- *   a candidate's recently-recalled penalty is running (it changes by the minute).
- * Anything else — an unreadable or foreign entry, any mismatch — reads as a miss, and the caller
- * builds the context as if there were no cache.
+ *   commit by any process since (a touch, a ledger row, an ingest, a checkpoint) is a miss. Only
+ *   SQLite stores have one; other stores always build fresh;
+ * - the files the candidates' staleness checks read (size, mtime, inode, or absent).
+ * The clock is not an input: ranking (recency, the recently-recalled penalty) runs at serve time.
+ * Core memory files are read at serve time too. Anything else — an unreadable or foreign entry,
+ * any mismatch — reads as a miss, and the caller builds the context as if there were no cache.
  */
 import { closeSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { FileReader } from '../workspace/files.js';
-import type { ContextResult } from './build.js';
+import type { PreparedContext } from './prepare.js';
 
-/** Longest time a built context is served (see the module comment). */
-export const CONTEXT_CACHE_MAX_AGE_MS = 60 * 60_000;
-const FORMAT = 1;
+const FORMAT = 2;
 
 /** What a cached context was built for; compared in full before anything is served. */
 export interface ContextCacheKey {
@@ -45,15 +41,15 @@ export type FileStamp = { path: string; stamp: string | null };
 export interface CachedContext {
   format: number;
   key: ContextCacheKey;
-  /** The store's generation when the build started and ended (equal, or nothing was written). */
+  /** The store's generation when preparing started and ended (equal, or nothing was written). */
   generation: string;
   files: FileStamp[];
+  /** When it was prepared (for people reading the file; not an input). */
   builtAt: number;
-  validUntil: number;
-  result: Pick<ContextResult, 'markdown' | 'tokens' | 'sections'>;
+  prepared: PreparedContext;
 }
 
-export type CacheLookup = { hit: true; result: CachedContext['result'] } | { hit: false; reason: string };
+export type CacheLookup = { hit: true; prepared: PreparedContext } | { hit: false; reason: string };
 
 function stampOf(path: string): string | null {
   const stat = statSync(path, { throwIfNoEntry: false, bigint: true });
@@ -110,28 +106,39 @@ function sameKey(a: ContextCacheKey, b: ContextCacheKey): boolean {
   return a.kind === b.kind && a.project === b.project && a.workspaceRoot === b.workspaceRoot && a.budget === b.budget && a.code === b.code;
 }
 
-/** The cached context for `key` if it is still the one a fresh build would give, else why not. */
-export function readCachedContext(path: string, key: ContextCacheKey, generation: string | null, now: number): CacheLookup {
+/** The prepared context for `key` if it was made from the store and files as they are now, else why not. */
+export function readCachedContext(path: string, key: ContextCacheKey, generation: string | null): CacheLookup {
   if (generation === null) return { hit: false, reason: 'no store generation' };
-  let entry: CachedContext;
+  let text: string;
   try {
-    entry = JSON.parse(readFileSync(path, 'utf8')) as CachedContext;
+    text = readFileSync(path, 'utf8');
   } catch {
     return { hit: false, reason: 'no entry' };
   }
-  if (entry === null || typeof entry !== 'object' || entry.format !== FORMAT || !entry.key || !entry.result || typeof entry.result.markdown !== 'string') return { hit: false, reason: 'unreadable entry' };
-  if (!sameKey(entry.key, key)) return { hit: false, reason: 'other key' };
-  if (!(now >= entry.builtAt && now < entry.validUntil)) return { hit: false, reason: 'expired' };
-  if (entry.generation !== generation) return { hit: false, reason: 'store changed' };
-  for (const file of entry.files) if (stampOf(file.path) !== file.stamp) return { hit: false, reason: 'file changed' };
-  return { hit: true, result: entry.result };
+  // The first line says what the entry was made from; the (large) rest is parsed only when it is used.
+  const newline = text.indexOf('\n');
+  let head: Omit<CachedContext, 'prepared'>;
+  let prepared: PreparedContext;
+  try {
+    head = JSON.parse(newline < 0 ? text : text.slice(0, newline)) as Omit<CachedContext, 'prepared'>;
+    if (head === null || typeof head !== 'object' || head.format !== FORMAT || !head.key || !Array.isArray(head.files)) return { hit: false, reason: 'unreadable entry' };
+    if (!sameKey(head.key, key)) return { hit: false, reason: 'other key' };
+    if (head.generation !== generation) return { hit: false, reason: 'store changed' };
+    for (const file of head.files) if (stampOf(file.path) !== file.stamp) return { hit: false, reason: 'file changed' };
+    prepared = JSON.parse(text.slice(newline + 1)) as PreparedContext;
+  } catch {
+    return { hit: false, reason: 'unreadable entry' };
+  }
+  if (prepared === null || typeof prepared !== 'object' || !Array.isArray(prepared.candidates) || typeof prepared.items !== 'object' || prepared.items === null) return { hit: false, reason: 'unreadable entry' };
+  return { hit: true, prepared };
 }
 
-/** Write an entry atomically (a reader sees the old one or the new one, never half). */
+/** Write an entry atomically (a reader sees the old one or the new one, never half): a line saying what it was made from, then the prepared context. */
 export function writeCachedContext(path: string, entry: Omit<CachedContext, 'format'>): void {
   mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify({ format: FORMAT, ...entry }));
+  const { prepared, ...head } = entry;
+  writeFileSync(tmp, `${JSON.stringify({ format: FORMAT, ...head })}\n${JSON.stringify(prepared)}`);
   renameSync(tmp, path);
 }
 
@@ -144,10 +151,8 @@ export class RecordingFileReader extends FileReader {
     return super.read(abs);
   }
 
-  /** Every file read, stamped; plus `extra` paths (core memory files). */
-  files(extra: readonly string[] = []): FileStamp[] {
-    const out = new Map(this.stamps);
-    for (const path of extra) if (!out.has(path)) out.set(path, stampOf(path));
-    return [...out].map(([path, stamp]) => ({ path, stamp }));
+  /** Every file read, stamped. */
+  files(): FileStamp[] {
+    return [...this.stamps].map(([path, stamp]) => ({ path, stamp }));
   }
 }

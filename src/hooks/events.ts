@@ -1,6 +1,7 @@
 import type { Cairn } from '../cairn.js';
-import { DEFAULT_CONTEXT_BUDGET, type ContextResult } from '../context/build.js';
-import { CONTEXT_CACHE_MAX_AGE_MS, contextCachePath, readCachedContext, RecordingFileReader, writeCachedContext, type ContextCacheKey } from '../context/cache.js';
+import { DEFAULT_CONTEXT_BUDGET, prepareNoQueryContext, type ContextResult } from '../context/build.js';
+import { contextCachePath, readCachedContext, RecordingFileReader, writeCachedContext, type ContextCacheKey } from '../context/cache.js';
+import type { PreparedContext } from '../context/prepare.js';
 import type { RecallHit } from '../recall/recall.js';
 import { estimateTokens } from '../tokens.js';
 
@@ -143,29 +144,20 @@ async function startsFromNothing(cairn: Cairn, session: string | null): Promise<
 }
 
 /**
- * Build the startup context of `cairn`'s project and store it for the next SessionStart, when the
- * store did not change while it was built and no recently-recalled penalty is running. Run off the
- * agent's critical path (`cairn hook refresh-context`, after a Stop / SessionEnd ingest). Nothing
- * is touched or recorded: this is a preview, not an injection. Returns whether an entry was written.
+ * Gather and prepare the startup context of `cairn`'s project and store it for the next
+ * SessionStart, when the store did not change meanwhile. Run off the agent's critical path
+ * (`cairn hook refresh-context`, after a Stop / SessionEnd ingest). Nothing is touched or
+ * recorded: this is groundwork, not an injection. Returns whether an entry was written.
  */
 export async function refreshStartupContext(cairn: Cairn, settings: HookSettings, cache: SessionStartCache): Promise<boolean> {
   const before = cache.generation();
   if (before === null) return false;
   const builtAt = cairn.deps.clock.now();
   const files = new RecordingFileReader();
-  const result = await cairn.context({ budget: settings.sessionStartBudget, omitSummarized: true, files });
-  if (result.penaltyUntil !== null && result.penaltyUntil !== undefined) return false;
+  const prepared = await prepareNoQueryContext(cairn.deps, files);
   if (cache.generation() !== before) return false;
   const key = startupKey(cairn, settings, cache);
-  const core = [cairn.deps.core.project, cairn.deps.core.user].filter((p): p is string => typeof p === 'string');
-  writeCachedContext(contextCachePath(cache.home, key), {
-    key,
-    generation: before,
-    files: files.files(core),
-    builtAt,
-    validUntil: builtAt + CONTEXT_CACHE_MAX_AGE_MS,
-    result: { markdown: result.markdown, tokens: result.tokens, sections: result.sections },
-  });
+  writeCachedContext(contextCachePath(cache.home, key), { key, generation: before, files: files.files(), builtAt, prepared });
   return true;
 }
 
@@ -189,25 +181,23 @@ export async function sessionStart(cairn: Cairn, input: HookInput, settings: Hoo
     if (previous) echoed = await carryEchoedGuidance(ledger, session, previous.window);
   }
   const seen = ledger && session ? await ledger.seen(session) : null;
-  let result: Pick<ContextResult, 'markdown' | 'tokens' | 'sections' | 'details'> | null = null;
+  let prepared: PreparedContext | undefined;
   if (cache && !compacted) {
     const fresh = !echoed && (!seen || (seen.memories.size === 0 && seen.facts.size === 0 && seen.blocks.size === 0)) && (await startsFromNothing(cairn, session));
-    const lookup = fresh ? readCachedContext(contextCachePath(cache.home, startupKey(cairn, settings, cache)), startupKey(cairn, settings, cache), generation, cairn.deps.clock.now()) : { hit: false as const, reason: 'session has a history' };
+    const key = startupKey(cairn, settings, cache);
+    const lookup = fresh ? readCachedContext(contextCachePath(cache.home, key), key, generation) : { hit: false as const, reason: 'session has a history' };
     cache.onLookup?.(lookup.hit ? 'hit' : `miss: ${lookup.reason}`);
-    if (lookup.hit) {
-      result = lookup.result;
-      // As a fresh build with `touch` would.
-      const included = result.sections.flatMap((s) => s.ids);
-      if (included.length > 0) await cairn.deps.store.touch(included, cairn.deps.clock.now(), false);
-    }
+    if (lookup.hit) prepared = lookup.prepared;
   }
-  result ??= await cairn.context({
+  const result = await cairn.context({
     budget: compacted ? settings.compactBudget : settings.sessionStartBudget,
     ...(session ? { favorSession: session } : {}),
     touch: true,
     // The compaction summary is in the window already: its details are not given twice.
     omitSummarized: true,
     ...(seen ? { exclude: seen.memories, excludeFacts: seen.facts, core: ![...seen.blocks].some((b) => b.startsWith('core:')), workingSet: !seen.blocks.has('working-set') } : {}),
+    // Gathered and prepared after the last write: only ranking and packing run here.
+    ...(prepared ? { prepared } : {}),
   });
   if (result.markdown.length === 0) {
     if (!echoed) return { kind: 'none' };

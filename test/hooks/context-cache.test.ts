@@ -2,7 +2,8 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSyn
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig, openCairn } from '../../src/config.js';
-import { contextCachePath } from '../../src/context/cache.js';
+import { prepareNoQueryContext } from '../../src/context/build.js';
+import { contextCachePath, RecordingFileReader } from '../../src/context/cache.js';
 import { DEFAULT_HOOK_SETTINGS, refreshStartupContext, sessionStart, type HookOutput } from '../../src/hooks/events.js';
 import { startupCache } from '../../src/hooks/run.js';
 import type { Cairn } from '../../src/cairn.js';
@@ -49,6 +50,8 @@ describe('the precomputed session-start context', () => {
       await sessionStart(cairn, { session_id: 'first', source: 'startup' }, DEFAULT_HOOK_SETTINGS, cache);
       expect(outcomes.pop()).toBe('miss: no entry');
 
+      // A memory recalled a moment ago (its recently-recalled penalty runs while ranking at serve time).
+      await cairn.recall({ query: 'sqlite fixture watcher tests' });
       expect(await refreshStartupContext(cairn, DEFAULT_HOOK_SETTINGS, cache!)).toBe(true);
       // A copy of the store as it is now, to build the same context fresh.
       const home2 = dir('cairn-cc-home2-');
@@ -89,19 +92,42 @@ describe('the precomputed session-start context', () => {
       await sessionStart(cairn, { session_id: 'sixth', source: 'startup' }, DEFAULT_HOOK_SETTINGS, cache);
       expect(outcomes.pop()).toBe('miss: session has a history');
 
-      // Expired, or unreadable: built fresh, no crash.
+      // Unreadable: built fresh, no crash.
       await refreshStartupContext(cairn, DEFAULT_HOOK_SETTINGS, cache!);
       const key = { kind: 'startup' as const, project: cairn.deps.project, workspaceRoot: cairn.deps.workspaceRoot, budget: DEFAULT_HOOK_SETTINGS.sessionStartBudget, code: cache!.code };
       const path = contextCachePath(home, key);
-      const entry = JSON.parse(readFileSync(path, 'utf8')) as { builtAt: number; validUntil: number };
-      writeFileSync(path, JSON.stringify({ ...entry, builtAt: entry.builtAt - 2 * 3600_000, validUntil: entry.builtAt - 3600_000 }));
-      await sessionStart(cairn, { session_id: 'seventh', source: 'startup' }, DEFAULT_HOOK_SETTINGS, cache);
-      expect(outcomes.pop()).toBe('miss: expired');
-      await refreshStartupContext(cairn, DEFAULT_HOOK_SETTINGS, cache!);
-      writeFileSync(path, '{"format":1,"key":');
+      writeFileSync(path, readFileSync(path, 'utf8').slice(0, -20));
       const broken = await sessionStart(cairn, { session_id: 'eighth', source: 'startup' }, DEFAULT_HOOK_SETTINGS, cache);
-      expect(outcomes.pop()).toBe('miss: no entry');
+      expect(outcomes.pop()).toBe('miss: unreadable entry');
       expect(textOf(broken)).toContain('make release');
+    } finally {
+      await cairn.close();
+    }
+  });
+
+  it('ranks and packs prepared candidates exactly as a fresh build, at any budget', async () => {
+    const home = dir('cairn-cc-home-');
+    const repo = repoDir('github.com/acme/packing');
+    mkdirSync(join(repo, 'src'), { recursive: true });
+    for (let f = 0; f < 5; f++) writeFileSync(join(repo, 'src', `m${f}.ts`), `export const v${f} = ${f};\n`.repeat(30));
+    const { cairn } = await openCairn(loadConfig({ home, env: {} }), { cwd: repo, actor: 'test' });
+    try {
+      const kinds = ['fact', 'decision', 'correction', 'procedure', 'preference', 'note', 'continuation'] as const;
+      for (let i = 0; i < 160; i++) {
+        const kind = kinds[i % kinds.length]!;
+        const files = i % 4 === 0 ? [`src/m${i % 7}.ts:${(i % 30) + 1}`] : [];
+        await cairn.remember({ text: `Memory ${i} about module m${i % 9}: ${'the limiter refill caps tokens at capacity '.repeat(1 + (i % 5))}(${kind} ${i * 7919})`, kind, files, importance: ((i * 37) % 100) / 100 });
+      }
+      await cairn.recall({ query: 'limiter refill module m3' });
+      // A referenced file changed after it was remembered: its lines carry a note.
+      writeFileSync(join(repo, 'src', 'm2.ts'), 'changed\n'.repeat(40));
+      const prepared = await prepareNoQueryContext(cairn.deps, new RecordingFileReader());
+      for (const budget of [200, 900, 2500, 4000, 12000]) {
+        const fresh = await cairn.context({ budget });
+        const fromPrepared = await cairn.context({ budget, prepared });
+        expect(fromPrepared.markdown).toBe(fresh.markdown);
+        expect(fromPrepared.sections).toEqual(fresh.sections);
+      }
     } finally {
       await cairn.close();
     }
