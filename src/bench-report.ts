@@ -33,6 +33,8 @@ export interface Dataset {
   sha256: string | null;
   /** For synthetic corpora: what regenerates it exactly. */
   generator: { version: string; seed: number; size: number; queries: number } | null;
+  /** For data read from disk: where it came from (the `Source:` line of its PROVENANCE.md). */
+  source?: string;
   /** Time to build the corpus database in this run, or null when it came from the cache. */
   buildMs: number | null;
   /** Time the cached build took when it was made. */

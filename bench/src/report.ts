@@ -41,7 +41,7 @@ function machineLine(env: RunEnv): string {
 
 function datasetLine(d: Dataset): string {
   const built = d.buildMs !== null ? `built in ${(d.buildMs / 1000).toFixed(1)} s this run` : `cached (built in ${((d.cachedBuildMs ?? 0) / 1000).toFixed(1)} s)`;
-  const gen = d.generator ? `${d.generator.version}, seed ${d.generator.seed}, ${d.generator.size.toLocaleString('en-US')} memories, ${d.generator.queries} known-answer queries` : '';
+  const gen = d.generator ? `${d.generator.version}, seed ${d.generator.seed}, ${d.generator.size.toLocaleString('en-US')} memories, ${d.generator.queries} known-answer queries` : (d.source ?? '');
   return `${d.name}: ${gen}; sha256 ${d.sha256 ? d.sha256.slice(0, 16) : 'n/a'}…; ${built}`;
 }
 

@@ -181,6 +181,17 @@ export function benchEmbedderSpecs(): string[] {
     .filter(Boolean);
 }
 
+/**
+ * Where an on-disk dataset came from: the `Source:` line of the PROVENANCE.md in `dir` (repository,
+ * commit, file), or undefined when there is none.
+ */
+export function dataSource(dir: string): string | undefined {
+  const file = join(dir, 'PROVENANCE.md');
+  if (!existsSync(file)) return undefined;
+  const line = /^Source:\s*(.+)$/m.exec(readFileSync(file, 'utf8'))?.[1]?.trim();
+  return line ? `source: ${line}` : undefined;
+}
+
 export function sha256Files(paths: string[]): string {
   const hash = createHash('sha256');
   for (const path of paths) hash.update(readFileSync(path));
@@ -436,7 +447,8 @@ export const beirSuite: Suite = {
         defaultSpecs: defaultEmbedderSpecs(ctx.quick),
         log: ctx.log,
       });
-      datasets.push({ name: `beir/${spec.name}${ctx.quick ? ' (quick subset)' : ''}`, sha256: sha256Files(full.files), generator: null, buildMs: result.loadMs, cachedBuildMs: null });
+      const source = dataSource(dir);
+      datasets.push({ name: `beir/${spec.name}${ctx.quick ? ' (quick subset)' : ''}`, sha256: sha256Files(full.files), generator: null, ...(source ? { source } : {}), buildMs: result.loadMs, cachedBuildMs: null });
       details[spec.name] = result;
       const label = spec.name === 'scifact' ? 'SciFact' : 'CoSQA';
       const refused = Object.entries(result.rejectedBy).map(([code, n]) => `${n} ${code}`).join(', ');

@@ -29,7 +29,7 @@ import { reindex } from 'cairn-memory/testing';
 import { ConversationContext, type Embedder } from 'cairn-memory';
 import { atLeast, metric } from '../metrics.js';
 import type { Dataset, Metric, Suite, SuiteOutcome } from '../types.js';
-import { benchCairn, benchEmbedder, benchEmbedderSpecs, benchFusionGrid, bulkRemember, defaultEmbedderSpecs, freshStore, fusionLabel, sha256Files, type BulkItem } from './beir.js';
+import { benchCairn, dataSource, benchEmbedder, benchEmbedderSpecs, benchFusionGrid, bulkRemember, defaultEmbedderSpecs, freshStore, fusionLabel, sha256Files, type BulkItem } from './beir.js';
 
 const K = 10;
 const CATEGORIES = new Set([1, 2, 3, 4]);
@@ -293,6 +293,8 @@ export async function runLocomo(
   }
 }
 
+const withSource = (source: string | undefined): { source?: string } => (source ? { source } : {});
+
 export const locomoSuite: Suite = {
   name: 'locomo',
   description: 'turn-level evidence recall@5/@10 on LoCoMo (categories 1–4) through cairn.recall scoped to each conversation: BM25 and hybrid',
@@ -306,7 +308,7 @@ export const locomoSuite: Suite = {
     const result = await runLocomo(ctx.cacheDir, data, ctx.log, embedderSpecs);
     const replies = await runLocomo(ctx.cacheDir, data, ctx.log, embedderSpecs, { layout: 'reply', askTwice: false });
     const datasets: Dataset[] = [
-      { name: `locomo/locomo-dev.json${ctx.quick ? ' (quick: first questions)' : ''}`, sha256: sha256Files([path]), generator: null, buildMs: result.loadMs, cachedBuildMs: null },
+      { name: `locomo/locomo-dev.json${ctx.quick ? ' (quick: first questions)' : ''}`, sha256: sha256Files([path]), generator: null, ...withSource(dataSource(join(ctx.dataDir, 'locomo'))), buildMs: result.loadMs, cachedBuildMs: null },
     ];
     const metrics: Metric[] = [];
     const note = `${result.questions} questions (cat. 1–4), ${result.turns} turns, ${result.conversations} conversations`;

@@ -33,11 +33,11 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { createCairn, openSqliteStore } from 'cairn-memory';
+import { ConversationContext, createCairn, openSqliteStore } from 'cairn-memory';
 import { DEFAULT_EMBEDDER_SPEC, createHashEmbedder } from 'cairn-memory/testing';
 import { CORPUS_NOW, defaultQueryCount, generateCorpus } from '../corpus.js';
 import { datasetOf, ensureCorpusDb, workingCopy } from '../dataset.js';
@@ -46,6 +46,7 @@ import { summarize, timeEach } from '../stats.js';
 import type { BenchContext, Dataset, Metric, Suite, SuiteOutcome } from '../types.js';
 import { basicMemoryPeer, cairnMcpPeer, mcpMemoryServicePeer } from './peers-mcp.js';
 import { runSemantic, semanticMetrics, type SemanticRow, type SemanticWorkload } from './peers-semantic.js';
+import { dataSource } from './beir.js';
 
 const K = 10;
 const require = createRequire(import.meta.url);
@@ -54,6 +55,11 @@ const require = createRequire(import.meta.url);
 export interface Doc {
   id: string;
   text: string;
+  /**
+   * Where a conversation turn sits (LoCoMo: session `<conversation>/D<n>`, line = its place in
+   * the session), as a conversation import records it; peers without such a notion ignore it.
+   */
+  provenance?: { sessionId: string; line: number };
 }
 
 /** What the suite needs from a peer: load, write one, search. */
@@ -203,14 +209,23 @@ function cairnPeer(): Peer {
   return {
     name: 'cairn',
     version: installedVersion('cairn-memory'),
-    how: 'in-process remember / recall, BM25 only (no embedder); synthetic recall on the real path (touch), LoCoMo with touch off',
+    how: 'in-process remember / recall, BM25 only (no embedder); synthetic recall on the real path (touch), LoCoMo with touch off, each turn stored as `cairn import` stores a conversation (provenance session + line, the turn it answers as context)',
     async open(dir) {
       const store = await openSqliteStore(join(dir, 'cairn.db'));
       const cairn = createCairn({ store, clock: { now: () => CORPUS_NOW }, actor: 'bench' });
       /** memory id → the documents it holds (remember folds an exact repeat into the earlier memory). */
       const docsOf = new Map<string, string[]>();
+      const conversation = new ConversationContext();
       const write = async (doc: Doc): Promise<void> => {
-        const r = await cairn.remember({ text: doc.text, kind: 'note', scope: 'user', source: 'import' });
+        const context = conversation.next(doc.provenance, doc.text);
+        const r = await cairn.remember({
+          text: doc.text,
+          kind: 'note',
+          scope: 'user',
+          source: 'import',
+          ...(doc.provenance ? { provenance: doc.provenance } : {}),
+          ...(context !== null ? { context } : {}),
+        });
         const list = docsOf.get(r.memory.id) ?? [];
         list.push(doc.id);
         docsOf.set(r.memory.id, list);
@@ -384,7 +399,9 @@ export function loadLocomo(file: string): { conversations: LocomoConversation[];
       if (!/^session_\d+$/.test(key) || !Array.isArray(value)) continue;
       for (const t of value as LocomoTurn[]) {
         const caption = t.blip_caption ? ` [image: ${t.blip_caption}]` : '';
-        turns.push({ id: `D${Number(/^D(\d+)/.exec(t.dia_id)?.[1] ?? 0)}:${Number(/:(\d+)$/.exec(t.dia_id)?.[1] ?? 0)}`, text: `${t.speaker}: ${t.text}${caption}` });
+        const session = Number(/^D(\d+)/.exec(t.dia_id)?.[1] ?? 0);
+        const line = Number(/:(\d+)$/.exec(t.dia_id)?.[1] ?? 0);
+        turns.push({ id: `D${session}:${line}`, text: `${t.speaker}: ${t.text}${caption}`, provenance: { sessionId: `${s.sample_id ?? `conv-${i}`}/D${session}`, line } });
       }
     }
     const known = new Set(turns.map((t) => t.id));
@@ -487,7 +504,8 @@ export function createPeersSuite(options: PeersOptions = {}): Suite {
       const locomo = existsSync(locomoFile) ? loadLocomo(locomoFile) : null;
       if (locomo) {
         const raw = readFileSync(locomoFile);
-        datasets.push({ name: 'locomo-dev', sha256: createHash('sha256').update(raw).digest('hex'), generator: null, buildMs: null, cachedBuildMs: null });
+        const source = dataSource(dirname(locomoFile));
+        datasets.push({ name: 'locomo-dev', sha256: createHash('sha256').update(raw).digest('hex'), generator: null, ...(source ? { source } : {}), buildMs: null, cachedBuildMs: null });
       }
       const convs = locomo ? locomo.conversations.slice(0, options.conversations ?? (ctx.quick ? 1 : locomo.conversations.length)) : [];
 
