@@ -707,6 +707,12 @@ export interface FactRecord {
   role: TurnRole;
   toolName: string | null;
   at: number | null;
+  /**
+   * The fact text's full-text index terms, computed ahead of the write (ingest workers do it, as
+   * for {@link TurnRecord.terms}). Only ever set to the store's own analysis of `text` (SQLite:
+   * `indexText(factIndexSource(fact))`); stores that index differently ignore it. Never read back.
+   */
+  terms?: string;
 }
 
 /** Where a fact occurred. */

@@ -13,7 +13,7 @@ import { existsSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { turnIndexText } from '../store/substrate-rows.js';
+import { factIndexText, turnIndexText } from '../store/substrate-rows.js';
 import type { IngestCursor, Logger } from '../types.js';
 import { readTranscript } from './read.js';
 import { adoptReadBatch, sealReadBatch } from './seal.js';
@@ -45,7 +45,7 @@ export type WorkerMessage =
 export function readWithTerms(request: Pick<ReadRequest, 'path' | 'cursor' | 'options' | 'terms'>): ReadResult {
   const result = readTranscript(request.path, request.cursor, request.options);
   if (request.terms) for (const turn of result.batch.turns) turn.terms = turnIndexText(turn);
-  sealReadBatch(result.batch);
+  sealReadBatch(result.batch, request.terms ? factIndexText : undefined);
   return result;
 }
 

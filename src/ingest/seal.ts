@@ -10,13 +10,15 @@
  * Across threads a seal is lost (structured clone), so the pool adopts the seals of its own
  * workers when they redact with the same ruleset ({@link RULESET_ID}).
  */
-import { adoptSealed, sealSanitized } from '../privacy/guard.js';
+import { adoptSealed, sanitizeField, sealSanitized } from '../privacy/guard.js';
 import { RULESET_ID } from '../privacy/ruleset.js';
-import type { SubstrateBatch } from '../types.js';
+import type { FactRecord, SubstrateBatch } from '../types.js';
 
 /** Turn fields that hold the sanitizer's own output (or text derived from it only). */
 const TURN_SANITIZED: ReadonlySet<string> = new Set(['text', 'toolInput', 'terms']);
 const NONE: ReadonlySet<string> = new Set();
+/** Fact fields that hold the sanitizer's own output once `text` is cleaned first (see sealReadBatch). */
+const FACT_SANITIZED: ReadonlySet<string> = new Set(['text', 'terms']);
 
 /** The ruleset the seals of this thread are made with. */
 export const SEAL_RULESET = RULESET_ID;
@@ -24,10 +26,27 @@ export const SEAL_RULESET = RULESET_ID;
 /**
  * Seal the turns and facts of a batch a reader of this package just built (in place). Only for
  * batches from `readTranscript`: a turn's `text` and `toolInput` are trusted to be sanitized.
+ * With `factTerms`, each fact also gets its index terms (`FactRecord.terms`) from its text as the
+ * boundary would store it: the text is cleaned first, exactly as sealing cleans it, so the
+ * writing thread only inserts. A fact repeated in the batch (its id again) is tokenized once.
  */
-export function sealReadBatch(batch: Pick<SubstrateBatch, 'turns' | 'facts'>): void {
+export function sealReadBatch(batch: Pick<SubstrateBatch, 'turns' | 'facts'>, factTerms?: (fact: FactRecord) => string): void {
   for (const turn of batch.turns) sealSanitized(turn, TURN_SANITIZED);
-  for (const fact of batch.facts ?? []) sealSanitized(fact, NONE);
+  if (factTerms === undefined) {
+    for (const fact of batch.facts ?? []) sealSanitized(fact, NONE);
+    return;
+  }
+  const known = new Map<string, { text: string; terms: string }>();
+  for (const fact of batch.facts ?? []) {
+    fact.text = sanitizeField('text', fact.text);
+    const seen = known.get(fact.id);
+    if (seen !== undefined && seen.text === fact.text) fact.terms = seen.terms;
+    else {
+      fact.terms = factTerms(fact);
+      known.set(fact.id, { text: fact.text, terms: fact.terms });
+    }
+    sealSanitized(fact, FACT_SANITIZED);
+  }
 }
 
 /**

@@ -119,7 +119,13 @@ export function sanitizeDeep<T>(value: T): T {
 /**
  * A string value under a key: under a secret-naming key (`{"apiKey": "…"}` in imported meta) the
  * whole value is the secret, as in an assignment; otherwise the value is sanitized as text.
+ * Exactly what {@link sanitizeDeep} and {@link sealSanitized} make of a record's string field, so
+ * a caller may clean one field first (to derive something from it) and name it clean when sealing.
  */
+export function sanitizeField(key: string, value: string): string {
+  return secretValue(key, value);
+}
+
 function secretValue(key: string, value: string): string {
   // The key first: it is remembered, and most keys name no secret (no value check needed then).
   const named = keyKind(key);

@@ -218,6 +218,11 @@ export function factIndexSource(fact: { text: string }): string {
   return fact.text;
 }
 
+/** A fact's full-text index terms (SQLite, or `FactRecord.terms` computed ahead by ingest workers). */
+export function factIndexText(fact: { text: string }): string {
+  return indexText(factIndexSource(fact));
+}
+
 /** A `turns` row as a driver returns it; `is_error` and `flags` as the dialect stores them. */
 export interface StoredTurnRow {
   id: string;

@@ -5,6 +5,7 @@ import { adoptReadBatch, sealReadBatch, SEAL_RULESET } from '../../src/ingest/se
 import { isSealed, sanitizeDeep, sealSanitized } from '../../src/privacy/guard.js';
 import { sanitize } from '../../src/privacy/redact.js';
 import { RULESET_ID } from '../../src/privacy/ruleset.js';
+import { factIndexText } from '../../src/store/substrate-rows.js';
 import type { FactRecord, TurnRecord } from '../../src/types.js';
 import { claudeMain } from '../ingest/helpers.js';
 import { LOOK_ALIKES, PLANTED } from './corpus.js';
@@ -64,11 +65,26 @@ describe('sealed records at the write boundary', () => {
     expect(JSON.stringify(batch)).not.toContain(secret);
   });
 
+  it('facts sealed with their index terms: the text cleaned as sealing cleans it, the terms the store would compute from it', () => {
+    const facts = [fact({ text: `token ${secret}` }), fact({ id: 'f2', text: 'src/Parser.ts:12' }), fact({ id: 'f2', text: 'src/Parser.ts:12', turnId: 's1:u2' })];
+    const plain = facts.map((f) => ({ ...f }));
+    sealReadBatch({ turns: [], facts: plain });
+    const withTerms = facts.map((f) => ({ ...f }));
+    sealReadBatch({ turns: [], facts: withTerms }, factIndexText);
+    expect(withTerms.every(isSealed)).toBe(true);
+    expect(withTerms.map((f) => f.text)).toEqual(plain.map((f) => f.text));
+    expect(JSON.stringify(withTerms)).not.toContain(secret);
+    for (const f of withTerms) expect(f.terms).toBe(factIndexText({ text: f.text }));
+    expect(withTerms[1]?.terms).toContain('parser');
+  });
+
   it('a transcript read for ingest comes with its turns and facts sealed (the boundary skips them)', () => {
     const { batch } = readWithTerms({ path: claudeMain, cursor: null, options: {}, terms: true });
     expect(batch.turns.length).toBeGreaterThan(0);
     expect(batch.turns.every(isSealed)).toBe(true);
     expect((batch.facts ?? []).every(isSealed)).toBe(true);
+    expect((batch.facts ?? []).length).toBeGreaterThan(0);
+    expect((batch.facts ?? []).every((f) => f.terms === factIndexText(f))).toBe(true);
     expect(batch.sessions.some(isSealed) || isSealed(batch.cursor)).toBe(false);
   });
 

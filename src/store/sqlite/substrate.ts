@@ -36,7 +36,7 @@ import type {
 } from '../../types.js';
 import {
   FACT_REF_COLUMNS,
-  factIndexSource,
+  factIndexText,
   factSummary,
   factsFromRows,
   listedFacts,
@@ -53,7 +53,7 @@ import {
   type StoredTurnRow,
   type TurnDecoding,
 } from '../substrate-rows.js';
-import { indexText, queryTerms } from '../tokenize.js';
+import { queryTerms } from '../tokenize.js';
 
 /** SQLite's turns row: the error mark as 0/1, flags as JSON text, and the rowid alias `pk`. */
 interface TurnRow extends StoredTurnRow {
@@ -332,13 +332,18 @@ export class SqliteSubstrate implements SubstrateStore {
   /**
    * Once per connection, inside a write: let FTS5 gather more segments per level before merging
    * them (`automerge` 16 instead of 4). Bulk ingest spent a sixth of its write time merging the
-   * small segments each commit leaves; searches over 200K turns were no slower.
+   * small segments each commit leaves; searches over 200K turns were no slower. The session
+   * facts' index gets the same (its rows arrive with the turns, commit after commit).
    */
   private tuneIndex(): void {
     if (this.tuned) return;
     this.tuned = true;
-    const current = this.db.prepare<[], { v: unknown }>("SELECT v FROM turns_fts_config WHERE k = 'automerge'").get();
-    if (current?.v !== FTS_AUTOMERGE) this.db.prepare(`INSERT INTO turns_fts (turns_fts, rank) VALUES ('automerge', ${FTS_AUTOMERGE})`).run();
+    for (const index of ['turns_fts', 'session_facts_fts']) {
+      const exists = this.db.prepare<[string], { n: number }>("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = ?").get(`${index}_config`);
+      if (exists?.n !== 1) continue;
+      const current = this.db.prepare<[], { v: unknown }>(`SELECT v FROM ${index}_config WHERE k = 'automerge'`).get();
+      if (current?.v !== FTS_AUTOMERGE) this.db.prepare(`INSERT INTO ${index} (${index}, rank) VALUES ('automerge', ${FTS_AUTOMERGE})`).run();
+    }
   }
 
   /**
@@ -468,7 +473,7 @@ export class SqliteSubstrate implements SubstrateStore {
       if (!written.has(fact.id)) {
         written.add(fact.id);
         const inserted = s.insertFact.run(fact.id, fact.sessionId, fact.kind, fact.text, fact.path, fact.line);
-        if (inserted.changes > 0) s.insertFactFts.run(inserted.lastInsertRowid, indexText(factIndexSource(fact)));
+        if (inserted.changes > 0) s.insertFactFts.run(inserted.lastInsertRowid, fact.terms ?? factIndexText(fact));
       }
       s.insertFactRef.run(fact.id, fact.turnId, fact.sessionId, fact.seq, fact.role, fact.toolName, fact.at, fact.note);
     }
