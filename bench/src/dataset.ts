@@ -81,9 +81,18 @@ export async function ensureCorpusDb(cacheDir: string, spec: CorpusSpec, log: (l
     const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as CorpusManifest;
     if (manifest.version === CORPUS_VERSION && manifest.schemaVersion === schemaVersion) return { path, manifest, buildMs: null };
   }
-  log(`building corpus ${key} (${spec.size.toLocaleString('en-US')} memories) …`);
   const tmp = join(cacheDir, `${key}.building-${process.pid}.db`);
   removeDb(tmp);
+  const migrated = await migrateEarlier(cacheDir, spec, schemaVersion, tmp, log);
+  if (migrated) {
+    removeDb(path);
+    renameSync(tmp, path);
+    const manifest: CorpusManifest = { ...migrated, key, schemaVersion };
+    writeFileSync(`${manifestPath}.tmp`, JSON.stringify(manifest));
+    renameSync(`${manifestPath}.tmp`, manifestPath);
+    return { path, manifest, buildMs: null };
+  }
+  log(`building corpus ${key} (${spec.size.toLocaleString('en-US')} memories) …`);
   const started = process.hrtime.bigint();
   const built = await populate(tmp, spec, log);
   const buildMs = Number(process.hrtime.bigint() - started) / 1e6;
@@ -94,6 +103,41 @@ export async function ensureCorpusDb(cacheDir: string, spec: CorpusSpec, log: (l
   renameSync(`${manifestPath}.tmp`, manifestPath);
   log(`built ${key} in ${(buildMs / 1000).toFixed(1)} s`);
   return { path, manifest, buildMs };
+}
+
+/**
+ * A corpus cached under an earlier schema, with the same generator, seed, size and embedder,
+ * copied to `tmp` and brought to the current schema by the store's own migrations — the rows are
+ * the generator's either way, and a migration must give what a fresh build gives (the store's
+ * migration tests hold every version to that). Saves rebuilding (and re-embedding) a 100K corpus
+ * after each schema change. Null when there is none or it does not open.
+ */
+async function migrateEarlier(cacheDir: string, spec: CorpusSpec, schemaVersion: number, tmp: string, log: (line: string) => void): Promise<CorpusManifest | null> {
+  for (let version = schemaVersion - 1; version >= 1; version--) {
+    const key = corpusKey(spec, version);
+    const path = join(cacheDir, `${key}.db`);
+    const manifestPath = join(cacheDir, `${key}.json`);
+    if (!existsSync(path) || !existsSync(manifestPath)) continue;
+    let manifest: CorpusManifest;
+    try {
+      manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as CorpusManifest;
+    } catch {
+      continue;
+    }
+    if (manifest.version !== CORPUS_VERSION || manifest.schemaVersion !== version) continue;
+    try {
+      copyFileSync(path, tmp);
+      const store = await openSqliteStore(tmp);
+      await store.close();
+    } catch (error) {
+      removeDb(tmp);
+      log(`could not migrate ${key}: ${(error as Error).message}; building afresh`);
+      return null;
+    }
+    log(`migrated cached corpus ${key} to schema ${schemaVersion}`);
+    return manifest;
+  }
+  return null;
 }
 
 async function populate(path: string, spec: CorpusSpec, log: (line: string) => void): Promise<Pick<CorpusManifest, 'sha256' | 'rows' | 'queries'>> {

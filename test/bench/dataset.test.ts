@@ -1,8 +1,8 @@
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ensureCorpusDb, workingCopy } from '../../bench/src/dataset.js';
+import { corpusKey, ensureCorpusDb, workingCopy } from '../../bench/src/dataset.js';
 import { tempDir } from '../helpers/cli.js';
 
 const cacheDir = tempDir('cairn-bench-cache-');
@@ -42,5 +42,43 @@ describe('corpus databases', () => {
     await ensureCorpusDb(cacheDir, { seed: 3, size: 400 });
     for (const file of abandoned) expect(existsSync(file)).toBe(false);
     expect(existsSync(mine)).toBe(true);
+  });
+  it('brings a corpus cached under an earlier schema forward by migration instead of rebuilding it', async () => {
+    const dir = tempDir('cairn-bench-cache-migrate-');
+    try {
+      const spec = { seed: 5, size: 200 };
+      const built = await ensureCorpusDb(dir, spec);
+      const latest = built.manifest.schemaVersion;
+      // Make it the corpus an earlier schema would have cached: no `context` column, version latest - 1.
+      const db = new Database(built.path);
+      db.exec('ALTER TABLE memories DROP COLUMN context');
+      db.pragma(`user_version = ${latest - 1}`);
+      db.close();
+      const olderKey = corpusKey(spec, latest - 1);
+      renameSync(built.path, join(dir, `${olderKey}.db`));
+      writeFileSync(join(dir, `${olderKey}.json`), JSON.stringify({ ...built.manifest, key: olderKey, schemaVersion: latest - 1 }));
+      rmSync(join(dir, `${built.manifest.key}.json`));
+
+      const lines: string[] = [];
+      const migrated = await ensureCorpusDb(dir, spec, (line) => lines.push(line));
+      expect(migrated.buildMs).toBeNull();
+      expect(lines.join('\n')).toContain('migrated cached corpus');
+      expect(lines.join('\n')).not.toContain('building corpus');
+      expect(migrated.manifest.key).toBe(built.manifest.key);
+      expect(migrated.manifest.schemaVersion).toBe(latest);
+      expect(migrated.manifest.sha256).toBe(built.manifest.sha256);
+      expect(JSON.parse(readFileSync(join(dir, `${built.manifest.key}.json`), 'utf8')).schemaVersion).toBe(latest);
+      const after = new Database(migrated.path, { readonly: true });
+      try {
+        expect(after.pragma('user_version', { simple: true })).toBe(latest);
+        expect(after.prepare("SELECT count(*) FROM pragma_table_info('memories') WHERE name = 'context'").pluck().get()).toBe(1);
+        expect(after.prepare('SELECT count(*) FROM memories').pluck().get()).toBe(built.manifest.rows.inserted);
+      } finally {
+        after.close();
+      }
+      expect(existsSync(`${migrated.path}-wal`) && readFileSync(`${migrated.path}-wal`).length > 0).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
