@@ -49,7 +49,12 @@ export const FEEDBACK_HITS = 3;
 
 export async function retrieve(deps: Deps, input: RetrieveInput): Promise<Retrieved> {
   const keywords = contentQuery(input.query);
-  const lists: ScoredId[][] = [await deps.store.searchText(keywords, { ...input.filter, limit: input.limit })];
+  // Started first and awaited after the vector leg: a store that searches text off this thread
+  // (SqliteStore's `textSearch: 'worker'`, PostgreSQL) overlaps the two legs; the results are the same.
+  const textSearch = deps.store.searchText(keywords, { ...input.filter, limit: input.limit });
+  // Awaited below; a rejection meanwhile must not count as unhandled.
+  textSearch.catch(() => {});
+  const lists: ScoredId[][] = [];
   const cosines = new Map<string, number>();
   let queryVector: Float32Array | null = null;
   // The configured embedder, or the index's own model while a model switch is under way.
@@ -62,7 +67,7 @@ export async function retrieve(deps: Deps, input: RetrieveInput): Promise<Retrie
     if (queryVector) {
       try {
         const hits = (await deps.store.searchVector(queryVector, embedder, { ...input.filter, limit: input.limit })).filter((h) => h.score >= floor);
-        lists.push(hits);
+        lists.push(await textSearch, hits);
         if (weights.feedback) {
           const first = reciprocalRankFusion(lists, rrfK, [1, vectorWeight]).slice(0, FEEDBACK_HITS).map((f) => f.id);
           const expanded = withFeedback(queryVector, [...(await deps.store.getVectors(first, embedder)).values()], weights.feedback);
@@ -76,11 +81,12 @@ export async function retrieve(deps: Deps, input: RetrieveInput): Promise<Retrie
         // A model switch committed since the check above: this query runs on BM25.
         if (!isCairnError(error) || error.code !== 'EMBEDDER_MISMATCH') throw error;
         queryVector = null;
-        lists.length = 1;
+        lists.length = 0;
         cosines.clear();
       }
     }
   }
+  if (lists.length === 0) lists.push(await textSearch);
   const fused = reciprocalRankFusion(lists, rrfK, [1, vectorWeight]);
   let cosineMax: number | null = null;
   if (queryVector && embedder) {

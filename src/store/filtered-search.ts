@@ -17,14 +17,20 @@ export interface FilteredSearch {
 }
 
 export async function searchFiltered({ limit, size, nearest, accept }: FilteredSearch): Promise<ScoredId[]> {
+  // What the database said about each key so far (null: rejected): a wider fetch asks only about new keys.
+  const known = new Map<number, string | null>();
   for (let fetch = Math.max(limit * 4, 64); ; fetch *= 4) {
     const hits = nearest(fetch);
     if (hits.length === 0) return [];
-    const accepted = await accept(hits.map((h) => h.key));
+    const unknown = hits.filter((h) => !known.has(h.key)).map((h) => h.key);
+    if (unknown.length > 0) {
+      const accepted = await accept(unknown);
+      for (const key of unknown) known.set(key, accepted.get(key) ?? null);
+    }
     const out: ScoredId[] = [];
     for (const hit of hits) {
-      const id = accepted.get(hit.key);
-      if (id !== undefined) out.push({ id, score: hit.score });
+      const id = known.get(hit.key);
+      if (id !== undefined && id !== null) out.push({ id, score: hit.score });
       if (out.length >= limit) break;
     }
     if (out.length >= limit || hits.length < fetch || fetch >= size) return out;

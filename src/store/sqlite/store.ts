@@ -44,6 +44,7 @@ import {
   type MemoryRow,
 } from './rows.js';
 import { searchFiltered } from '../filtered-search.js';
+import { TextSearchOffload } from './text-search-offload.js';
 import { ORDER_SQL, memoryIndexSource } from '../memory-rows.js';
 import { reviewWhere as sharedReviewWhere, type StoredReviewRow as ReviewRow } from '../review-rows.js';
 
@@ -77,6 +78,14 @@ export interface SqliteStoreOptions extends OpenOptions {
   path: string;
   /** The vector index: exact below a size, HNSW (persisted next to the file) above. */
   vectorIndex?: SqliteVectorIndexOptions;
+  /**
+   * Where full-text search runs: `inline` on the caller's thread, or `worker`, a worker thread with
+   * its own connection (./text-search-offload.ts), so a hybrid recall's BM25 overlaps its query
+   * embedding and vector search. For long-running processes that recall with vectors; the worker
+   * costs ~50 ms to start and a few MB. `:memory:` databases always search inline.
+   * @default 'inline'
+   */
+  textSearch?: 'inline' | 'worker';
 }
 
 /**
@@ -96,10 +105,12 @@ export class SqliteStore implements Store {
   private substrateStore: SqliteSubstrate | null = null;
   private readonly termFrequencies = new TermFrequencies(() => this.db);
   private readonly statements = new Map<string, Database.Statement>();
+  private readonly textSearchWorker: TextSearchOffload | null;
 
   constructor(options: SqliteStoreOptions) {
     this.options = options;
     this.location = options.path;
+    this.textSearchWorker = options.textSearch === 'worker' && options.path !== ':memory:' && options.path !== '' ? new TextSearchOffload(options.path) : null;
     this.vectorIndex = new SqliteVectors(() => this.db, options.path, options.vectorIndex);
     this.vectorStaging = new SqliteVectorStaging(() => this.db, () => this.vectorIndex.drop());
   }
@@ -129,6 +140,7 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.textSearchWorker?.close();
     this.database?.close();
     this.database = null;
     this.statements.clear();
@@ -275,6 +287,12 @@ export class SqliteStore implements Store {
   /* ---------------------------------------------------------------- search */
 
   async searchText(query: string, options: TextSearchOptions): Promise<ScoredId[]> {
+    const offloaded = this.textSearchWorker?.search(query, options);
+    return (offloaded && (await offloaded)) ?? this.searchTextHere(query, options);
+  }
+
+  /** Full-text search on this thread's connection. */
+  private searchTextHere(query: string, options: TextSearchOptions): ScoredId[] {
     const terms = queryTerms(query, 64);
     const match = options.rarestTerms === undefined ? matchExpression(this.selectTerms(terms)) : this.probeExpression(terms, options.rarestTerms);
     if (match === null) return [];
@@ -323,12 +341,10 @@ export class SqliteStore implements Store {
     const out = new Map<string, Float32Array>();
     const stored = await this.vectorModel();
     if (!stored || stored.model !== model.model || ids.length === 0) return out;
-    const rows = this.db
-      .prepare(
-        `SELECT m.id AS id, v.vector AS vector FROM vectors v JOIN memories m ON m.rowid = v.memory_rowid
-          WHERE m.id IN (SELECT value FROM json_each(?))`,
-      )
-      .all(JSON.stringify(ids)) as Array<{ id: string; vector: Buffer }>;
+    const rows = this.statement(
+      `SELECT m.id AS id, v.vector AS vector FROM vectors v JOIN memories m ON m.rowid = v.memory_rowid
+        WHERE m.id IN (SELECT value FROM json_each(?))`,
+    ).all(JSON.stringify(ids)) as Array<{ id: string; vector: Buffer }>;
     for (const row of rows) out.set(row.id, blobToVector(row.vector));
     return out;
   }
@@ -722,14 +738,15 @@ export class SqliteStore implements Store {
   }
 
   private idsForRowids(rowids: number[], where: string, params: unknown[]): Map<number, string> {
-    const rows = this.db
-      .prepare(`SELECT m.rowid AS rowid, m.id AS id FROM memories m WHERE m.rowid IN (SELECT value FROM json_each(?)) AND ${where}`)
-      .all(JSON.stringify(rowids), ...params) as Array<{ rowid: number; id: string }>;
+    const rows = this.statement(`SELECT m.rowid AS rowid, m.id AS id FROM memories m WHERE m.rowid IN (SELECT value FROM json_each(?)) AND ${where}`).all(
+      JSON.stringify(rowids),
+      ...params,
+    ) as Array<{ rowid: number; id: string }>;
     return new Map(rows.map((r) => [r.rowid, r.id]));
   }
 
   private stateValue(key: string): string | null {
-    return (this.db.prepare('SELECT value FROM state WHERE key = ?').pluck().get(key) as string | undefined) ?? null;
+    return (this.statement('SELECT value FROM state WHERE key = ?').pluck().get(key) as string | undefined) ?? null;
   }
 
   private writeState(key: string, value: string): void {

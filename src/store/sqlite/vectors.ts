@@ -98,6 +98,8 @@ export class SqliteVectors {
   private readonly hnsw: HnswOptions;
   private readonly buildMode: 'inline' | 'background';
   private readonly files: VectorFiles;
+  /** Prepared statements of the hot path (every search syncs), per connection. */
+  private statements = new WeakMap<Database.Database, Map<string, Database.Statement>>();
 
   constructor(
     private readonly db: () => Database.Database,
@@ -142,7 +144,7 @@ export class SqliteVectors {
    */
   async sync(model: EmbedderIdentity): Promise<VectorIndex | null> {
     const db = this.db();
-    const raw = stateValue(db, 'vector_model');
+    const raw = this.stateValue(db, 'vector_model');
     if (raw === null) return null;
     const stored = JSON.parse(raw) as EmbedderIdentity;
     if (stored.model !== model.model || stored.dimension !== model.dimension) {
@@ -151,7 +153,7 @@ export class SqliteVectors {
         `the vector index was built with ${stored.model} (${stored.dimension} dims) but the query embedder is ${model.model} (${model.dimension} dims); run \`cairn reindex\``,
       );
     }
-    const epoch = stateValue(db, 'vector_epoch') ?? '';
+    const epoch = this.stateValue(db, 'vector_epoch') ?? '';
     const fresh = !this.index || this.model !== stored.model || this.epoch !== epoch;
     if (this.usearch === null && this.wantsAnn(db, fresh)) this.usearch = await loadUsearch();
     // Everything below is synchronous: concurrent callers in this process cannot interleave.
@@ -187,7 +189,20 @@ export class SqliteVectors {
   }
 
   private maxSeq(db: Database.Database): number {
-    return (db.prepare('SELECT max(seq) FROM vectors').pluck().get() as number | null) ?? 0;
+    return (this.statement(db, 'SELECT max(seq) FROM vectors').pluck().get() as number | null) ?? 0;
+  }
+
+  private stateValue(db: Database.Database, key: string): string | null {
+    return (this.statement(db, 'SELECT value FROM state WHERE key = ?').pluck().get(key) as string | undefined) ?? null;
+  }
+
+  /** A prepared statement kept for the connection's life. */
+  private statement(db: Database.Database, sql: string): Database.Statement {
+    let byConnection = this.statements.get(db);
+    if (!byConnection) this.statements.set(db, (byConnection = new Map()));
+    let stmt = byConnection.get(sql);
+    if (!stmt) byConnection.set(sql, (stmt = db.prepare(sql)));
+    return stmt;
   }
 
   private count(db: Database.Database): number {
@@ -282,9 +297,11 @@ export class SqliteVectors {
   private catchUp(): void {
     const index = this.index;
     if (!index) return;
-    const rows = this.db()
-      .prepare('SELECT memory_rowid, vector, seq FROM vectors WHERE seq > ? ORDER BY seq')
-      .all(this.seq) as Array<{ memory_rowid: number; vector: Buffer; seq: number }>;
+    const rows = this.statement(this.db(), 'SELECT memory_rowid, vector, seq FROM vectors WHERE seq > ? ORDER BY seq').all(this.seq) as Array<{
+      memory_rowid: number;
+      vector: Buffer;
+      seq: number;
+    }>;
     for (const row of rows) {
       const vector = new Float32Array(row.vector.byteLength / 4);
       new Uint8Array(vector.buffer).set(row.vector);
