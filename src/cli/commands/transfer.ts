@@ -13,8 +13,8 @@ export function registerTransferCommands(program: Command, run: Run): void {
       .command('import')
       .summary('import memories from JSONL')
       .description(
-        'Import one memory per line: {"text": "...", "kind"?, "tags"?, "scope"?, "project"?, "importance"?, "createdAt"?, "meta"?, "provenance"?}.\n' +
-          'A conversation imported one memory per turn gives each turn {"provenance": {"sessionId": "...", "line": N}} (N: its place in the session): recall lets adjacent turns lend each other relevance.\n' +
+        'Import one memory per line: {"text": "...", "kind"?, "tags"?, "scope"?, "project"?, "importance"?, "createdAt"?, "meta"?, "provenance"?, "context"?}.\n' +
+          'A conversation imported one memory per turn gives each turn {"provenance": {"sessionId": "...", "line": N}} (N: its place in the session): each turn is then stored with the turn before it as its context (searched and embedded with it, not shown; a line\'s own "context" wins, null: none), and recall lets adjacent turns lend each other relevance.\n' +
           'Bad lines, and lines over 1 MiB, are reported with their line numbers and skipped. Re-running an import adds no duplicates. Use - for stdin.',
       )
       .argument('<file>', 'a .jsonl file, or - for stdin'),
