@@ -15,7 +15,7 @@ import { packSession, type ChosenDetail } from './session-context.js';
 import { learnedDelta } from './learn.js';
 import { adjusted, DEFAULT_VALUE_MODEL, type ValueModel } from './value-model.js';
 import { workingSetLines, workingSetOf } from './working-set.js';
-import { itemLine, prepareContext, prepareItem, termsOf, type PreparedContext } from './prepare.js';
+import { itemLine, prepareContext, prepareItem, preparedTerms, type PreparedContext } from './prepare.js';
 
 export interface ContextInput {
   /** What the agent is about to do; without it, the session's and project's most valuable memories. */
@@ -116,11 +116,17 @@ const STALE_FILE_FACTOR = 0.5;
 const WORKING_SET_SHARE = 0.3;
 const WORKING_SET_TITLE = 'Files and commands of this session';
 
-function jaccard(a: Set<string>, b: Set<string>): number {
+/**
+ * Whether two term sets are near-duplicates (Jaccard ≥ `threshold`). Jaccard is at most
+ * |smaller| / |larger| (shared ≤ |smaller|, union ≥ |larger|), so sets whose sizes alone rule it
+ * out are not compared term by term: the same answers, for most pairs without a pass.
+ */
+function nearDuplicate(a: Set<string>, b: Set<string>, threshold: number): boolean {
+  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+  if (large.size === 0 || small.size / large.size < threshold) return false;
   let shared = 0;
-  for (const t of a) if (b.has(t)) shared++;
-  const union = a.size + b.size - shared;
-  return union === 0 ? 0 : shared / union;
+  for (const t of small) if (large.has(t)) shared++;
+  return shared / (a.size + b.size - shared) >= threshold;
 }
 
 /** The memories a context considers (retrieved for the query, pinned, continuation, the favoured session's, recent and important ones), less `exclude`. */
@@ -320,7 +326,7 @@ export async function buildContext(deps: ContextDeps, input: ContextInput = {}):
     const item = ready?.[c.memory.id] ?? prepareItem(deps, c.memory, files);
     const line = itemLine(c.memory, item.note);
     // A finding about a file that is gone is worth less, not nothing (it may have moved).
-    return { c, score: item.missing ? score * STALE_FILE_FACTOR : score, line, tokens: item.tokens, terms: item.terms };
+    return { c, score: item.missing ? score * STALE_FILE_FACTOR : score, line, tokens: item.tokens, item };
   });
   prepared.sort((a, b) => b.score / b.tokens - a.score / a.tokens || b.score - a.score);
 
@@ -328,8 +334,8 @@ export async function buildContext(deps: ContextDeps, input: ContextInput = {}):
     const headerCost = (chosen.get(key)?.length ?? 0) === 0 ? sectionHeaderTokens(key) : 0;
     const cost = item.tokens + headerCost;
     if (used + cost > budget || sectionUsed[key] + cost > cap) return false;
-    const terms = new Set(item.terms ?? termsOf(item.c.memory));
-    const dup = chosenTerms.find((other) => jaccard(terms, other.terms) >= NEAR_DUPLICATE_JACCARD);
+    const terms = new Set(preparedTerms(item.item, item.c.memory));
+    const dup = chosenTerms.find((other) => nearDuplicate(terms, other.terms, NEAR_DUPLICATE_JACCARD));
     if (dup) {
       omitted.push({ id: item.c.memory.id, reason: 'near-duplicate', detail: dup.id });
       return true;

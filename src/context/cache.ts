@@ -23,7 +23,7 @@ import { dirname, join } from 'node:path';
 import { FileReader } from '../workspace/files.js';
 import type { PreparedContext } from './prepare.js';
 
-const FORMAT = 2;
+const FORMAT = 3;
 
 /** What a cached context was built for; compared in full before anything is served. */
 export interface ContextCacheKey {

@@ -21,8 +21,12 @@ export interface PreparedItem {
   missing: boolean;
   /** Estimated tokens of its line and newline. */
   tokens: number;
-  /** Its index terms (the near-duplicate check); computed when first needed by a fresh build. */
-  terms?: string[];
+  /**
+   * Its index terms joined by spaces (index terms hold none), for the near-duplicate check;
+   * computed when first needed by a fresh build. One string, not an array: a precomputed context
+   * holds ~500 candidates and is parsed on every session start that uses it.
+   */
+  terms?: string;
 }
 
 /** Every candidate of a no-query context, gathered and prepared: all a build needs but the clock and the core memory files. */
@@ -57,6 +61,12 @@ export function termsOf(memory: Memory): string[] {
   return indexTerms(memory.text);
 }
 
+/** The terms of a prepared item, or of its memory when they were not prepared. */
+export function preparedTerms(item: Pick<PreparedItem, 'terms'>, memory: Memory): string[] {
+  if (item.terms === undefined) return termsOf(memory);
+  return item.terms.length === 0 ? [] : item.terms.split(' ');
+}
+
 /**
  * Gather and prepare every candidate of a no-query context (`gather`: the context builder's own
  * gathering, passed in to keep one definition of it).
@@ -69,6 +79,6 @@ export async function prepareContext(
 ): Promise<PreparedContext> {
   const gathered = await gather(filter);
   const items: Record<string, PreparedItem> = {};
-  for (const c of gathered.candidates) items[c.memory.id] = { ...prepareItem(deps, c.memory, files), terms: termsOf(c.memory) };
+  for (const c of gathered.candidates) items[c.memory.id] = { ...prepareItem(deps, c.memory, files), terms: termsOf(c.memory).join(' ') };
   return { ...gathered, items };
 }

@@ -171,11 +171,17 @@ const byKey = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 const firstSpan = (line: string): string | null => /`([^`]{3,})`/.exec(line)?.[1] ?? null;
 
-function jaccard(a: Set<string>, b: Set<string>): number {
+/**
+ * Whether two term sets are near-duplicates (Jaccard ≥ `threshold`). Jaccard is at most
+ * |smaller| / |larger| (shared ≤ |smaller|, union ≥ |larger|), so sets whose sizes alone rule it
+ * out are not compared term by term: the same answers, for most pairs without a pass.
+ */
+function nearDuplicate(a: Set<string>, b: Set<string>, threshold: number): boolean {
+  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+  if (large.size === 0 || small.size / large.size < threshold) return false;
   let shared = 0;
-  for (const t of a) if (b.has(t)) shared++;
-  const union = a.size + b.size - shared;
-  return union === 0 ? 0 : shared / union;
+  for (const t of small) if (large.has(t)) shared++;
+  return shared / (a.size + b.size - shared) >= threshold;
 }
 
 export interface PackOptions {
@@ -253,7 +259,7 @@ export function packDetails(details: readonly Detail[], options: PackOptions): S
     }
     if (item.d.memory) {
       const terms = new Set(indexTerms(item.d.memory.text));
-      const dup = memoryTerms.find((o) => jaccard(terms, o.terms) >= 0.6);
+      const dup = memoryTerms.find((o) => nearDuplicate(terms, o.terms, 0.6));
       if (dup) {
         omitted.push({ id: item.d.key, reason: 'near-duplicate', detail: dup.id });
         continue;
