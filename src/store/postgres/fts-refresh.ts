@@ -4,6 +4,7 @@
  * U+2190 on get today's terms, once, when a database indexed at an older terms version is opened.
  */
 import { factIndexSource, turnIndexSource } from '../substrate-rows.js';
+import { memoryIndexSource } from '../memory-rows.js';
 import { TERMS_VERSION } from '../tokenize.js';
 import type { PgDatabase } from './driver.js';
 import { tsvectorLiteral } from './fts.js';
@@ -22,12 +23,12 @@ export async function refreshPgFtsTerms(db: PgDatabase): Promise<void> {
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [TERMS_VERSION_KEY]);
     const current = await client.query<{ value: string }>('SELECT value FROM state WHERE key = $1', [TERMS_VERSION_KEY]);
     if (Number(current.rows[0]?.value ?? 1) >= TERMS_VERSION) return;
-    const memories = await client.query<{ id: string; text: string; tags: string[] }>(
-      `SELECT id, text, tags FROM memories WHERE text ~ $1 OR array_to_string(tags, ' ') ~ $1`,
+    const memories = await client.query<{ id: string; text: string; tags: string[]; context: string | null }>(
+      `SELECT id, text, tags, context FROM memories WHERE text ~ $1 OR array_to_string(tags, ' ') ~ $1`,
       [BEYOND_WORDS],
     );
     for (const m of memories.rows) {
-      await client.query('UPDATE memories SET terms = $2::tsvector WHERE id = $1', [m.id, tsvectorLiteral(`${m.text} ${m.tags.join(' ')}`)]);
+      await client.query('UPDATE memories SET terms = $2::tsvector WHERE id = $1', [m.id, tsvectorLiteral(memoryIndexSource(m))]);
     }
     const turns = await client.query<{ id: string; text: string; tool_name: string | null; role: string }>(
       'SELECT id, text, tool_name, role FROM turns WHERE text ~ $1 OR tool_name ~ $1',

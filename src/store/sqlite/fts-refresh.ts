@@ -7,6 +7,7 @@
  */
 import type Database from 'better-sqlite3';
 import { factIndexSource, turnIndexSource } from '../substrate-rows.js';
+import { memoryIndexSource } from '../memory-rows.js';
 import { indexText, TERMS_VERSION, wordIndexText } from '../tokenize.js';
 import type { TermFrequencies } from './term-frequency.js';
 
@@ -33,12 +34,12 @@ export function refreshFtsTerms(db: Database.Database, frequencies: TermFrequenc
     if (read() >= TERMS_VERSION) return null; // another process did it while we waited
     const counts: RefreshCounts = { memories: 0, turns: 0, facts: 0 };
     const memories = db
-      .prepare<[string, string], { rowid: number; text: string; tags: string }>('SELECT rowid, text, tags FROM memories WHERE text GLOB ? OR tags GLOB ?')
+      .prepare<[string, string], { rowid: number; text: string; tags: string; context: string | null }>('SELECT rowid, text, tags, context FROM memories WHERE text GLOB ? OR tags GLOB ?')
       .all(BEYOND_WORDS_GLOB, BEYOND_WORDS_GLOB);
     const indexed = db.prepare('SELECT 1 FROM memories_fts WHERE rowid = ?');
     for (const row of memories) {
       if (indexed.get(row.rowid) === undefined) continue; // forgotten or superseded: not indexed
-      const source = `${row.text} ${(JSON.parse(row.tags) as string[]).join(' ')}`;
+      const source = memoryIndexSource({ text: row.text, tags: JSON.parse(row.tags) as string[], context: row.context });
       const before = wordIndexText(source);
       const after = indexText(source);
       if (before === after) continue;
