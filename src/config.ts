@@ -181,6 +181,12 @@ export interface OpenOptions {
    * @default {@link indexEmbedder} with `makeEmbedder`
    */
   indexEmbedder?: (index: EmbedderIdentity) => Promise<Embedder | null>;
+  /**
+   * A SQLite store runs a hybrid recall's full-text search in a worker thread (`worker`), beside
+   * the vector leg: for long-running servers that recall with vectors.
+   * @default 'inline'
+   */
+  textSearch?: 'inline' | 'worker';
 }
 
 export interface Opened {
@@ -194,13 +200,13 @@ export function isPostgresStore(store: string): boolean {
 }
 
 /** Open a store from its spec: `postgres://…` (the `pg` driver loaded only then) or a SQLite path. */
-export async function openStoreSpec(spec: string): Promise<Store> {
+export async function openStoreSpec(spec: string, options: { textSearch?: 'inline' | 'worker' } = {}): Promise<Store> {
   if (isPostgresStore(spec)) {
     const { openPostgresStore } = await import('./store/postgres/store.js');
     return openPostgresStore(spec);
   }
   const path = spec.startsWith('sqlite:') ? spec.slice('sqlite:'.length) : spec;
-  return openSqliteStore(path);
+  return openSqliteStore(path, options.textSearch ? { textSearch: options.textSearch } : {});
 }
 
 /** Embedders that cost microseconds a text (hashing, a static table) gain nothing from a persistent cache. */
@@ -242,7 +248,7 @@ export async function indexEmbedder(index: EmbedderIdentity, make: (spec: string
 /** Open the configured store and wire cairn for work in `cwd`. */
 export async function openCairn(config: Config, options: OpenOptions): Promise<Opened> {
   const project = resolveProject(options.cwd);
-  const store = await openStoreSpec(config.store);
+  const store = await openStoreSpec(config.store, options.textSearch ? { textSearch: options.textSearch } : {});
   let embedder: Embedder | null = null;
   if (config.embedder && options.makeEmbedder) {
     try {

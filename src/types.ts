@@ -244,6 +244,11 @@ export interface TextSearchOptions extends MemoryFilter {
    * half the terms of a text must share some of its rarest). Backends may ignore it.
    */
   rarestTerms?: number;
+  /**
+   * A vector search runs while this one is awaited (hybrid recall): a backend may search off the
+   * caller's thread so the two overlap. Never changes the hits.
+   */
+  alongsideVectors?: boolean;
 }
 
 export interface VectorSearchOptions extends MemoryFilter {

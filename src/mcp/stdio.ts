@@ -82,6 +82,8 @@ export async function runMcp(options: McpMainOptions = {}): Promise<number> {
     makeEmbedder: make,
     // Memoized by the server's vectors, which start the fill once this old model is loaded.
     indexEmbedder: (index) => vectors?.indexEmbedder(index) ?? Promise.resolve(null),
+    // Hybrid recalls run BM25 in a worker thread beside the query embedding and vector search.
+    ...(config.embedder ? { textSearch: 'worker' as const } : {}),
   });
   const embedder = cairn.deps.embedder;
   const store = cairn.deps.store;

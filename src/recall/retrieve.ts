@@ -49,16 +49,16 @@ export const FEEDBACK_HITS = 3;
 
 export async function retrieve(deps: Deps, input: RetrieveInput): Promise<Retrieved> {
   const keywords = contentQuery(input.query);
+  // The configured embedder, or the index's own model while a model switch is under way.
+  const embedder = await searchEmbedder(deps);
   // Started first and awaited after the vector leg: a store that searches text off this thread
   // (SqliteStore's `textSearch: 'worker'`, PostgreSQL) overlaps the two legs; the results are the same.
-  const textSearch = deps.store.searchText(keywords, { ...input.filter, limit: input.limit });
+  const textSearch = deps.store.searchText(keywords, { ...input.filter, limit: input.limit, ...(embedder ? { alongsideVectors: true } : {}) });
   // Awaited below; a rejection meanwhile must not count as unhandled.
   textSearch.catch(() => {});
   const lists: ScoredId[][] = [];
   const cosines = new Map<string, number>();
   let queryVector: Float32Array | null = null;
-  // The configured embedder, or the index's own model while a model switch is under way.
-  const embedder = await searchEmbedder(deps);
   const weights = fusionWeights((embedder ?? deps.embedder)?.model ?? null, deps.fusion);
   const { vectorRankWeight: vectorWeight, rrfK } = weights;
   const floor = input.minCosine ?? DEFAULT_MIN_COSINE;

@@ -32,7 +32,8 @@ export function registerServeCommand(program: Command, run: Run): void {
       .option('--host <host>', `address to bind (default ${DEFAULT_HOST})`),
     async (ctx, opts: { port?: number; host?: string }) => {
       prepareStoreLocation(ctx.config, (line) => ctx.note(line));
-      const store = await openStoreSpec(ctx.config.store);
+      // Hybrid recalls run BM25 in a worker thread beside the query embedding and vector search.
+      const store = await openStoreSpec(ctx.config.store, ctx.config.embedder ? { textSearch: 'worker' } : {});
       let embedder: Embedder | null = null;
       const stops: Array<() => Promise<void>> = [];
       try {

@@ -79,10 +79,11 @@ export interface SqliteStoreOptions extends OpenOptions {
   /** The vector index: exact below a size, HNSW (persisted next to the file) above. */
   vectorIndex?: SqliteVectorIndexOptions;
   /**
-   * Where full-text search runs: `inline` on the caller's thread, or `worker`, a worker thread with
-   * its own connection (./text-search-offload.ts), so a hybrid recall's BM25 overlaps its query
-   * embedding and vector search. For long-running processes that recall with vectors; the worker
-   * costs ~50 ms to start and a few MB. `:memory:` databases always search inline.
+   * Where full-text search runs: `inline` on the caller's thread, or `worker`: searches marked
+   * `alongsideVectors` (a hybrid recall's BM25 leg) go to a worker thread with its own connection
+   * (./text-search-offload.ts), so they overlap the query embedding and vector search. For
+   * long-running processes that recall with vectors; the worker starts on the first such search
+   * (~50 ms, a few MB). `:memory:` databases always search inline.
    * @default 'inline'
    */
   textSearch?: 'inline' | 'worker';
@@ -287,7 +288,8 @@ export class SqliteStore implements Store {
   /* ---------------------------------------------------------------- search */
 
   async searchText(query: string, options: TextSearchOptions): Promise<ScoredId[]> {
-    const offloaded = this.textSearchWorker?.search(query, options);
+    // Off this thread only when there is something to overlap with (a hybrid recall's vector leg).
+    const offloaded = options.alongsideVectors ? this.textSearchWorker?.search(query, options) : null;
     return (offloaded && (await offloaded)) ?? this.searchTextHere(query, options);
   }
 
