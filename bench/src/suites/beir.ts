@@ -188,7 +188,8 @@ export function benchEmbedderSpecs(): string[] {
 export function dataSource(dir: string): string | undefined {
   const file = join(dir, 'PROVENANCE.md');
   if (!existsSync(file)) return undefined;
-  const line = /^Source:\s*(.+)$/m.exec(readFileSync(file, 'utf8'))?.[1]?.trim();
+  // The line up to its first sentence end (LoCoMo's goes on with the licence).
+  const line = /^Source:\s*(.+)$/m.exec(readFileSync(file, 'utf8'))?.[1]?.split(/\.\s/)[0]?.trim();
   return line ? `source: ${line}` : undefined;
 }
 
