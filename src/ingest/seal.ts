@@ -28,7 +28,7 @@ export const SEAL_RULESET = RULESET_ID;
  * batches from `readTranscript`: a turn's `text` and `toolInput` are trusted to be sanitized.
  * With `factTerms`, each fact also gets its index terms (`FactRecord.terms`) from its text as the
  * boundary would store it: the text is cleaned first, exactly as sealing cleans it, so the
- * writing thread only inserts. A fact repeated in the batch (its id again) is tokenized once.
+ * writing thread only inserts. Only a fact's first record in the batch gets them (see below).
  */
 export function sealReadBatch(batch: Pick<SubstrateBatch, 'turns' | 'facts'>, factTerms?: (fact: FactRecord) => string): void {
   for (const turn of batch.turns) sealSanitized(turn, TURN_SANITIZED);
@@ -36,14 +36,14 @@ export function sealReadBatch(batch: Pick<SubstrateBatch, 'turns' | 'facts'>, fa
     for (const fact of batch.facts ?? []) sealSanitized(fact, NONE);
     return;
   }
-  const known = new Map<string, { text: string; terms: string }>();
+  // The store writes a fact's row (and its index terms) from its first record in the batch only;
+  // the others are occurrences, so they carry no terms (less to tokenize and to post).
+  const first = new Set<string>();
   for (const fact of batch.facts ?? []) {
     fact.text = sanitizeField('text', fact.text);
-    const seen = known.get(fact.id);
-    if (seen !== undefined && seen.text === fact.text) fact.terms = seen.terms;
-    else {
+    if (!first.has(fact.id)) {
+      first.add(fact.id);
       fact.terms = factTerms(fact);
-      known.set(fact.id, { text: fact.text, terms: fact.terms });
     }
     sealSanitized(fact, FACT_SANITIZED);
   }
