@@ -19,7 +19,7 @@
  * any mismatch — reads as a miss, and the caller builds the context as if there were no cache.
  */
 import { closeSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join, sep } from 'node:path';
 import { FileReader } from '../workspace/files.js';
 import type { PreparedContext } from './prepare.js';
 
@@ -142,12 +142,29 @@ export function writeCachedContext(path: string, entry: Omit<CachedContext, 'for
   renameSync(tmp, path);
 }
 
-/** A {@link FileReader} that remembers which files it read, with their stamps taken before the read. */
+/**
+ * A {@link FileReader} that remembers which files it read, with their stamps taken before the read.
+ * A staleness check reads an absolute reference P at P, or at root + P when only that exists
+ * (src/workspace/files.ts `locate`); so for a P that is not there this also stamps root + P, and
+ * for a file read under the root it also stamps the P it may stand for: a file appearing at the
+ * other place later changes the stamps too.
+ */
 export class RecordingFileReader extends FileReader {
   private readonly stamps = new Map<string, string | null>();
 
+  constructor(private readonly root: string | null = null) {
+    super();
+  }
+
   override read(abs: string): ReturnType<FileReader['read']> {
-    if (!this.stamps.has(abs)) this.stamps.set(abs, stampOf(abs));
+    if (!this.stamps.has(abs)) {
+      const stamp = stampOf(abs);
+      this.stamps.set(abs, stamp);
+      if (this.root !== null) {
+        const other = stamp === null && isAbsolute(abs) ? join(this.root, abs) : abs.startsWith(`${this.root}${sep}`) ? abs.slice(this.root.length) : null;
+        if (other !== null && !this.stamps.has(other)) this.stamps.set(other, stampOf(other));
+      }
+    }
     return super.read(abs);
   }
 

@@ -153,7 +153,7 @@ export async function refreshStartupContext(cairn: Cairn, settings: HookSettings
   const before = cache.generation();
   if (before === null) return false;
   const builtAt = cairn.deps.clock.now();
-  const files = new RecordingFileReader();
+  const files = new RecordingFileReader(cairn.deps.workspaceRoot);
   const prepared = await prepareNoQueryContext(cairn.deps, files);
   if (cache.generation() !== before) return false;
   const key = startupKey(cairn, settings, cache);

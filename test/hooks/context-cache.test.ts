@@ -86,6 +86,14 @@ describe('the precomputed session-start context', () => {
       await sessionStart(cairn, { session_id: 'fifth', source: 'startup' }, DEFAULT_HOOK_SETTINGS, cache);
       expect(outcomes.pop()).toBe('miss: file changed');
 
+      // An absolute reference that is not there is looked up under the workspace root too: a file appearing there is a change.
+      await cairn.remember({ text: 'The bucket config is read from /config/bucket.json at start', kind: 'fact', files: ['/config/bucket.json'] });
+      await refreshStartupContext(cairn, DEFAULT_HOOK_SETTINGS, cache!);
+      mkdirSync(join(repo, 'config'));
+      writeFileSync(join(repo, 'config', 'bucket.json'), '{"size": 250}\n');
+      await sessionStart(cairn, { session_id: 'fifth-b', source: 'startup' }, DEFAULT_HOOK_SETTINGS, cache);
+      expect(outcomes.pop()).toBe('miss: file changed');
+
       // A session with a history of its own is never served the startup context.
       await cairn.remember({ text: 'Session note: the bucket test flakes under load', kind: 'fact', session: 'sixth' });
       await refreshStartupContext(cairn, DEFAULT_HOOK_SETTINGS, cache!);
