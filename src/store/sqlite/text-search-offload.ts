@@ -3,8 +3,9 @@
  * that recall with vectors and stay up (the MCP server, `cairn serve`, the bench): better-sqlite3
  * and usearch both block the thread that calls them, so in one thread a hybrid recall runs BM25,
  * the query embedding and the vector search one after the other; with BM25 in a worker the two
- * legs overlap on two cores. The worker starts on the first search (~50 ms, its own connection) and
- * holds the process open only while a search is in flight. When no worker can run here (no
+ * legs overlap on two cores. The worker starts on the first search (its own module load and
+ * connection: its first answer 0.34 s later at load 8) and holds the process open only while a
+ * search is in flight. When no worker can run here (no
  * worker script on disk, the worker died), `search` returns null and the store searches in-thread.
  */
 import { existsSync } from 'node:fs';
