@@ -261,8 +261,14 @@ export async function runHook(eventName: string, io: HookIo, settings: HookSetti
     const headless = isHeadlessEntrypoint(io.env.CLAUDE_CODE_ENTRYPOINT);
 
     if (refresh) {
-      // The detached child of a stop hook: ingest (in its own process, as `cairn ingest`), then precompute.
+      // The detached child of a stop hook: ingest (in its own process, as `cairn ingest`), then
+      // precompute — that at low priority, as the background fill: the agent's own work comes first.
       if (typeof input.transcript_path === 'string' && existsSync(input.transcript_path)) await ingestInChild(config, input.transcript_path, io.env, input.headless === true);
+      try {
+        (await import('node:os')).setPriority(10);
+      } catch {
+        // Not permitted here: run at normal priority.
+      }
       const cache = startupCache(config, io.env);
       if (cache) {
         cairn = (await openCairn(config, { cwd, actor: 'hook', session: null, logger })).cairn;

@@ -5,7 +5,8 @@ import { loadConfig, openCairn } from '../../src/config.js';
 import { prepareNoQueryContext } from '../../src/context/build.js';
 import { contextCachePath, RecordingFileReader } from '../../src/context/cache.js';
 import { DEFAULT_HOOK_SETTINGS, refreshStartupContext, sessionStart, type HookOutput } from '../../src/hooks/events.js';
-import { startupCache } from '../../src/hooks/run.js';
+import { REFRESH_EVENT, runHook, startupCache } from '../../src/hooks/run.js';
+import { PassThrough, Readable } from 'node:stream';
 import type { Cairn } from '../../src/cairn.js';
 import { tempDir } from '../helpers/cli.js';
 
@@ -162,6 +163,21 @@ describe('the precomputed session-start context', () => {
       await a.close();
       await b.close();
     }
+  });
+
+  it('is prepared by `cairn hook refresh-context`, the detached child of the stop hooks', async () => {
+    const home = dir('cairn-cc-home-');
+    const repo = repoDir('github.com/acme/refresh');
+    const config = loadConfig({ home, env: {} });
+    const { cairn } = await openCairn(config, { cwd: repo, actor: 'test' });
+    await cairn.remember({ text: 'Releases are tagged vX.Y.Z from main only', kind: 'procedure' });
+    const key = { kind: 'startup' as const, project: cairn.deps.project, workspaceRoot: cairn.deps.workspaceRoot, budget: DEFAULT_HOOK_SETTINGS.sessionStartBudget, code: startupCache(config, {})!.code };
+    await cairn.close();
+    const code = await runHook(REFRESH_EVENT, { stdin: Readable.from(['']), stdout: new PassThrough(), readInput: async () => JSON.stringify({ cwd: repo }), env: {}, cwd: repo, home });
+    expect(code).toBe(0);
+    const [head, body] = readFileSync(contextCachePath(home, key), 'utf8').split('\n');
+    expect(JSON.parse(head!)).toMatchObject({ key: { project: 'github.com/acme/refresh' } });
+    expect(body).toContain('Releases are tagged vX.Y.Z');
   });
 
   it('is off for stores without a generation and with CAIRN_CONTEXT_CACHE=0', () => {
