@@ -6,7 +6,7 @@
 import { CairnError } from '../errors.js';
 import type { Embedder, EmbedderIdentity, Memory, Store } from '../types.js';
 import type { HeldLease } from './fill-lease.js';
-import { embeddingText } from '../memory/context.js';
+import { embeddingText } from './embedding-text.js';
 
 /** Memories per `embed` call and per write transaction of a fill. */
 export const DEFAULT_FILL_BATCH = 32;

@@ -18,10 +18,7 @@ import type { Memory, Provenance } from '../types.js';
  */
 export const MAX_CONTEXT_CHARS = 2_000;
 
-/** What a memory's vector is computed from: its text, then the words it answers. */
-export function embeddingText(memory: Pick<Memory, 'text' | 'context'>): string {
-  return memory.context ? `${memory.text} (in reply to: ${memory.context})` : memory.text;
-}
+export { embeddingText } from '../embed/embedding-text.js';
 
 /** A context as stored: trimmed, cut at MAX_CONTEXT_CHARS, null when nothing is left. */
 export function normalizeContext(context: string | null | undefined): string | null {
