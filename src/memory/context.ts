@@ -10,7 +10,7 @@
  * moved MiniLM hybrid evidence recall@5 from 0.622 to 0.674 (tuning / report halves 0.647 / 0.593
  * → 0.698 / 0.646; docs/EMBEDDINGS.md).
  */
-import type { Memory, Provenance } from '../types.js';
+import type { Provenance } from '../types.js';
 
 /**
  * The longest context kept, in characters: enough for a conversation turn or two; the encoders
