@@ -13,6 +13,11 @@ export const rememberInput = {
   scope: z.enum(SCOPES).optional().describe('session (this task), project (this repo; default), user (all projects)'),
   files: z.array(z.string()).optional().describe('Files this is about, as path or path:line (paths in the text are found too)'),
   supersedes: z.string().optional().describe('Id of a memory this replaces'),
+  context: z
+    .string()
+    .max(8192)
+    .optional()
+    .describe('What this answers, e.g. the question or request it replies to: searched with the text, never shown as the memory'),
 };
 
 export const recallInput = {

@@ -40,6 +40,17 @@ describe('MCP server', () => {
     expect(tools.find((t) => t.name === 'recall')?.annotations?.readOnlyHint).toBe(true);
   });
 
+  it('remembers with a context: recall finds the memory by what it answers and shows the text alone', async () => {
+    const r = await call('remember', { text: 'Five years already, since the summer of 2019.', context: 'How long have you and your husband been married?' });
+    expect(r.isError).toBeFalsy();
+    const id = r.structuredContent?.id as string;
+    const hits = await call('recall', { query: 'married husband how long' });
+    const structured = hits.structuredContent as { hits: Array<{ id: string; text: string }> };
+    expect(structured.hits[0]?.id).toBe(id);
+    expect(structured.hits[0]?.text).toBe('Five years already, since the summer of 2019.');
+    expect((await cairn.get(id)).memory.context).toBe('How long have you and your husband been married?');
+  });
+
   it('remembers, recalls with structured output, revises, forgets, snapshots', async () => {
     const r = await call('remember', { text: 'run the suite with npm test -- --runInBand', kind: 'procedure', tags: ['test'] });
     expect(r.isError).toBeFalsy();

@@ -51,9 +51,10 @@ export function registerMemoryCommands(program: Command, run: Run): void {
       .option('-s, --scope <scope>', 'session | project | user (default: project inside a project, else user)')
       .option('-f, --file <path[:line]>', 'a file this memory is about (repeatable)', (v: string, p: string[] = []) => [...p, v])
       .option('--supersedes <id>', 'replace this memory (it is kept as an older version)')
+      .option('--context <text>', 'what this answers (the question or request it replies to): searched with the text, never shown as the memory')
       .option('--pin', 'always recall first')
       .addHelpText('after', '\nExamples:\n  cairn remember "acquire_lock() must run before touching workspace metadata (watcher race)" --kind fact --file src/ws.rs:214\n  cairn remember "use pnpm, never npm" --kind preference --scope user'),
-    async (ctx, words: string[], opts: { kind: Kind; tags?: string[]; priority?: Priority; importance?: number; scope?: Scope; file?: string[]; supersedes?: string; pin?: boolean }) => {
+    async (ctx, words: string[], opts: { kind: Kind; tags?: string[]; priority?: Priority; importance?: number; scope?: Scope; file?: string[]; supersedes?: string; context?: string; pin?: boolean }) => {
       const cairn = await ctx.cairn();
       const result = await cairn.remember({
         text: words.join(' '),
@@ -64,6 +65,7 @@ export function registerMemoryCommands(program: Command, run: Run): void {
         ...(opts.scope ? { scope: opts.scope } : {}),
         ...(opts.file ? { files: opts.file } : {}),
         ...(opts.supersedes ? { supersedes: opts.supersedes } : {}),
+        ...(opts.context !== undefined ? { context: opts.context } : {}),
         ...(opts.pin ? { pinned: true } : {}),
       });
       // Written without a vector (this process never loads the model): a detached fill embeds it.
