@@ -1,25 +1,18 @@
-import { cpSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { benchFusionGrid, loadBeir, quickSubset, runBeirSet } from '../../bench/src/suites/beir.js';
 import { assignHalves } from '../../bench/src/suites/halves.js';
 import { normalizeDiaId, parseLocomo, runLocomo, turnText } from '../../bench/src/suites/locomo.js';
 import type { BenchReport, SuiteResult } from '../../bench/src/types.js';
-import { runCli, tempDir } from '../helpers/cli.js';
+import { runCli, tempDirs } from '../helpers/cli.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
 const BEIR_TINY = join(FIXTURES, 'beir-tiny');
 const LOCOMO_TINY = join(FIXTURES, 'locomo-tiny.json');
 
-const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
-function scratch(prefix: string): string {
-  const dir = tempDir(prefix);
-  dirs.push(dir);
-  return dir;
-}
+/** Every directory made here is removed after this file's tests. */
+const scratch = tempDirs();
 
 /** A `--data` folder laid out like ../shared/data, from the tiny fixtures. */
 function dataDir(): string {

@@ -1,21 +1,14 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { DistillSummary } from '../../src/distill/types.js';
 import type { MaintainReport } from '../../src/distill/maintain.js';
 import type { ReviewEntry } from '../../src/distill/review.js';
-import { runCli, tempDir } from '../helpers/cli.js';
+import { runCli, tempDirs } from '../helpers/cli.js';
 import { TranscriptWriter } from '../hooks/transcript.js';
 
-const dirs: string[] = [];
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-function dir(prefix: string): string {
-  const d = tempDir(prefix);
-  dirs.push(d);
-  return d;
-}
+/** Every directory made here is removed after this file's tests. */
+const dir = tempDirs();
 
 function repo(): string {
   const r = dir('cairn-distill-repo-');

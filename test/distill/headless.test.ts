@@ -7,26 +7,18 @@
  * `CLAUDE_CODE_ENTRYPOINT` in their environment (Claude Code 2.0 sets it but does not write it
  * to the transcript).
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable, PassThrough } from 'node:stream';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createCairn } from '../../src/cairn.js';
 import { runHook } from '../../src/hooks/run.js';
 import { openSqliteStore } from '../../src/store/sqlite/store.js';
-import { tempDir } from '../helpers/cli.js';
+import { tempDirs } from '../helpers/cli.js';
 import { TranscriptWriter } from '../hooks/transcript.js';
 
-const dirs: string[] = [];
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-
-function dir(prefix: string): string {
-  const d = tempDir(prefix);
-  dirs.push(d);
-  return d;
-}
+/** Every directory made here is removed after this file's tests. */
+const dir = tempDirs();
 
 /** One `claude -p "…"` run: a question, a file read, the answer; `entrypoint` as that version writes it. */
 function headlessRun(folder: string, session: string, cwd: string, entrypoint: string | null): string {

@@ -1,7 +1,8 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
+import { afterAll } from 'vitest';
 import { main } from '../../src/cli/main.js';
 
 export interface CliRun {
@@ -41,4 +42,20 @@ export async function runCli(args: string[], options: { home: string; cwd?: stri
 
 export function tempDir(prefix = 'cairn-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/**
+ * A temp-directory maker for one test file: `const dir = tempDirs();` then `dir('cairn-x-')`;
+ * every directory it made is removed after the file's tests (vitest's afterAll).
+ */
+export function tempDirs(): (prefix?: string) => string {
+  const made: string[] = [];
+  afterAll(() => {
+    for (const d of made) rmSync(d, { recursive: true, force: true });
+  });
+  return (prefix) => {
+    const d = tempDir(prefix);
+    made.push(d);
+    return d;
+  };
 }

@@ -1,6 +1,6 @@
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig, openCairn } from '../../src/config.js';
 import { prepareNoQueryContext } from '../../src/context/build.js';
 import { contextCachePath, RecordingFileReader } from '../../src/context/cache.js';
@@ -8,17 +8,10 @@ import { DEFAULT_HOOK_SETTINGS, refreshStartupContext, sessionStart, type HookOu
 import { REFRESH_EVENT, runHook, startupCache } from '../../src/hooks/run.js';
 import { PassThrough, Readable } from 'node:stream';
 import type { Cairn } from '../../src/cairn.js';
-import { tempDir } from '../helpers/cli.js';
+import { tempDirs } from '../helpers/cli.js';
 
-const dirs: string[] = [];
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-function dir(prefix: string): string {
-  const d = tempDir(prefix);
-  dirs.push(d);
-  return d;
-}
+/** Every directory made here is removed after this file's tests. */
+const dir = tempDirs();
 function repoDir(remote: string): string {
   const repo = dir('cairn-cc-repo-');
   mkdirSync(join(repo, '.git'));

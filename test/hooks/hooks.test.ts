@@ -1,24 +1,17 @@
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import Database from 'better-sqlite3';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { estimateTokens } from '../../src/tokens.js';
 import { runHook } from '../../src/hooks/run.js';
 import { openSqliteStore } from '../../src/store/sqlite/store.js';
-import { runCli, tempDir } from '../helpers/cli.js';
+import { runCli, tempDirs } from '../helpers/cli.js';
 import { TranscriptWriter } from './transcript.js';
 
-const dirs: string[] = [];
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-function dir(prefix: string): string {
-  const d = tempDir(prefix);
-  dirs.push(d);
-  return d;
-}
+/** Every directory made here is removed after this file's tests. */
+const dir = tempDirs();
 
 async function hook(event: string, input: unknown, home: string, cwd: string): Promise<{ code: number; out: string }> {
   const stdout = new PassThrough();
