@@ -272,7 +272,7 @@ export async function runHook(eventName: string, io: HookIo, settings: HookSetti
       const cache = startupCache(config, io.env);
       if (cache) {
         cairn = (await openCairn(config, { cwd, actor: 'hook', session: null, logger })).cairn;
-        const written = await refreshStartupContext(cairn, DEFAULT_HOOK_SETTINGS, cache);
+        const written = await refreshStartupContext(cairn, settings, cache);
         logger.info('hook', { event: REFRESH_EVENT, cwd, cached: written, ms: Date.now() - started });
       }
       return 0;
