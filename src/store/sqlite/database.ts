@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { CairnError } from '../../errors.js';
 import { packagePath } from '../../paths.js';
+import { BetterSqlite3 } from './driver.js';
 
 /** Migrations ship as numbered SQL files in src/store/sqlite/migrations (also used from dist/). */
 const MIGRATIONS_DIR = (): string => packagePath('src', 'store', 'sqlite', 'migrations');
@@ -26,11 +27,6 @@ export function loadMigrations(dir: string = MIGRATIONS_DIR()): Migration[] {
 }
 
 const requireModule = createRequire(import.meta.url);
-/**
- * better-sqlite3 through `require`, not `import`: Node's ESM loader parses a CommonJS module's
- * source for its export names before running it; the hooks pay that on every prompt.
- */
-const BetterSqlite3 = requireModule('better-sqlite3') as typeof Database;
 
 let binding: string | null | undefined;
 
