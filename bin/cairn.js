@@ -3,7 +3,11 @@
 // start: they load one bundled module, not the whole CLI. A checkout that was never built (a
 // plugin installed from git) goes through setup.js, which runs an installed cairn or builds this
 // one on first run, and says so instead of failing silently.
-import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+
+// node:fs through require: an ESM import of it builds a namespace of every export, which loads
+// Node's whole streams stack (19 modules) on every hook.
+const { existsSync, readFileSync } = createRequire(import.meta.url)('node:fs');
 
 const [command, event] = process.argv.slice(2);
 const wantsHelp = process.argv.includes('--help') || process.argv.includes('-h');
