@@ -24,8 +24,47 @@ export interface CodeSource {
 /** Code beyond this many characters of one text is not scanned for calls and names (a 50 MB log is not code). */
 const MAX_CODE = 2 * 1024 * 1024;
 
-/** A call: `name(`, `obj.method(`, `Mod.fun(`; `this.`/`self.` receivers are dropped. */
-const CALL = /(?<![\w$.])([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*){0,4})\(/g;
+/**
+ * A call: `name(`, `obj.method(`, `Mod.fun(` — what `/(?<![\w$.])([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*){0,4})\(/g`
+ * matches; `this.`/`self.` receivers are dropped. Found from each `(` backwards (see {@link callBefore}).
+ */
+const MAX_CALL_DOTS = 4;
+
+/** `[\w$]`: a character of a name. */
+function isNameCode(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 36;
+}
+
+/**
+ * Where the call whose `(` is at `paren` starts, or -1: the run of name characters and dots
+ * right before it, taken whole (a match of the pattern above can only start where no name
+ * character or dot precedes it, and can only end at this `(`), when it is 1–5 names joined by
+ * single dots, each starting with a letter, `_` or `$`. Exactly the match the pattern's search
+ * finds ending at this `(`, from a scan of the few characters before each `(` instead of the
+ * engine trying every position of the text.
+ */
+function callBefore(code: string, paren: number): number {
+  let start = paren;
+  while (start > 0) {
+    const c = code.charCodeAt(start - 1);
+    if (!isNameCode(c) && c !== 46) break;
+    start--;
+  }
+  if (start === paren) return -1;
+  let dots = 0;
+  let atNameStart = true;
+  for (let i = start; i < paren; i++) {
+    const c = code.charCodeAt(i);
+    if (c === 46) {
+      if (atNameStart || ++dots > MAX_CALL_DOTS) return -1;
+      atNameStart = true;
+    } else if (atNameStart) {
+      if (c >= 48 && c <= 57) return -1;
+      atNameStart = false;
+    }
+  }
+  return atNameStart ? -1 : start;
+}
 /** Keywords and built-ins written like calls. */
 const NOT_CALLS = new Set([
   'if', 'for', 'while', 'switch', 'catch', 'function', 'return', 'typeof', 'await', 'super', 'elif', 'else', 'with', 'when', 'case',
@@ -72,13 +111,14 @@ export function scanCalls(text: string, sink: FactSink, source: CodeSource = {})
   if (sink.full('call') || text.indexOf('(') < 0) return;
   const code = text.length > MAX_CODE ? text.slice(0, MAX_CODE) : text;
   const seen = new Map<string, Seen>();
-  CALL.lastIndex = 0;
-  for (let m = CALL.exec(code); m !== null; m = CALL.exec(code)) {
-    const name = (m[1] as string).replace(/^(?:this|self)\./, '');
+  for (let paren = code.indexOf('('); paren !== -1; paren = code.indexOf('(', paren + 1)) {
+    const start = callBefore(code, paren);
+    if (start < 0) continue;
+    const name = code.slice(start, paren).replace(/^(?:this|self)\./, '');
     if (name.length < 4 || NOT_CALLS.has(name)) continue;
     const known = seen.get(name);
     if (known !== undefined) known.count++;
-    else seen.set(name, { count: 1, index: m.index + m[0].length - 1 - name.length });
+    else seen.set(name, { count: 1, index: paren - name.length });
   }
   if (seen.size === 0) return;
   const counter = new LineCounter(code);

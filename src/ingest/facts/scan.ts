@@ -48,6 +48,15 @@ function fileLike(token: string): boolean {
   return verdict;
 }
 
+/** `/`, `\\` or `.`: the characters {@link SEPARATOR} finds. */
+function isSeparatorCode(code: number): boolean {
+  return code === 47 || code === 92 || code === 46;
+}
+
+function isUpperCode(code: number): boolean {
+  return code >= 65 && code <= 90;
+}
+
 function isLetter(code: number): boolean {
   return (code >= 97 && code <= 122) || (code >= 65 && code <= 90);
 }
@@ -71,6 +80,13 @@ export function scanPaths(text: string, sink: FactSink): void {
     let end = m.index + 1;
     while (end < text.length && isPathChar(text.charCodeAt(end))) end++;
     SEPARATOR.lastIndex = end;
+    // Most separators end a word (`done.`, `src/`): once the trailing separators go (as below),
+    // no separator is left, and such a token names a file only as a bare file name (`Makefile`),
+    // all of which start with a capital. The characters before `m.index` hold no separator (the
+    // search would have stopped there), so the token keeps one only if it ends past `m.index`.
+    let last = end;
+    while (last > m.index && isSeparatorCode(text.charCodeAt(last - 1))) last--;
+    if (last <= m.index && !isUpperCode(text.charCodeAt(start))) continue;
     // A Windows drive (`C:\…`, `C:/…`) sits before the cut: the colon is not a path character.
     if (start >= 2 && text.charCodeAt(start - 1) === 58 && isLetter(text.charCodeAt(start - 2)) && (start < 3 || !isPathChar(text.charCodeAt(start - 3)))) {
       const next = text.charCodeAt(start);

@@ -1,0 +1,133 @@
+/**
+ * The fact scanners' shortcuts find exactly what the plain scans they replace found: each is
+ * checked against that plain scan (written out here) on random texts over the characters that
+ * matter to it, and on a few hand-picked ones.
+ */
+import { describe, expect, it } from 'vitest';
+import { scanPaths } from '../../src/ingest/facts/scan.js';
+import { scanCalls } from '../../src/ingest/facts/scan-code.js';
+import { FactSink, type ExtractedFact } from '../../src/ingest/facts/sink.js';
+import { isFileLike } from '../../src/workspace/files.js';
+
+/** A seeded generator (mulberry32), so a failure can be replayed. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Random texts made of `pieces` (characters and words that steer the scanner). */
+function texts(seed: number, count: number, pieces: readonly string[], maxPieces: number): string[] {
+  const next = random(seed);
+  const out: string[] = [];
+  for (let k = 0; k < count; k++) {
+    let text = '';
+    const n = 1 + Math.floor(next() * maxPieces);
+    for (let i = 0; i < n; i++) text += pieces[Math.floor(next() * pieces.length)];
+    out.push(text);
+  }
+  return out;
+}
+
+function factsOf(scan: (text: string, sink: FactSink) => void, text: string): ExtractedFact[] {
+  const sink = new FactSink();
+  sink.presanitized();
+  sink.source(text);
+  scan(text, sink);
+  return sink.facts;
+}
+
+/* The plain scans, as they were before their shortcuts. */
+
+const CALL = /(?<![\w$.])([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*){0,4})\(/g;
+
+/** Call names in order of first occurrence, with the index of each first occurrence and the count. */
+function plainCalls(code: string): Array<[string, number, number]> {
+  const seen = new Map<string, { count: number; index: number }>();
+  CALL.lastIndex = 0;
+  for (let m = CALL.exec(code); m !== null; m = CALL.exec(code)) {
+    const name = (m[1] as string).replace(/^(?:this|self)\./, '');
+    if (name.length < 4) continue;
+    const known = seen.get(name);
+    if (known !== undefined) known.count++;
+    else seen.set(name, { count: 1, index: m.index + m[0].length - 1 - name.length });
+  }
+  return [...seen.entries()].map(([name, s]) => [name, s.index, s.count]);
+}
+
+const PATH_CHAR = /[A-Za-z0-9_@+.~/\\-]/;
+const SEPARATOR = /[/\\.]/g;
+
+const LINE_SUFFIX = /(?::(\d{1,7})(?::\d+)?|#L(\d{1,7})(?:-L?\d+)?|\s?\((?:line|l\.)\s(\d{1,7})\)|["'`]?,\sline\s(\d{1,7})|\((\d{1,7})(?:,\d+)?\))/y;
+
+/** scan.ts `scanPaths` before the shortcut (character tests as regexes, `isFileLike` unremembered). */
+function plainScanPaths(text: string, sink: FactSink): void {
+  if (sink.full('path')) return;
+  SEPARATOR.lastIndex = 0;
+  for (let m = SEPARATOR.exec(text); m !== null; m = SEPARATOR.exec(text)) {
+    let start = m.index;
+    while (start > 0 && PATH_CHAR.test(text.charAt(start - 1))) start--;
+    let end = m.index + 1;
+    while (end < text.length && PATH_CHAR.test(text.charAt(end))) end++;
+    SEPARATOR.lastIndex = end;
+    if (start >= 2 && text.charAt(start - 1) === ':' && /[A-Za-z]/.test(text.charAt(start - 2)) && (start < 3 || !PATH_CHAR.test(text.charAt(start - 3)))) {
+      if (text.charAt(start) === '/' || text.charAt(start) === '\\') start -= 2;
+    }
+    const before = start > 0 ? text.charAt(start - 1) : ' ';
+    if (before === ':' || before === '@' || text.startsWith('//', start)) continue;
+    let token = text.slice(start, end);
+    while (token.length > 0 && (token.endsWith('.') || token.endsWith('/') || token.endsWith('\\'))) token = token.slice(0, -1);
+    if (token.length < 3 || token.length > 400 || !isFileLike(token)) continue;
+    const tokenEnd = start + token.length;
+    LINE_SUFFIX.lastIndex = tokenEnd;
+    const suffix = LINE_SUFFIX.exec(text);
+    const line = suffix === null ? null : Number(suffix[1] ?? suffix[2] ?? suffix[3] ?? suffix[4] ?? suffix[5]);
+    if (line !== null && line >= 1) sink.add('path', `${token}:${line}`, start, tokenEnd, { path: token, line });
+    else sink.add('path', token, start, tokenEnd, { path: token });
+    if (sink.full('path')) return;
+  }
+}
+
+describe('call scan from each (', () => {
+  const pieces = ['a', 'b', 'Z', '_', '$', '1', '.', '(', ')', ' ', '\n', 'this.', 'self.', 'foo', 'é', 'x(', '.y('];
+
+  it('finds the calls the regex search found, with the same first index and count', () => {
+    for (const text of texts(1, 4000, pieces, 40)) {
+      const facts = factsOf((t, sink) => scanCalls(t, sink), text);
+      // scanCalls keeps the most frequent (first seen first among equals) up to the cap, then sorts by index.
+      const plain = plainCalls(text)
+        .filter(([name]) => !['print', 'console.log', 'require', 'import', 'assert', 'defined', 'sizeof', 'unless', 'until', 'match', 'foreach', 'elseif', 'async', 'while', 'switch', 'catch', 'function', 'return', 'typeof', 'await', 'super', 'elif', 'else', 'with', 'when', 'case'].includes(name))
+        .sort((x, y) => y[2] - x[2] || x[1] - y[1])
+        .slice(0, 40)
+        .sort((x, y) => x[1] - y[1])
+        .map(([name]) => name);
+      expect(facts.map((f) => f.text), JSON.stringify(text)).toEqual(plain);
+    }
+  });
+
+  it('reads names joined by dots, at most five, none starting with a digit', () => {
+    const names = (text: string): string[] => factsOf((t, sink) => scanCalls(t, sink), text).map((f) => f.text);
+    expect(names('a.b.c.d.e(x) parseConfig( self.load() 1abc() a..bcde() .abcd() abcd.() a.b.c.d.e.f()')).toEqual(['a.b.c.d.e', 'parseConfig', 'load']);
+    expect(names('x = obj.method_2(1); $jq$(y)')).toEqual(['obj.method_2', '$jq$']);
+  });
+});
+
+describe('path scan skipping words that end at a separator', () => {
+  const pieces = ['a', 'src', 'Makefile', 'LICENSE', 'README', 'Gemfile', '.', '/', '\\', '..', '.ts', '.md', ' ', '\n', 'C:', ':', '@', '//', 'x', '1', ':12', '-', 'done.', 'Done.', 'etc/', '~/', '.env'];
+
+  it('keeps exactly the facts the plain scan kept', () => {
+    for (const text of texts(2, 4000, pieces, 30)) {
+      expect(factsOf((t, sink) => scanPaths(t, sink), text), JSON.stringify(text)).toEqual(factsOf(plainScanPaths, text));
+    }
+  });
+
+  it('keeps a bare file name at the end of a sentence', () => {
+    const paths = (text: string): Array<string | null> => factsOf((t, sink) => scanPaths(t, sink), text).map((f) => f.path);
+    expect(paths('See the Makefile. Then LICENSE, Dockerfile/ and CODEOWNERS. done. ok/ src/a.ts.')).toEqual(['Makefile', 'Dockerfile', 'CODEOWNERS', 'src/a.ts']);
+  });
+});
