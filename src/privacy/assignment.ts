@@ -337,6 +337,9 @@ function highEntropyAssignment(text: string, op: number, nameStart: number, name
   while (codeAt(text, v) === BACKSLASH) v++;
   const quote = codeAt(text, v);
   if (quote === DQUOTE || quote === SQUOTE || quote === BACKTICK) v++;
+  // A run long enough (below) holds a token character at v + 21: most values end sooner, and one
+  // look here rejects them without a call into the regex engine.
+  if (!isTokenChar(codeAt(text, v + ENTROPY_MIN_LENGTH - 3))) return null;
   // Most values are short: the regex engine measures the run before any character is looked at here.
   TOKEN_RUN.lastIndex = v;
   TOKEN_RUN.test(text);
