@@ -41,6 +41,12 @@ export interface FusionWeights {
    * the mean vector of the first fused hits, searched again. 0 or absent: off.
    */
   feedback?: number;
+  /**
+   * How the BM25 part of the relevance signal is scaled: false or absent, relative to the best
+   * candidate's (score / best); true, over the BM25 candidates' range (the best 1, the last one
+   * retrieved 0: min–max normalisation), so a weak keyword match among many counts little.
+   */
+  bm25Range?: boolean;
 }
 
 /**

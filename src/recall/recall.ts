@@ -140,7 +140,7 @@ export async function recall(deps: Deps, input: RecallInput): Promise<RecallResu
   if (input.asOf !== undefined) filter.snapshotId = (await resolveSnapshot(deps, input.asOf)).id;
 
   const candidates = input.candidates ?? Math.max(50, k * 5);
-  const { mode, fused, maxRrf, bm25Max, terms, cosines, cosineMax, weights } = await retrieve(deps, { query: input.query, filter, limit: candidates, minCosine: input.minCosine });
+  const { mode, fused, maxRrf, bm25Max, bm25Min, terms, cosines, cosineMax, weights } = await retrieve(deps, { query: input.query, filter, limit: candidates, minCosine: input.minCosine });
   const memories = new Map((await deps.store.getMemories(fused.map((f) => f.id))).map((m) => [m.id, m]));
   const now = deps.clock.now();
   const scored: Array<{ memory: Memory; why: Why; input: ScoreInput }> = [];
@@ -158,6 +158,7 @@ export async function recall(deps: Deps, input: RecallInput): Promise<RecallResu
       rrf: hit.rrf,
       maxRrf,
       bm25Max,
+      ...(weights.bm25Range ? { bm25Min } : {}),
       coverage: position < exactFor ? termCoverage(terms, memory) : roughCoverage(terms, memory),
       bm25Rank: hit.ranks[0] ?? null,
       bm25: hit.scores[0] ?? null,

@@ -32,6 +32,8 @@ export interface Retrieved {
   maxRrf: number;
   /** The best BM25 score among the candidates, to normalise the others'. */
   bm25Max: number;
+  /** The lowest BM25 score among the candidates (the last one the BM25 retriever returned; 0 when none). */
+  bm25Min: number;
   /** Distinct index terms of the query's content words (for coverage). */
   terms: string[];
   /**
@@ -103,6 +105,7 @@ export async function retrieve(deps: Deps, input: RetrieveInput): Promise<Retrie
     fused,
     maxRrf: ((lists[0]!.length > 0 ? 1 : 0) + (lists[1]?.length ? vectorWeight : 0)) / (rrfK + 1),
     bm25Max: lists[0]?.[0]?.score ?? 0,
+    bm25Min: lists[0]?.at(-1)?.score ?? 0,
     terms: queryTerms(keywords),
     cosines,
     cosineMax,

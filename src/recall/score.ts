@@ -84,6 +84,11 @@ export interface ScoreInput {
   maxRrf: number;
   /** The best BM25 score among the candidates, to normalise this one's. */
   bm25Max?: number;
+  /**
+   * The lowest BM25 score among the candidates: when given, the BM25 part is min–max normalised
+   * over [bm25Min, bm25Max] (`FusionWeights.bm25Range`); absent, it is bm25 / bm25Max.
+   */
+  bm25Min?: number;
   coverage: number;
   bm25Rank: number | null;
   bm25: number | null;
@@ -104,6 +109,14 @@ export interface ScoreInput {
    * @default false
    */
   diversify?: boolean;
+}
+
+/** The BM25 score scaled to 0..1: relative to the best, or over the candidates' range when `min` is given. */
+export function bm25PartOf(bm25: number | null, max: number | undefined, min: number | undefined): number {
+  if (bm25 === null || !max || max <= 0) return 0;
+  if (min === undefined) return Math.max(0, bm25 / max);
+  if (max <= min) return 1;
+  return Math.min(1, Math.max(0, (bm25 - min) / (max - min)));
 }
 
 /** BM25 part and cosine part blended (hybrid), or the BM25 part alone. */
@@ -133,7 +146,7 @@ function scopeFactorOf(memory: Memory, session: string | null): number {
 export function compositeScore(input: ScoreInput): Why {
   const { memory, now } = input;
   const rankPart = input.maxRrf > 0 ? input.rrf / input.maxRrf : 0;
-  const bm25Part = input.bm25 !== null && input.bm25Max && input.bm25Max > 0 ? Math.max(0, input.bm25 / input.bm25Max) : 0;
+  const bm25Part = bm25PartOf(input.bm25, input.bm25Max, input.bm25Min);
   const signal = signalOf(bm25Part, input.cosine, input.cosineMax, input.vectorSignalShare ?? VECTOR_SIGNAL_SHARE);
   const neighbour = input.neighbour ?? 0;
   const relevance = RELEVANCE_MIX.rank * rankPart + RELEVANCE_MIX.signal * signal + RELEVANCE_MIX.coverage * input.coverage + neighbour;

@@ -81,15 +81,19 @@ describe('beir suite', () => {
     expect(quickSubset(set, 2, 3).halves).toEqual(set.halves);
   });
 
-  it('reads fusion grid points as rank:share, rank:share:k or rank:share:k:feedback', () => {
+  it('reads fusion grid points as rank:share, rank:share:k, rank:share:k:feedback or rank:share:k:feedback:range', () => {
     const before = process.env.CAIRN_BENCH_FUSION;
     try {
-      process.env.CAIRN_BENCH_FUSION = '0.5:0.5, 1:1:20, 2:2:10:0.5';
+      process.env.CAIRN_BENCH_FUSION = '0.5:0.5, 1:1:20, 2:2:10:0.5, 2.5:1.5:8:0:1';
+      // Without the range field a point scales BM25 by the best score, whatever the defaults do.
       expect(benchFusionGrid()).toEqual([
-        { vectorRankWeight: 0.5, vectorSignalShare: 0.5 },
-        { vectorRankWeight: 1, vectorSignalShare: 1, rrfK: 20 },
-        { vectorRankWeight: 2, vectorSignalShare: 2, rrfK: 10, feedback: 0.5 },
+        { vectorRankWeight: 0.5, vectorSignalShare: 0.5, bm25Range: false },
+        { vectorRankWeight: 1, vectorSignalShare: 1, rrfK: 20, bm25Range: false },
+        { vectorRankWeight: 2, vectorSignalShare: 2, rrfK: 10, feedback: 0.5, bm25Range: false },
+        { vectorRankWeight: 2.5, vectorSignalShare: 1.5, rrfK: 8, feedback: 0, bm25Range: true },
       ]);
+      process.env.CAIRN_BENCH_FUSION = '1:1:10:0:2';
+      expect(() => benchFusionGrid()).toThrow(/range/);
       process.env.CAIRN_BENCH_FUSION = '1:1:0';
       expect(() => benchFusionGrid()).toThrow(/rank:share/);
       process.env.CAIRN_BENCH_FUSION = '1:1:10:-1';

@@ -41,6 +41,24 @@ describe('the relevance signal', () => {
   });
 });
 
+describe('the BM25 part over the candidates\' range (bm25Range)', () => {
+  it('maps the best candidate to 1 and the last one retrieved to 0, and changes nothing without a minimum', async () => {
+    const { bm25PartOf } = await import('../../src/recall/score.js');
+    expect(bm25PartOf(10, 10, 4)).toBe(1);
+    expect(bm25PartOf(4, 10, 4)).toBe(0);
+    expect(bm25PartOf(7, 10, 4)).toBeCloseTo(0.5, 12);
+    // Relative to the best, the last candidate still keeps 0.4 of the part.
+    expect(bm25PartOf(4, 10, undefined)).toBeCloseTo(0.4, 12);
+    // One candidate, or all tied: each is the best.
+    expect(bm25PartOf(5, 5, 5)).toBe(1);
+    expect(bm25PartOf(null, 10, 4)).toBe(0);
+    const low = compositeScore({ ...base, bm25: 4, bm25Min: 4, cosine: null, cosineMax: null });
+    const high = compositeScore({ ...base, bm25: 10, bm25Min: 4, cosine: null, cosineMax: null });
+    expect(low.relevance).toBe(0);
+    expect(high.relevance).toBeCloseTo(0.4, 12);
+  });
+});
+
 describe('fusion weights by embedder', () => {
   it('gives pretrained ONNX encoders their own weights and keeps the old ones for BM25 and other embedders', () => {
     expect(fusionWeights('onnx:all-minilm-l6-v2-q')).toEqual(ENCODER_FUSION);
@@ -48,6 +66,8 @@ describe('fusion weights by embedder', () => {
     for (const model of ['use-lite:512', 'hash:v1:1024', 'static:potion-base-8M', 'ollama:nomic-embed-text']) expect(fusionWeights(model)).toEqual(DEFAULT_FUSION);
     expect(DEFAULT_FUSION).toEqual({ vectorRankWeight: 0.2, vectorSignalShare: 0.5, rrfK: 60 });
     expect(ENCODER_FUSION.vectorRankWeight).toBeGreaterThan(DEFAULT_FUSION.vectorRankWeight);
+    expect(ENCODER_FUSION.bm25Range).toBe(true);
+    expect(DEFAULT_FUSION.bm25Range).toBeUndefined();
   });
 
   it('lets overrides win field by field', () => {

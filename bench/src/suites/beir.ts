@@ -65,17 +65,21 @@ export interface BenchFusion {
   rrfK?: number;
   /** Vector pseudo-relevance feedback share (`FusionWeights.feedback`; off when absent). */
   feedback?: number;
+  /** BM25 part over the candidates' range (`FusionWeights.bm25Range`); a grid point sets it always, false unless its fifth field is 1. */
+  bm25Range?: boolean;
 }
 
-/** The mode label of a grid point: `rank <w> share <s>[ k <k>]`. */
+/** The mode label of a grid point: `rank <w> share <s>[ k <k>][ feedback <f>][ range]`. */
 export function fusionLabel(fusion: BenchFusion): string {
-  return `rank ${fusion.vectorRankWeight} share ${fusion.vectorSignalShare}${fusion.rrfK !== undefined ? ` k ${fusion.rrfK}` : ''}${fusion.feedback !== undefined ? ` feedback ${fusion.feedback}` : ''}`;
+  return `rank ${fusion.vectorRankWeight} share ${fusion.vectorSignalShare}${fusion.rrfK !== undefined ? ` k ${fusion.rrfK}` : ''}${fusion.feedback !== undefined ? ` feedback ${fusion.feedback}` : ''}${fusion.bm25Range ? ' range' : ''}`;
 }
 
 /**
  * `$CAIRN_BENCH_FUSION`: fusion weights to measure besides the defaults, as `rank:share` pairs,
- * `rank:share:k` triples (k of the rank fusion) or `rank:share:k:feedback` (vector pseudo-relevance
- * feedback share), comma-separated (e.g. `0.5:0.5,1:1,1:1:20,2:2:10:0.5`).
+ * `rank:share:k` triples (k of the rank fusion), `rank:share:k:feedback` (vector pseudo-relevance
+ * feedback share) or `rank:share:k:feedback:range` (range 1: the BM25 part min–max normalised over
+ * the candidates, `FusionWeights.bm25Range`; 0 or absent: relative to the best, as before it
+ * existed), comma-separated (e.g. `0.5:0.5,1:1,1:1:20,2:2:10:0.5,2.5:1.5:8:0:1`).
  * Tune on the tuning half only; both halves are reported.
  */
 export function benchFusionGrid(): BenchFusion[] {
@@ -84,12 +88,19 @@ export function benchFusionGrid(): BenchFusion[] {
     .map((pair) => pair.trim())
     .filter(Boolean)
     .map((pair) => {
-      const [rank, share, k, feedback, ...rest] = pair.split(':').map(Number);
+      const [rank, share, k, feedback, range, ...rest] = pair.split(':').map(Number);
       const badFeedback = feedback !== undefined && !(Number.isFinite(feedback) && feedback >= 0);
-      if (!Number.isFinite(rank) || !Number.isFinite(share) || (k !== undefined && !(Number.isFinite(k) && k > 0)) || badFeedback || rest.length > 0) {
-        throw new Error(`$CAIRN_BENCH_FUSION: "${pair}" is not rank:share, rank:share:k or rank:share:k:feedback`);
+      const badRange = range !== undefined && range !== 0 && range !== 1;
+      if (!Number.isFinite(rank) || !Number.isFinite(share) || (k !== undefined && !(Number.isFinite(k) && k > 0)) || badFeedback || badRange || rest.length > 0) {
+        throw new Error(`$CAIRN_BENCH_FUSION: "${pair}" is not rank:share, rank:share:k, rank:share:k:feedback or rank:share:k:feedback:range`);
       }
-      return { vectorRankWeight: rank!, vectorSignalShare: share!, ...(k !== undefined ? { rrfK: k } : {}), ...(feedback !== undefined ? { feedback } : {}) };
+      return {
+        vectorRankWeight: rank!,
+        vectorSignalShare: share!,
+        ...(k !== undefined ? { rrfK: k } : {}),
+        ...(feedback !== undefined ? { feedback } : {}),
+        bm25Range: range === 1,
+      };
     });
 }
 
