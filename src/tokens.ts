@@ -130,17 +130,127 @@ export function pieceCost(costs: PieceCosts, length: number): number {
   return (table[table.length - 1] ?? 1) + (length - table.length) * costs.beyond;
 }
 
+/** {@link PIECE_COSTS} flattened for {@link estimateTokens}: kind K's cost of length L at K * 16 + L - 1. */
+const KIND_INDEX: Readonly<Record<PieceKind, number>> = { word: 0, spaceWord: 1, markWord: 2, marks: 3, digits: 4, spaces: 5, newline: 6, nonAscii: 7 };
+const COST = new Float64Array(PIECE_KINDS.length * PIECE_TABLE_LENGTH);
+const BEYOND = new Float64Array(PIECE_KINDS.length);
+for (const kind of PIECE_KINDS) {
+  const k = KIND_INDEX[kind];
+  PIECE_COSTS[kind].byLength.forEach((cost, length) => (COST[k * PIECE_TABLE_LENGTH + length] = cost));
+  BEYOND[k] = PIECE_COSTS[kind].beyond;
+}
+const K_WORD = 0;
+const K_SPACE_WORD = 1;
+const K_MARK_WORD = 2;
+const K_MARKS = 3;
+const K_DIGITS = 4;
+const K_SPACES = 5;
+const K_NEWLINE = 6;
+const K_NON_ASCII = 7;
+
+/** {@link pieceCost} of a piece of kind `k` (an index of {@link COST}) and `length`. */
+function costOf(k: number, length: number): number {
+  const base = k * PIECE_TABLE_LENGTH;
+  return length <= PIECE_TABLE_LENGTH ? (COST[base + length - 1] as number) : (COST[base + PIECE_TABLE_LENGTH - 1] as number) + (length - PIECE_TABLE_LENGTH) * (BEYOND[k] as number);
+}
+
 /**
  * Estimated o200k token count of `text`, rounded up (see the module comment: within ~1% of o200k
  * on ../shared's code-heavy text and ~5% over on prose; a few per cent either way on one text).
  * Fast enough for every hook: one pass over the characters, no vocabulary.
+ *
+ * The same walk as {@link forEachPiece}, the same pieces summed in the same order (so the same
+ * number to the bit), written out in one function that reads each character's class once, as it
+ * goes: a hook runs with V8's optimizing compiler off (src/hooks/run.ts), where the callback per
+ * piece, the class array made per text and the second pass over it cost ~30% more CPU.
+ * test/tokens/estimate-equivalence.test.ts holds it to {@link forEachPiece}.
  */
 export function estimateTokens(text: string): number {
+  const n = text.length;
   let total = 0;
-  forEachPiece(text, (kind, length) => {
-    const costs = PIECE_COSTS[kind];
-    total += length <= PIECE_TABLE_LENGTH ? (costs.byLength[length - 1] as number) : pieceCost(costs, length);
-  });
+  let i = 0;
+  let spacePrefix = false;
+  // `k` is the class of the character at the scan's position (`c`), 0 past the end, which ends every run.
+  let c = n > 0 ? text.charCodeAt(0) : 0;
+  let k = n > 0 ? (c < 128 ? (CLASS[c] as number) : NON_ASCII) : 0;
+  while (i < n) {
+    if (k === UPPER || k === LOWER) {
+      const start = spacePrefix ? i - 1 : i;
+      const kind = spacePrefix ? K_SPACE_WORD : K_WORD;
+      let j = i;
+      while (k === UPPER) {
+        j++;
+        c = text.charCodeAt(j);
+        k = j < n ? (c < 128 ? (CLASS[c] as number) : NON_ASCII) : 0;
+      }
+      while (k === LOWER) {
+        j++;
+        c = text.charCodeAt(j);
+        k = j < n ? (c < 128 ? (CLASS[c] as number) : NON_ASCII) : 0;
+      }
+      total += costOf(kind, j - start);
+      spacePrefix = false;
+      i = j;
+    } else if (k === MARK) {
+      let j = i + 1;
+      c = text.charCodeAt(j);
+      k = j < n ? (c < 128 ? (CLASS[c] as number) : NON_ASCII) : 0;
+      if (!spacePrefix && k !== 0 && k <= LOWER) {
+        while (k === UPPER) {
+          j++;
+          c = text.charCodeAt(j);
+          k = j < n ? (c < 128 ? (CLASS[c] as number) : NON_ASCII) : 0;
+        }
+        while (k === LOWER) {
+          j++;
+          c = text.charCodeAt(j);
+          k = j < n ? (c < 128 ? (CLASS[c] as number) : NON_ASCII) : 0;
+        }
+        total += costOf(K_MARK_WORD, j - i);
+      } else {
+        while (k === MARK) {
+          j++;
+          c = text.charCodeAt(j);
+          k = j < n ? (c < 128 ? (CLASS[c] as number) : NON_ASCII) : 0;
+        }
+        while (k === NEWLINE) {
+          j++;
+          c = text.charCodeAt(j);
+          k = j < n ? (c < 128 ? (CLASS[c] as number) : NON_ASCII) : 0;
+        }
+        total += costOf(K_MARKS, j - i + (spacePrefix ? 1 : 0));
+      }
+      spacePrefix = false;
+      i = j;
+    } else if (k === DIGIT || k === NON_ASCII) {
+      const run = k;
+      let j = i;
+      while (k === run) {
+        j++;
+        c = text.charCodeAt(j);
+        k = j < n ? (c < 128 ? (CLASS[c] as number) : NON_ASCII) : 0;
+      }
+      total += costOf(run === DIGIT ? K_DIGITS : K_NON_ASCII, j - i);
+      i = j;
+    } else {
+      let j = i;
+      let afterNewline = -1;
+      while (k === SPACE || k === NEWLINE) {
+        if (k === NEWLINE) afterNewline = j + 1;
+        j++;
+        c = text.charCodeAt(j);
+        k = j < n ? (c < 128 ? (CLASS[c] as number) : NON_ASCII) : 0;
+      }
+      if (afterNewline > 0) total += costOf(K_NEWLINE, afterNewline - i);
+      const rest = j - (afterNewline > 0 ? afterNewline : i);
+      if (rest > 0) {
+        const lends = k === UPPER || k === LOWER || k === MARK;
+        if (rest > 1 || !lends) total += costOf(K_SPACES, lends ? rest - 1 : rest);
+        spacePrefix = lends;
+      }
+      i = j;
+    }
+  }
   return Math.ceil(total);
 }
 
