@@ -73,7 +73,7 @@ const bundledDriver = {
 };
 
 rmSync(outdir, { recursive: true, force: true });
-await build({
+const result = await build({
   entryPoints: [join(root, 'dist', 'hooks', 'run.js')],
   bundle: true,
   splitting: true,
@@ -86,8 +86,30 @@ await build({
   minify: process.env.CAIRN_BUNDLE_MINIFY !== '0',
   keepNames: false,
   logLevel: 'warning',
+  metafile: process.env.CAIRN_BUNDLE_REPORT === '1',
   plugins: [builtinsThroughRequire, ...(process.env.CAIRN_BUNDLE_SQLITE === '0' ? [] : [bundledDriver])],
   // Every chunk gets a `require` for the built-ins and the addons (ESM has none of its own).
   // All chunks are in one folder: the first to run makes it, the others reuse it (making one is not free).
   banner: { js: "import { createRequire as __cairnRequire } from 'node:module'; const require = (globalThis.__cairnHookRequire ??= __cairnRequire(import.meta.url));" },
 });
+
+/**
+ * CAIRN_BUNDLE_REPORT=1: what every hook loads before it runs — the entry and the chunks it imports
+ * statically — and the largest modules in it, to see what could load on first use instead.
+ */
+if (result.metafile) {
+  const outputs = result.metafile.outputs;
+  const entry = Object.keys(outputs).find((file) => file.endsWith('/run.js'));
+  const seen = new Set();
+  const queue = [entry];
+  while (queue.length > 0) {
+    const file = queue.pop();
+    if (seen.has(file) || !outputs[file]) continue;
+    seen.add(file);
+    for (const i of outputs[file].imports) if (i.kind === 'import-statement' && !i.external) queue.push(i.path);
+  }
+  const modules = [...seen].flatMap((file) => Object.entries(outputs[file].inputs).map(([input, { bytesInOutput }]) => ({ input, bytesInOutput })));
+  const total = [...seen].reduce((sum, file) => sum + outputs[file].bytes, 0);
+  console.log(`loaded by every hook: ${total} bytes in ${seen.size} files`);
+  for (const m of modules.sort((a, b) => b.bytesInOutput - a.bytesInOutput).slice(0, 40)) console.log(String(m.bytesInOutput).padStart(8), m.input);
+}
