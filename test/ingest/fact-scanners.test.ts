@@ -8,22 +8,12 @@ import { scanPaths } from '../../src/ingest/facts/scan.js';
 import { scanCalls } from '../../src/ingest/facts/scan-code.js';
 import { FactSink, type ExtractedFact } from '../../src/ingest/facts/sink.js';
 import { isFileLike } from '../../src/workspace/files.js';
+import { mulberry32 } from '../helpers/prng.js';
 
-/** A seeded generator (mulberry32), so a failure can be replayed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Random texts made of `pieces` (characters and words that steer the scanner). */
 function texts(seed: number, count: number, pieces: readonly string[], maxPieces: number): string[] {
-  const next = random(seed);
+  const next = mulberry32(seed);
   const out: string[] = [];
   for (let k = 0; k < count; k++) {
     let text = '';

@@ -11,23 +11,13 @@ import { dirname, join, relative } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtures, repoRoot, tempDir } from './helpers.js';
+import { mulberry32 } from '../helpers/prng.js';
 
 const bin = join(repoRoot, 'bin/cairn.js');
 const built = existsSync(join(repoRoot, 'dist/cli/main.js'));
 const TRIALS = Number(process.env.CAIRN_CRASH_TRIALS ?? 4);
 const SEED = Number(process.env.CAIRN_CRASH_SEED ?? 20261126);
 
-/** A small deterministic PRNG (mulberry32), so a failing kill schedule can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 
@@ -117,7 +107,7 @@ describe.skipIf(!built)('ingest resumed after kill -9 leaves the memories of an 
 
   it(`${TRIALS} kills at random points (seed ${SEED})`, async () => {
     expect(reference.memories.length).toBeGreaterThan(0);
-    const random = prng(SEED);
+    const random = mulberry32(SEED);
     const landed = { beforeWrites: 0, midIngest: 0, afterTurns: 0 };
     for (let trial = 0; trial < TRIALS; trial++) {
       const home = join(root, `trial-${trial}`);
