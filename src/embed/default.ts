@@ -4,7 +4,7 @@
  * BM25 alone, with a one-line reason. Only file sizes are checked here (a few `stat` calls, cheap
  * enough for every hook); the sha256 is checked by `cairn doctor` and before the model loads.
  */
-import { checkOnnxModelSizes, onnxModelFolder } from './onnx.js';
+import { checkOnnxModelSizes, onnxModelFolder } from './onnx-files.js';
 import { ALL_MINILM_L6_V2_Q, DEFAULT_EMBEDDER_SPEC } from './onnx-models.js';
 
 /** The default embedder, or why there is none. */

@@ -7,27 +7,16 @@
  * with BM25 and `status` / `doctor` say so.
  */
 import { nodeCrypto } from '../runtime.js';
-import { createReadStream, existsSync, statSync } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { CairnError } from '../errors.js';
 import type { Embedder, EmbedderAvailability } from '../types.js';
 import { KNOWN_ONNX_MODELS, type OnnxModelManifest } from './onnx-models.js';
 import { normalizeInPlace } from './vector.js';
+import { checkOnnxModelSizes, fixFor, onnxModelFolder } from './onnx-files.js';
 
-/** The package root (`models/` ships there): the nearest folder above this file with a package.json. */
-export const PACKAGE_ROOT = packageRoot(path.dirname(fileURLToPath(import.meta.url)));
-
-function packageRoot(from: string): string {
-  for (let dir = from; ; dir = path.dirname(dir)) {
-    if (existsSync(path.join(dir, 'package.json'))) return dir;
-    if (path.dirname(dir) === dir) return path.resolve(from, '..', '..');
-  }
-}
-
-/** The command that puts a known model's files in place. */
-export const FETCH_COMMAND = `node ${path.join(PACKAGE_ROOT, 'scripts', 'fetch-model.mjs')}`;
+export { FETCH_COMMAND, PACKAGE_ROOT, checkOnnxModelSizes, onnxModelFolder } from './onnx-files.js';
 
 /** Options for {@link createOnnxEmbedder}. */
 export interface OnnxEmbedderOptions {
@@ -61,41 +50,6 @@ export interface OnnxSession {
   inputNames: readonly string[];
   run(inputs: Record<string, { data: BigInt64Array; dims: number[] }>): Promise<{ data: Float32Array; dims: readonly number[] }>;
   release?(): Promise<void>;
-}
-
-/**
- * Where `onnx:<name>` lives: `<home>/models/<name>` when that folder exists, else the copy inside
- * the package (`<package>/models/<name>`, where `scripts/fetch-model.mjs` puts it at install).
- */
-export function onnxModelFolder(name: string, home?: string, packageModels = path.join(PACKAGE_ROOT, 'models')): string {
-  const inHome = home ? path.join(home, 'models', name) : null;
-  if (inHome && existsSync(inHome)) return inHome;
-  return path.join(packageModels, name);
-}
-
-function fixFor(folder: string, manifest: OnnxModelManifest): string {
-  const dest = path.resolve(folder) === path.join(PACKAGE_ROOT, 'models', manifest.name) ? '' : ` --dest ${folder}`;
-  return `run \`${FETCH_COMMAND} ${manifest.name}${dest}\` to fetch it again`;
-}
-
-/**
- * The cheap half of {@link checkOnnxModel}, synchronous: every file present and of its recorded
- * size (a few `stat` calls; what config resolution and `status` afford). Null when all is well.
- */
-export function checkOnnxModelSizes(folder: string, manifest: OnnxModelManifest): string | null {
-  for (const file of manifest.files) {
-    const full = path.join(folder, file.name);
-    let size: number;
-    try {
-      const info = statSync(full);
-      if (!info.isFile()) return `model file ${full} is missing; ${fixFor(folder, manifest)}`;
-      size = info.size;
-    } catch {
-      return `model file ${full} is missing; ${fixFor(folder, manifest)}`;
-    }
-    if (size !== file.bytes) return `model file ${full} is ${size} bytes, expected ${file.bytes} (truncated or replaced); ${fixFor(folder, manifest)}`;
-  }
-  return null;
 }
 
 async function sha256File(file: string): Promise<string> {
