@@ -13,26 +13,13 @@ import type {
 import type { DistillSummary } from './distill/types.js';
 import type { FactSearchInput, SessionFactsInput } from './history/facts.js';
 import type { HistoryInput, IngestOptions, IngestReport, SessionsInput } from './history/history.js';
-import {
-  diff,
-  forget,
-  getDetail,
-  restore,
-  revise,
-  snapshot,
-  update,
-  type ForgetResult,
-  type MemoryDetail,
-  type ReviseOptions,
-  type SnapshotDiff,
-  type UpdateInput,
-} from './memory/lifecycle.js';
-import { remember, type RememberInput, type RememberResult } from './memory/remember.js';
+import type { ForgetResult, MemoryDetail, ReviseOptions, SnapshotDiff, UpdateInput } from './memory/lifecycle.js';
+import type { RememberInput, RememberResult } from './memory/remember.js';
 import { toExportLine, toMarkdown } from './memory/export.js';
 import type { LineTooLong } from './memory/bounded-lines.js';
 import type { ImportResult } from './memory/transfer.js';
 import { createLedger, type Ledger } from './ledger/ledger.js';
-import { redactingStore } from './privacy/guard.js';
+import { redactingStore } from './privacy/boundary.js';
 import { recall, type RecallInput, type RecallResult } from './recall/recall.js';
 import { silentLogger, systemClock, ulidSource } from './runtime.js';
 import type { Clock, Embedder, EmbedderIdentity, FactHit, IdSource, ListOptions, Logger, Memory, SessionFact, SessionFactDetail, SessionRecord, Snapshot, Store, StoreStats, TurnHit } from './types.js';
@@ -166,17 +153,19 @@ export function createCairn(options: CairnOptions): Cairn {
   return {
     deps,
     ...(ledger ? { ledger } : {}),
-    remember: (input) => remember(deps, input),
+    // Writing and the lifecycle load on first use (with the redaction rules remember needs): most
+    // hooks only read (docs/BENCHMARKS.md, hooks notes).
+    remember: async (input) => (await import('./memory/remember.js')).remember(deps, input),
     recall: (input) => recall(deps, input),
-    forget: (ids, reason) => forget(deps, ids, reason),
-    restore: (id) => restore(deps, id),
-    revise: (id, text, opts) => revise(deps, id, text, opts),
-    update: (id, input) => update(deps, id, input),
-    get: (id) => getDetail(deps, id),
+    forget: async (ids, reason) => (await import('./memory/lifecycle.js')).forget(deps, ids, reason),
+    restore: async (id) => (await import('./memory/lifecycle.js')).restore(deps, id),
+    revise: async (id, text, opts) => (await import('./memory/lifecycle.js')).revise(deps, id, text, opts),
+    update: async (id, input) => (await import('./memory/lifecycle.js')).update(deps, id, input),
+    get: async (id) => (await import('./memory/lifecycle.js')).getDetail(deps, id),
     list: (list) => deps.store.listMemories(scoped(list)),
-    snapshot: (label) => snapshot(deps, label),
+    snapshot: async (label) => (await import('./memory/lifecycle.js')).snapshot(deps, label),
     snapshots: () => deps.store.listSnapshots(),
-    diff: (from, to) => diff(deps, from, to),
+    diff: async (from, to) => (await import('./memory/lifecycle.js')).diff(deps, from, to),
     // zod loads in ~75 ms; only imports need it, so hooks and recall never pay for it.
     importJsonl: async (lines, onProgress) => {
       // Start iterating before the await: a readline interface drops lines nobody is reading yet.

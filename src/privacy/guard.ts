@@ -3,8 +3,8 @@
  * memory text, tags, meta (keys and values), file paths, provenance, event data (forget reasons),
  * snapshot labels, review items, session titles, turns and their tool input — goes through
  * {@link sanitize} before it reaches the store. `createCairn` wraps its store with
- * {@link redactingStore}, so every surface (CLI, MCP, HTTP, hooks, import, ingest, distil, the
- * memory-tool backend) writes through it.
+ * `redactingStore` (boundary.ts, which loads this module on the first write), so every surface
+ * (CLI, MCP, HTTP, hooks, import, ingest, distil, the memory-tool backend) writes through it.
  *
  * Bypassing it is a compile error: {@link STORE_METHODS} and {@link SUBSTRATE_METHODS} must name
  * every method of `Store` and `SubstrateStore` and say whether it writes text.
@@ -14,72 +14,10 @@
  * marker in the data can forge one, and sealed records are frozen so nothing changes after the
  * scan. Ingest seals the turns and facts its readers sanitized; everything else is scanned here.
  */
-import type { Store, SubstrateStore } from '../types.js';
 import { isPlaceholderValue, secretNameKind } from './assignment.js';
 import { sanitize } from './redact.js';
 
-/** How a method is treated: `write` sanitizes every string argument; `pass` forwards as is. */
-type Treatment = 'write' | 'pass';
-
-type MethodsOf<T> = { [K in keyof T]-?: NonNullable<T[K]> extends (...args: never[]) => unknown ? K : never }[keyof T];
-
-/**
- * Every Store method. `pass`: reads, ids and vectors only, or internal bookkeeping whose values
- * cairn writes itself (ingest cursors, token hashes, undo state built from stored memories).
- */
-export const STORE_METHODS: Record<MethodsOf<Store>, Treatment> = {
-  open: 'pass',
-  close: 'pass',
-  writeMemory: 'write',
-  patchMemory: 'write',
-  getMemory: 'pass',
-  getMemories: 'pass',
-  findByContentHash: 'pass',
-  listMemories: 'pass',
-  countMemories: 'pass',
-  versions: 'pass',
-  searchText: 'pass',
-  searchVector: 'pass',
-  putVectors: 'pass',
-  getVectors: 'pass',
-  vectorModel: 'pass',
-  missingVectors: 'pass',
-  clearVectors: 'pass',
-  touch: 'pass',
-  appendEvents: 'write',
-  listEvents: 'pass',
-  createSnapshot: 'write',
-  listSnapshots: 'pass',
-  getSnapshot: 'pass',
-  snapshotMemberIds: 'pass',
-  getState: 'pass',
-  setState: 'pass',
-  updateState: 'pass',
-  stats: 'pass',
-  queueReview: 'write',
-  listReview: 'pass',
-  countReview: 'pass',
-  getReview: 'pass',
-  resolveReview: 'write',
-  vacuum: 'pass',
-  integrityCheck: 'pass',
-};
-
-/** Every SubstrateStore method: the batch of sessions, turns, compactions and corrections is text. */
-export const SUBSTRATE_METHODS: Record<MethodsOf<SubstrateStore>, Treatment> = {
-  writeSubstrate: 'write',
-  getCursor: 'pass',
-  getSession: 'pass',
-  listSessions: 'pass',
-  getTurns: 'pass',
-  getCompactions: 'pass',
-  getCorrections: 'pass',
-  searchTurns: 'pass',
-  substrateStats: 'pass',
-  listFacts: 'pass',
-  searchFacts: 'pass',
-  getFact: 'pass',
-};
+export { STORE_METHODS, SUBSTRATE_METHODS } from './write-methods.js';
 
 /**
  * `value` with every string in it sanitized (object keys too), or the same value when nothing
@@ -211,34 +149,4 @@ export function adoptSealed<T extends object>(record: T): Readonly<T> {
 /** Whether `value` carries a seal (tests). */
 export function isSealed(value: unknown): boolean {
   return value !== null && typeof value === 'object' && SEALED.has(value);
-}
-
-const GUARDED = Symbol('cairn.redacting');
-
-function wrap<T extends object>(target: T, table: Record<string, Treatment>, nested: (property: PropertyKey, value: unknown) => unknown): T {
-  return new Proxy(target, {
-    get(object, property) {
-      if (property === GUARDED) return true;
-      const value: unknown = Reflect.get(object, property, object);
-      if (typeof value !== 'function') return nested(property, value);
-      const fn = value as (...args: unknown[]) => unknown;
-      if (typeof property === 'string' && table[property] === 'write') {
-        return (...args: unknown[]) => fn.apply(object, args.map((arg) => sanitizeDeep(arg)));
-      }
-      return fn.bind(object);
-    },
-  });
-}
-
-/** `store` with every text it is given sanitized first. Wrapping twice is a no-op. */
-export function redactingStore<S extends Store>(store: S): S {
-  if ((store as unknown as Record<symbol, unknown>)[GUARDED] === true) return store;
-  const substrates = new WeakMap<SubstrateStore, SubstrateStore>();
-  return wrap(store, STORE_METHODS, (property, value) => {
-    if (property !== 'substrate' || value === undefined || value === null) return value;
-    const substrate = value as SubstrateStore;
-    let guarded = substrates.get(substrate);
-    if (guarded === undefined) substrates.set(substrate, (guarded = wrap(substrate, SUBSTRATE_METHODS, (_p, v) => v)));
-    return guarded;
-  });
 }

@@ -1,7 +1,5 @@
 import { invalid } from '../errors.js';
 import type { Deps } from '../deps.js';
-import { resolveSnapshot } from '../memory/lifecycle.js';
-import { normalizeTags } from '../memory/normalize.js';
 import { indexTerms } from '../store/tokenize.js';
 import { KINDS, SCOPES, type Kind, type Memory, type MemoryFilter, type Scope } from '../types.js';
 import { checkStaleness, FileReader, type FileStatus } from '../workspace/files.js';
@@ -128,7 +126,8 @@ export async function recall(deps: Deps, input: RecallInput): Promise<RecallResu
   if (!Number.isInteger(k) || k < 1 || k > 1000) throw invalid(`k must be an integer from 1 to 1000 (got ${k})`, 'k');
   checkList(input.kinds, KINDS, 'kind');
   checkList(input.scopes, SCOPES, 'scope');
-  const tags = normalizeTags(input.tags);
+  // Tags are redacted as stored ones were: the redaction rules load only when a recall names tags.
+  const tags = input.tags !== undefined && input.tags.length > 0 ? (await import('../memory/normalize.js')).normalizeTags(input.tags) : [];
   const filter: MemoryFilter = {};
   if (!input.allProjects) {
     const project = input.project !== undefined ? input.project : deps.project;
@@ -137,7 +136,7 @@ export async function recall(deps: Deps, input: RecallInput): Promise<RecallResu
   if (input.kinds?.length) filter.kinds = input.kinds;
   if (input.scopes?.length) filter.scopes = input.scopes;
   if (tags.length > 0) filter.anyTags = tags;
-  if (input.asOf !== undefined) filter.snapshotId = (await resolveSnapshot(deps, input.asOf)).id;
+  if (input.asOf !== undefined) filter.snapshotId = (await (await import('../memory/lifecycle.js')).resolveSnapshot(deps, input.asOf)).id;
 
   const candidates = input.candidates ?? Math.max(50, k * 5);
   const { mode, fused, maxRrf, bm25Max, bm25Min, terms, cosines, cosineMax, weights } = await retrieve(deps, { query: input.query, filter, limit: candidates, minCosine: input.minCosine });
