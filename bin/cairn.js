@@ -7,7 +7,8 @@ import { createRequire } from 'node:module';
 
 // node:fs through require: an ESM import of it builds a namespace of every export, which loads
 // Node's whole streams stack (19 modules) on every hook.
-const { existsSync, readFileSync } = createRequire(import.meta.url)('node:fs');
+const require = createRequire(import.meta.url);
+const { existsSync, readFileSync } = require('node:fs');
 
 const [command, event] = process.argv.slice(2);
 const wantsHelp = process.argv.includes('--help') || process.argv.includes('-h');
@@ -36,6 +37,11 @@ if (process.argv.length === 3 && (command === '--version' || command === '-V')) 
   else process.exitCode = setup.report(command, event, setup.unavailableMessage(root, setup.startSetup(root, process.env)));
 } else if (command === 'hook' && !wantsHelp) {
   try {
+    // V8's optimizing compiler off before the hooks bundle is even loaded, not only from hookMain
+    // on (hookOptimizer in src/hooks/run.ts, which turns it back on before a transcript ingest; the
+    // detached refresh-context child keeps it). Same-run A/B at 100K, 15 and 20 rounds, load ~1:
+    // prompt wall x0.897 / x0.911, after /compact x0.927 / x0.958, session-start x0.949 / x1.043.
+    if (event !== 'refresh-context') require('node:v8').setFlagsFromString('--no-turbofan');
     const bundle = new URL('../dist/hooks-bundle/run.js', import.meta.url);
     const { hookMain } = await import(existsSync(bundle) ? bundle.href : '../dist/hooks/run.js');
     process.exitCode = await hookMain(process.argv.slice(3));
