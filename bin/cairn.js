@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The one entry for the CLI, the hooks and the MCP server. Hooks run on every prompt and session
-// start: they load one bundled module, not the whole CLI. A checkout that was never built (a
+// start: they load one bundled file, not the whole CLI — installed hooks through bin/cairn-hook.cjs
+// directly (no ES module loader), `cairn hook EVENT` through the same loader from here. A checkout that was never built (a
 // plugin installed from git) goes through setup.js, which runs an installed cairn or builds this
 // one on first run, and says so instead of failing silently.
 import { createRequire } from 'node:module';
@@ -36,21 +37,9 @@ if (process.argv.length === 3 && (command === '--version' || command === '-V')) 
   if (installed) await setup.delegate(installed);
   else process.exitCode = setup.report(command, event, setup.unavailableMessage(root, setup.startSetup(root, process.env)));
 } else if (command === 'hook' && !wantsHelp) {
-  try {
-    // V8's optimizing compiler off before the hooks bundle is even loaded, not only from hookMain
-    // on (hookOptimizer in src/hooks/run.ts, which turns it back on before a transcript ingest; the
-    // detached refresh-context child keeps it). Same-run A/B at 100K, 15 and 20 rounds, load ~1:
-    // prompt wall x0.897 / x0.911, after /compact x0.927 / x0.958, session-start x0.949 / x1.043.
-    if (event !== 'refresh-context') require('node:v8').setFlagsFromString('--no-turbofan');
-    const bundle = new URL('../dist/hooks-bundle/run.js', import.meta.url);
-    const { hookMain } = await import(existsSync(bundle) ? bundle.href : '../dist/hooks/run.js');
-    process.exitCode = await hookMain(process.argv.slice(3));
-  } catch (error) {
-    // A hook must never break the agent, but it must not fail silently either.
-    const { report } = await import('./setup.js');
-    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
-    process.exitCode = report(command, event, `cairn's hook could not load (${reason}); reinstall cairn or run npm install in its folder.`);
-  }
+  // The installed hooks run bin/cairn-hook.cjs directly (no ES module loader); this older form of
+  // the command runs the same loader: the CommonJS hooks bundle with V8's code cache.
+  require('./cairn-hook.cjs').main(process.argv.slice(3));
 } else if (command === 'mcp' && process.argv.length === 3) {
   // The MCP server lives as long as the agent session: load only what it serves with.
   const { mcpMain } = await import('../dist/mcp/stdio.js');

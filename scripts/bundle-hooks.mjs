@@ -1,18 +1,21 @@
 #!/usr/bin/env node
-// Builds dist/hooks-bundle/ from dist/hooks/run.js (run by `npm run build`, after tsc): the one
-// module bin/cairn.js loads for `cairn hook EVENT`, with the modules only some hooks need split
-// into chunks loaded on first use. What a hook process pays before it does any work is mostly
-// loading code, so this bundle is built to load less (docs/BENCHMARKS.md, hooks notes):
-// - Node's built-in modules through `require`, not `import`: an ESM import of node:fs builds a
-//   namespace of every export, which runs fs's lazy getters and loads the whole streams stack
-//   (19 internal modules); `require('node:fs')` loads nothing new. node:worker_threads loads it
-//   too, and the worker internals: it is loaded when first used.
+// Builds dist/hooks-bundle/hook.cjs from dist/hooks/run.js (run by `npm run build`, after tsc): the
+// one file bin/cairn-hook.cjs loads for a hook (docs/MCP.md, "Hook latency"). What a hook process
+// pays before it does any work is mostly loading code, so this bundle is built to load less:
+// - One CommonJS file, so the entry can load it through node:vm with V8's code cache (Node 20 has
+//   no code cache for ES modules). The modules only some hooks need stay inside it, wrapped to run
+//   on first use; with the cache, V8 never parses them unless a hook calls them.
+// - Node's built-ins through `require`, not `import`: an ESM import of node:fs builds a namespace
+//   of every export, which runs fs's lazy getters and loads the whole streams stack (19 internal
+//   modules). node:worker_threads loads it too, and the worker internals: it is loaded when first
+//   used. A dynamic `import()` of a built-in becomes a `require` on first use.
 // - better-sqlite3's JavaScript (13 small CommonJS files) inside the bundle, its compiled addon
-//   loaded from where its install put it (src/store/sqlite/database.ts), instead of 13 resolutions,
-//   reads and compilations through Node's CommonJS loader.
-// - Minified: V8 parses every byte of a module it loads, the functions it never calls included.
+//   loaded from where its install put it (src/store/sqlite/database.ts).
+// - Minified and ASCII only: V8 parses every byte of a file it compiles without a cache.
+// - Its first line is `//cairn-bundle sha256=<hash of the rest>`: the code cache's key.
 import { build } from 'esbuild';
-import { rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules, createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -59,6 +62,18 @@ const builtinsThroughRequire = {
   },
 };
 
+/**
+ * A dynamic `import()` of an external package (usearch, a CommonJS package) becomes a `require` on
+ * first use: code run through node:vm has no ES module loader of its own before Node 20.12.
+ */
+const externalImportsThroughRequire = {
+  name: 'external-imports-through-require',
+  setup(b) {
+    b.onResolve({ filter: /^usearch$/ }, (args) => (args.kind === 'dynamic-import' ? { path: args.path, namespace: 'external-require' } : undefined));
+    b.onLoad({ filter: /.*/, namespace: 'external-require' }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: 'js' }));
+  },
+};
+
 /** src/store/sqlite/driver.ts loads better-sqlite3 through createRequire (unbundled builds); in the bundle it is the bundled copy. */
 const bundledDriver = {
   name: 'bundled-better-sqlite3',
@@ -76,40 +91,36 @@ rmSync(outdir, { recursive: true, force: true });
 const result = await build({
   entryPoints: [join(root, 'dist', 'hooks', 'run.js')],
   bundle: true,
-  splitting: true,
   platform: 'node',
-  format: 'esm',
+  format: 'cjs',
   target: 'node20',
-  outdir,
-  entryNames: '[name]',
+  outfile: join(outdir, 'hook.cjs'),
   external: EXTERNAL,
   minify: process.env.CAIRN_BUNDLE_MINIFY !== '0',
   keepNames: false,
   logLevel: 'warning',
+  write: false,
   metafile: process.env.CAIRN_BUNDLE_REPORT === '1',
-  plugins: [builtinsThroughRequire, ...(process.env.CAIRN_BUNDLE_SQLITE === '0' ? [] : [bundledDriver])],
-  // Every chunk gets a `require` for the built-ins and the addons (ESM has none of its own).
-  // All chunks are in one folder: the first to run makes it, the others reuse it (making one is not free).
-  banner: { js: "import { createRequire as __cairnRequire } from 'node:module'; const require = (globalThis.__cairnHookRequire ??= __cairnRequire(import.meta.url));" },
+  plugins: [builtinsThroughRequire, externalImportsThroughRequire, ...(process.env.CAIRN_BUNDLE_SQLITE === '0' ? [] : [bundledDriver])],
+  // `import.meta.url` of every bundled module is the bundle's own URL: paths relative to it
+  // (vector-files.ts's builder script, the workers) resolve from dist/hooks-bundle/ as they did
+  // from the ES module chunks this bundle replaced.
+  define: { 'import.meta.url': '__cairnModuleUrl' },
+  banner: { js: '"use strict";var __cairnModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
 });
+// The first line carries the hash of the rest: bin/cairn-hook.cjs keys its code cache by it
+// without hashing a megabyte on every hook.
+// ASCII only: esbuild leaves non-ASCII characters in regular expression literals, and one of them
+// makes V8 hold the whole source as two-byte characters (decoded and scanned at twice the size).
+// A \uXXXX escape means the same character in a string, a template or a regular expression.
+const body = Buffer.from(result.outputFiles[0].text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+mkdirSync(outdir, { recursive: true });
+writeFileSync(join(outdir, 'hook.cjs'), Buffer.concat([Buffer.from(`//cairn-bundle sha256=${createHash('sha256').update(body).digest('hex')}\n`), body]));
 
-/**
- * CAIRN_BUNDLE_REPORT=1: what every hook loads before it runs — the entry and the chunks it imports
- * statically — and the largest modules in it, to see what could load on first use instead.
- */
+/** CAIRN_BUNDLE_REPORT=1: the bundle's size and its largest modules, to see what could be left out. */
 if (result.metafile) {
-  const outputs = result.metafile.outputs;
-  const entry = Object.keys(outputs).find((file) => file.endsWith('/run.js'));
-  const seen = new Set();
-  const queue = [entry];
-  while (queue.length > 0) {
-    const file = queue.pop();
-    if (seen.has(file) || !outputs[file]) continue;
-    seen.add(file);
-    for (const i of outputs[file].imports) if (i.kind === 'import-statement' && !i.external) queue.push(i.path);
-  }
-  const modules = [...seen].flatMap((file) => Object.entries(outputs[file].inputs).map(([input, { bytesInOutput }]) => ({ input, bytesInOutput })));
-  const total = [...seen].reduce((sum, file) => sum + outputs[file].bytes, 0);
-  console.log(`loaded by every hook: ${total} bytes in ${seen.size} files`);
+  const [output] = Object.values(result.metafile.outputs);
+  console.log(`hook.cjs: ${output.bytes} bytes`);
+  const modules = Object.entries(output.inputs).map(([input, { bytesInOutput }]) => ({ input, bytesInOutput }));
   for (const m of modules.sort((a, b) => b.bytesInOutput - a.bytesInOutput).slice(0, 40)) console.log(String(m.bytesInOutput).padStart(8), m.input);
 }

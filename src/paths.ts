@@ -6,7 +6,7 @@ let cached: string | null = null;
 
 /**
  * The folder of cairn's package.json, found by walking up from this module. Works from src/
- * (tests), dist/ (the build) and dist/hooks-bundle.mjs (the bundled hook entry) alike.
+ * (tests), dist/ (the build) and dist/hooks-bundle/hook.cjs (the bundled hooks) alike.
  */
 export function packageRoot(): string {
   if (cached) return cached;

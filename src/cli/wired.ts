@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseToml } from '@decimalturn/toml-patch';
+import { CAIRN_HOOK_COMMAND } from '../install/targets.js';
 
 export interface AgentWiring {
   /** The `cairn install` name. */
@@ -28,8 +29,8 @@ function read(path: string): string | null {
   }
 }
 
-/** A cairn hook command (`… cairn.js hook <event>`), as the installer writes it. */
-const HOOK = /cairn(\.js)?['"]? hook [a-z-]+/;
+/** A cairn hook command (`… cairn-hook.cjs <event>`, or `… cairn.js hook <event>` from older versions). */
+const HOOK = CAIRN_HOOK_COMMAND;
 /** A `"cairn": {` server entry in an MCP JSON (or JSONC) file. */
 const MCP_JSON = /"cairn"\s*:\s*\{/;
 /** An `mcp_servers.cairn` table in Codex's TOML, however it is written (section, dotted key, inline). */

@@ -256,6 +256,12 @@ async function ingestTranscript(cairn: Cairn, input: HookInput, logger: Logger, 
   }
 }
 
+/** What bin/cairn-hook.cjs did with V8's code cache for this process (hit, miss, rejected, off), for the hook log. */
+function codeCacheOutcome(): { codeCache?: string } {
+  const outcome = (globalThis as { __cairnHookCodeCache?: unknown }).__cairnHookCodeCache;
+  return typeof outcome === 'string' ? { codeCache: outcome } : {};
+}
+
 /**
  * Run one Claude Code hook as a short process. Whatever happens, the agent is not blocked:
  * errors are logged to `<home>/logs/hooks.log` and the hook exits 0 with nothing injected.
@@ -326,7 +332,7 @@ export async function runHook(eventName: string, io: HookIo, settings: HookSetti
     }
     if (output.kind === 'json') io.stdout.write(`${JSON.stringify(output.value)}\n`);
     else if (output.kind === 'text') io.stdout.write(output.value);
-    logger.info('hook', { event, session, source: input.source, output: output.kind, ...(cacheOutcome ? { cache: cacheOutcome } : {}), ms: Date.now() - started });
+    logger.info('hook', { event, session, source: input.source, output: output.kind, ...(cacheOutcome ? { cache: cacheOutcome } : {}), ...codeCacheOutcome(), ms: Date.now() - started });
     return 0;
   } catch (error) {
     logger.error('hook failed', { event: eventName, error: error instanceof Error ? error.message : String(error) });
@@ -337,7 +343,7 @@ export async function runHook(eventName: string, io: HookIo, settings: HookSetti
 }
 
 /**
- * Entry for `node bin/cairn.js hook EVENT` (loaded without the rest of the CLI, for speed). Once the
+ * Entry for `node bin/cairn-hook.cjs EVENT` and `node bin/cairn.js hook EVENT` (through the hooks bundle, without the rest of the CLI, for speed). Once the
  * output is flushed the process exits at once, with the store left open (see {@link HookIo.leaveOpen}):
  * a normal exit would close it, and pay SQLite's checkpoint on close, on every prompt.
  */

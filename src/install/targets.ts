@@ -48,14 +48,23 @@ function shellQuote(value: string): string {
   return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`;
 }
 
+/**
+ * The command of one hook: `node …/bin/cairn-hook.cjs <event>`, the CommonJS hook entry beside the
+ * bin (it skips Node's ES module loader and uses V8's code cache; `cairn.js hook <event>` does the
+ * same work a little slower, and commands written by older versions keep working).
+ */
 export function hookCommand(launcher: Launcher, event: string): string {
   const env = Object.entries(launcher.env).map(([k, v]) => `${k}=${shellQuote(v)} `).join('');
-  return `${env}${shellQuote(launcher.node)} ${shellQuote(launcher.bin)} hook ${event}`;
+  const bin = launcher.bin.endsWith('cairn.js') ? `${launcher.bin.slice(0, -'cairn.js'.length)}cairn-hook.cjs` : launcher.bin;
+  return `${env}${shellQuote(launcher.node)} ${shellQuote(bin)}${bin === launcher.bin ? ' hook' : ''} ${event}`;
 }
 
-/** Our hook commands are recognised by the `cairn.js hook <event>` tail, whatever the paths. */
+/** A cairn hook command, as this version writes it (`cairn-hook.cjs <event>`) or older ones did (`cairn.js hook <event>`). */
+export const CAIRN_HOOK_COMMAND = /(?:cairn(?:\.js)?['"]? hook|cairn-hook\.cjs['"]?) [a-z-]+/;
+
+/** Our hook commands are recognised by their tail, whatever the paths. */
 export function isCairnHookCommand(command: unknown): boolean {
-  return typeof command === 'string' && /cairn(\.js)?['"]? hook [a-z-]+$/.test(command.trim());
+  return typeof command === 'string' && new RegExp(`${CAIRN_HOOK_COMMAND.source}$`).test(command.trim());
 }
 
 /** The Codex hook events cairn registers (`~/.codex/hooks.json`, same shape as Claude Code's). */

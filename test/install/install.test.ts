@@ -30,7 +30,7 @@ describe('cairn install', () => {
 
     const dry = await cli(['install', 'claude', '--dry-run']);
     expect(dry.code).toBe(0);
-    expect(dry.stdout).toMatch(/^\+ .*hook session-start/m);
+    expect(dry.stdout).toMatch(/^\+ .*cairn-hook\.cjs session-start/m);
     expect(JSON.parse(readFileSync(settingsPath, 'utf8')).hooks.UserPromptSubmit).toBeUndefined();
 
     const first = await cli(['install', 'claude']);
@@ -38,10 +38,10 @@ describe('cairn install', () => {
     const settings = JSON.parse(readFileSync(settingsPath, 'utf8')) as Settings;
     expect(settings.model).toBe('opus');
     expect(settings.hooks.PreToolUse).toEqual([mine]);
-    expect(settings.hooks.SessionStart?.flatMap((g) => g.hooks.map((h) => h.command))).toEqual(['echo hello', expect.stringMatching(/bin\/cairn\.js hook session-start$/)]);
+    expect(settings.hooks.SessionStart?.flatMap((g) => g.hooks.map((h) => h.command))).toEqual(['echo hello', expect.stringMatching(/bin\/cairn-hook\.cjs session-start$/)]);
     for (const { event, cairn } of CLAUDE_HOOKS) {
       const commands = settings.hooks[event]?.flatMap((g) => g.hooks.map((h) => h.command)) ?? [];
-      expect(commands.filter(isCairnHookCommand), event).toEqual([expect.stringContaining(`hook ${cairn}`)]);
+      expect(commands.filter(isCairnHookCommand), event).toEqual([expect.stringMatching(new RegExp(`cairn-hook\\.cjs ${cairn}$`))]);
     }
     const mcp = JSON.parse(readFileSync(join(userHome, '.claude.json'), 'utf8')) as { mcpServers: { cairn: { args: string[] } } };
     expect(mcp.mcpServers.cairn.args).toEqual([resolve(import.meta.dirname, '../../bin/cairn.js'), 'mcp']);
@@ -100,13 +100,26 @@ describe('cairn install', () => {
     expect((await cli(['install', 'emacs'])).stderr).toMatch(/unknown agent/);
   });
 
+  it('replaces the hook commands older versions wrote (`cairn.js hook <event>`) instead of adding a second set', async () => {
+    expect(isCairnHookCommand('node "/opt/cairn/bin/cairn.js" hook prompt')).toBe(true);
+    expect(isCairnHookCommand("CAIRN_HOME=/x '/usr/bin/node' /opt/cairn/bin/cairn-hook.cjs session-start")).toBe(true);
+    expect(isCairnHookCommand('node other-hook.cjs prompt')).toBe(false);
+    const { userHome, cli } = setup();
+    const settingsPath = join(userHome, '.claude', 'settings.json');
+    mkdirSync(join(userHome, '.claude'));
+    writeFileSync(settingsPath, JSON.stringify({ hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'node "/old/cairn/bin/cairn.js" hook prompt' }] }] } }));
+    expect((await cli(['install', 'claude'])).code).toBe(0);
+    const settings = JSON.parse(readFileSync(settingsPath, 'utf8')) as Settings;
+    expect(settings.hooks.UserPromptSubmit?.flatMap((g) => g.hooks.map((h) => h.command))).toEqual([expect.stringMatching(/bin\/cairn-hook\.cjs prompt$/)]);
+  });
+
   it('ships a Claude Code plugin whose hooks and MCP server point at the bin', () => {
     const root = resolve(import.meta.dirname, '../..');
     const plugin = JSON.parse(readFileSync(join(root, '.claude-plugin', 'plugin.json'), 'utf8'));
     expect(plugin.name).toBe('cairn');
     const hooks = JSON.parse(readFileSync(join(root, 'hooks', 'hooks.json'), 'utf8')) as Settings;
     for (const { event, cairn } of CLAUDE_HOOKS) {
-      expect(hooks.hooks[event]?.[0]?.hooks[0]?.command).toBe(`node "\${CLAUDE_PLUGIN_ROOT}/bin/cairn.js" hook ${cairn}`);
+      expect(hooks.hooks[event]?.[0]?.hooks[0]?.command).toBe(`node "\${CLAUDE_PLUGIN_ROOT}/bin/cairn-hook.cjs" ${cairn}`);
     }
     expect(JSON.parse(readFileSync(join(root, '.mcp.json'), 'utf8')).mcpServers.cairn.args).toEqual(['${CLAUDE_PLUGIN_ROOT}/bin/cairn.js', 'mcp']);
   });

@@ -1,0 +1,148 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/cli.js';
+
+// bin/cairn-hook.cjs loads the hooks bundle through V8's code cache (<home>/cache/hook-code/). The
+// cache may only ever save time: whatever is in that folder, the hook runs. Each case runs in its
+// own process, because a cache V8 takes for valid but is not crashes the process that reads it.
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const ENTRY = join(ROOT, 'bin', 'cairn-hook.cjs');
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+/** A small bundle with the header scripts/bundle-hooks.mjs writes, and enough functions to cache. */
+function writeBundle(dir: string, answer: number): string {
+  const fns = Array.from({ length: 40 }, (_, i) => `function f${i}(x) { return x.map((v) => v * ${i + 1}).filter((v) => v % 3 !== 1).reduce((a, b) => a + b, 0); }`).join('\n');
+  const body = `${fns}\nexports.answer = () => ${answer} + [${Array.from({ length: 40 }, (_, i) => `f${i}([1, 2, 3])`).join(', ')}].length * 0;\nexports.hookMain = async () => 0;\n`;
+  const file = join(dir, 'hook.cjs');
+  writeFileSync(file, `//cairn-bundle sha256=${createHash('sha256').update(body).digest('hex')}\n${body}`);
+  return file;
+}
+
+const LOAD = `
+const { loadHooks } = require(${JSON.stringify(ENTRY)});
+const hooks = loadHooks(process.argv[1], process.env, { bundle: process.argv[2], execArgv: [] });
+const answer = hooks.exports.answer();
+const saved = hooks.saveCache();
+process.stdout.write(JSON.stringify({ cache: hooks.cache, answer, saved }));
+`;
+
+function load(home: string, bundle: string, env: NodeJS.ProcessEnv = {}): { status: number | null; cache?: string; answer?: number; saved?: boolean; stderr: string } {
+  const run = spawnSync(process.execPath, ['-e', LOAD, 'prompt', bundle], { env: { ...process.env, CAIRN_HOME: home, ...env }, encoding: 'utf8' });
+  return { status: run.status, stderr: run.stderr, ...(run.status === 0 ? JSON.parse(run.stdout) : {}) };
+}
+
+function cacheFiles(home: string): string[] {
+  const dir = join(home, 'cache', 'hook-code');
+  return existsSync(dir) ? readdirSync(dir).map((f) => join(dir, f)) : [];
+}
+
+function setup(): { home: string; bundle: string } {
+  const home = tempDir('cairn-code-cache-');
+  dirs.push(home);
+  mkdirSync(join(home, 'src'));
+  return { home, bundle: writeBundle(join(home, 'src'), 42) };
+}
+
+describe('the hooks code cache', () => {
+  it('is written after a miss and taken on the next load', () => {
+    const { home, bundle } = setup();
+    expect(load(home, bundle)).toMatchObject({ status: 0, cache: 'miss', answer: 42, saved: true });
+    expect(cacheFiles(home)).toHaveLength(1);
+    expect(cacheFiles(home)[0]).toMatch(/prompt-[0-9a-f]+\.bin$/);
+    expect(load(home, bundle)).toMatchObject({ status: 0, cache: 'hit', answer: 42, saved: false });
+    expect(load(home, bundle, { CAIRN_HOOK_CODE_CACHE: '0' })).toMatchObject({ status: 0, cache: 'off', answer: 42 });
+  });
+
+  it('ignores a truncated cache and rewrites it', () => {
+    const { home, bundle } = setup();
+    load(home, bundle);
+    const [file] = cacheFiles(home);
+    const whole = readFileSync(file!);
+    for (const size of [0, 10, Math.floor(whole.length / 2), whole.length - 1]) {
+      writeFileSync(file!, whole.subarray(0, size));
+      expect(load(home, bundle), `cut to ${size} bytes`).toMatchObject({ status: 0, cache: 'miss', answer: 42, saved: true });
+      expect(readFileSync(file!).length).toBe(whole.length);
+    }
+  });
+
+  it('never hands V8 a cache corrupted in place: rejected, not a crash, and rewritten', () => {
+    const { home, bundle } = setup();
+    load(home, bundle);
+    const [file] = cacheFiles(home);
+    const whole = readFileSync(file!);
+    const bad = Buffer.from(whole);
+    // Past the header, the same length: only a checksum can tell.
+    for (let i = Math.floor(bad.length * 0.3); i < bad.length; i += 97) bad[i]! ^= 0x5a;
+    writeFileSync(file!, bad);
+    const run = load(home, bundle);
+    expect(run.stderr).toBe('');
+    expect(run).toMatchObject({ status: 0, cache: 'rejected', answer: 42, saved: true });
+    expect(load(home, bundle)).toMatchObject({ status: 0, cache: 'hit', answer: 42 });
+  });
+
+  it('does not take a cache made for another Node version or another bundle', () => {
+    const { home, bundle } = setup();
+    load(home, bundle);
+    const [file] = cacheFiles(home);
+    const whole = readFileSync(file!).toString('latin1');
+    // The same file, stamped for another Node: the key in it no longer matches.
+    writeFileSync(file!, Buffer.from(whole.replace(`|${process.version}|`, '|v19.0.0|'), 'latin1'));
+    expect(load(home, bundle)).toMatchObject({ status: 0, cache: 'miss', answer: 42, saved: true });
+    // A rebuilt bundle (other content, other hash) gets its own cache, whatever its size.
+    const rebuilt = writeBundle(join(home, 'src'), 7);
+    expect(load(home, rebuilt)).toMatchObject({ status: 0, cache: 'miss', answer: 7 });
+    expect(load(home, rebuilt)).toMatchObject({ status: 0, cache: 'hit', answer: 7 });
+  });
+
+  it('survives writers racing for the same cache: every process runs, the file ends whole', async () => {
+    const { home, bundle } = setup();
+    const runs = await Promise.all(
+      Array.from({ length: 6 }, () => new Promise<{ code: number | null; out: string }>((done) => {
+        const child = spawn(process.execPath, ['-e', LOAD, 'prompt', bundle], { env: { ...process.env, CAIRN_HOME: home } });
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+        child.on('close', (code) => done({ code, out }));
+      })),
+    );
+    for (const run of runs) expect(run.code).toBe(0);
+    for (const run of runs) expect(JSON.parse(run.out).answer).toBe(42);
+    expect(cacheFiles(home).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    expect(load(home, bundle)).toMatchObject({ status: 0, cache: 'hit', answer: 42 });
+  });
+
+  it('writes nothing when the data home does not exist', () => {
+    const { home, bundle } = setup();
+    expect(load(join(home, 'nowhere'), bundle)).toMatchObject({ status: 0, cache: 'miss', answer: 42, saved: false });
+    expect(existsSync(join(home, 'nowhere'))).toBe(false);
+  });
+});
+
+const BUNDLE = join(ROOT, 'dist', 'hooks-bundle', 'hook.cjs');
+
+describe.skipIf(!existsSync(BUNDLE))('bin/cairn-hook.cjs with the built hooks bundle', () => {
+  it('answers the same with no cache, a fresh cache and a corrupted one, and logs which it used', () => {
+    const home = tempDir('cairn-hook-cjs-');
+    dirs.push(home);
+    const hook = (session: string) =>
+      spawnSync(process.execPath, [ENTRY, 'session-start'], { input: JSON.stringify({ session_id: session, cwd: home, source: 'startup' }), env: { ...process.env, CAIRN_HOME: home }, encoding: 'utf8' });
+    const outputs = ['a', 'b'].map((s) => hook(s));
+    for (const f of cacheFiles(home)) {
+      const bytes = readFileSync(f);
+      for (let i = Math.floor(bytes.length / 2); i < bytes.length; i += 501) bytes[i]! ^= 0xff;
+      writeFileSync(f, bytes);
+    }
+    outputs.push(hook('c'), hook('d'));
+    for (const run of outputs) {
+      expect(run.status).toBe(0);
+      expect(run.stderr).toBe('');
+      expect(run.stdout).toBe(outputs[0]!.stdout);
+    }
+    const log = readFileSync(join(home, 'logs', 'hooks.log'), 'utf8');
+    expect([...log.matchAll(/"codeCache":"(\w+)"/g)].map((m) => m[1])).toEqual(['miss', 'hit', 'rejected', 'hit']);
+  });
+});
