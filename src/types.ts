@@ -475,6 +475,13 @@ export interface Store {
    * inserted and that memory is returned with `inserted: false`.
    */
   writeMemory(write: MemoryWrite): Promise<{ memory: Memory; inserted: boolean }>;
+  /**
+   * Optional: several writes atomically in one transaction, in order, each as `writeMemory` does
+   * it (a later write sees the earlier ones); with `touchDuplicatesAt`, each write that found its
+   * memory already stored bumps that memory's access as `touch(ids, at, false)` does. `cairn
+   * import` commits a chunk of lines at a time through it; without it, it writes them one by one.
+   */
+  writeMemories?(writes: MemoryWrite[], options?: { touchDuplicatesAt?: number }): Promise<Array<{ memory: Memory; inserted: boolean }>>;
   patchMemory(id: string, patch: MemoryPatch, event: MemoryEvent): Promise<Memory>;
   getMemory(id: string): Promise<Memory | null>;
   getMemories(ids: string[]): Promise<Memory[]>;

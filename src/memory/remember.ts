@@ -1,7 +1,7 @@
 import { CairnError, invalid } from '../errors.js';
 import { embedAll, type Deps } from '../deps.js';
 import { sanitize } from '../privacy/redact.js';
-import { KINDS, SCOPES, type FileRef, type Kind, type Memory, type MemoryEvent, type Provenance, type Scope, type Source } from '../types.js';
+import { KINDS, SCOPES, type FileRef, type Kind, type Memory, type MemoryEvent, type MemoryWrite, type Provenance, type Scope, type Source } from '../types.js';
 import { captureFileRefs, extractFileRefs } from '../workspace/files.js';
 import {
   KIND_IMPORTANCE,
@@ -140,6 +140,24 @@ function dedupeRefs(refs: Array<{ path: string; line?: number }>): FileRef[] {
 }
 
 /**
+ * What storing a prepared memory writes: the memory, its vector when there is one, its `create`
+ * event and, when it supersedes another, that one's `supersede` event and closing.
+ */
+export function memoryWrite(deps: Deps, memory: Memory, vector: Float32Array | null): MemoryWrite {
+  const at = memory.createdAt;
+  const events: MemoryEvent[] = [
+    { memoryId: memory.id, type: 'create', at, actor: deps.actor, data: { source: memory.source, kind: memory.kind, supersedes: memory.supersedes } },
+  ];
+  if (memory.supersedes) events.push({ memoryId: memory.supersedes, type: 'supersede', at, actor: deps.actor, data: { by: memory.id } });
+  return {
+    memory,
+    ...(vector && deps.embedder ? { embedding: { model: deps.embedder, vector } } : {}),
+    events,
+    ...(memory.supersedes ? { closes: { id: memory.supersedes, at } } : {}),
+  };
+}
+
+/**
  * Store one memory: validate → redact → exact-duplicate check (no new row; access bumped) →
  * near-duplicates reported → store with its embedding. No LLM on this path.
  */
@@ -158,17 +176,7 @@ export async function remember(deps: Deps, input: RememberInput): Promise<Rememb
   }
   const [vector] = await embedAll(deps, [embeddingText(memory)]);
   const similar = input.supersedes ? [] : await findSimilar(deps, memory.text, vector ?? null, memory.project);
-  const at = memory.createdAt;
-  const events: MemoryEvent[] = [
-    { memoryId: memory.id, type: 'create', at, actor: deps.actor, data: { source: memory.source, kind: memory.kind, supersedes: memory.supersedes } },
-  ];
-  if (input.supersedes) events.push({ memoryId: input.supersedes, type: 'supersede', at, actor: deps.actor, data: { by: memory.id } });
-  const write = await deps.store.writeMemory({
-    memory,
-    ...(vector && deps.embedder ? { embedding: { model: deps.embedder, vector } } : {}),
-    events,
-    ...(input.supersedes ? { closes: { id: input.supersedes, at } } : {}),
-  });
+  const write = await deps.store.writeMemory(memoryWrite(deps, memory, vector ?? null));
   if (!write.inserted) {
     // Another process stored the same text between our check and our write.
     await deps.store.touch([write.memory.id], deps.clock.now(), false);

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { isCairnError } from '../errors.js';
-import type { Deps } from '../deps.js';
-import { KINDS, SCOPES } from '../types.js';
+import { KINDS, SCOPES, type Memory } from '../types.js';
 import { IMPORT_MAX_LINE_BYTES, type LineTooLong } from './bounded-lines.js';
-import { remember } from './remember.js';
-import { ConversationContext } from './context.js';
+import { memoryWrite, prepareMemory } from './remember.js';
+import { ConversationContext, embeddingText } from './context.js';
+import { embedAll, type Deps } from '../deps.js';
 
 /** One line of an import file (SPEC §5.1). */
 export const importLineSchema = z.object({
@@ -61,11 +61,19 @@ export function describeZodError(error: z.ZodError): string {
   return error.issues.map((issue) => `${issue.path.join('.') || 'value'}: ${issue.message}`).join('; ');
 }
 
+/** A chunk is committed at this many memories, or this much text, whichever comes first. */
+const CHUNK_MEMORIES = 256;
+const CHUNK_CHARS = 4 * 1024 * 1024;
+
 /**
  * Import memories from JSONL text, one memory per line. Bad lines are reported with their line
- * number and skipped; the rest are imported. Each memory is written in its own transaction and
- * keyed by content hash, so a killed import leaves a consistent store and a re-run adds no
- * duplicates.
+ * number and skipped; the rest are imported. Lines are committed a chunk at a time (up to
+ * CHUNK_MEMORIES, in one transaction when the store has `writeMemories`), each memory keyed by
+ * content hash: a killed import leaves a consistent store holding every chunk committed before
+ * the kill, and a re-run adds no duplicates. An identical memory already stored (or earlier in the
+ * file) is not written again and has its access bumped, as `remember` does. `remember`'s
+ * near-duplicate probe is not run: an import reports no similar memories, so it was spent on
+ * nothing (it was most of an import's time). `onProgress` gets the last line of each committed chunk.
  */
 export async function importJsonl(
   deps: Deps,
@@ -75,6 +83,14 @@ export async function importJsonl(
   const result: ImportResult = { lines: 0, imported: 0, duplicates: 0, failed: [] };
   let lineNo = 0;
   const conversation = new ConversationContext();
+  let chunk: Array<{ line: number; memory: Memory }> = [];
+  let chunkChars = 0;
+  const flush = async (): Promise<void> => {
+    if (chunk.length > 0) await writeChunk(deps, chunk, result);
+    chunk = [];
+    chunkChars = 0;
+    if (lineNo > 0) onProgress?.(lineNo);
+  };
   for await (const raw of lines) {
     lineNo++;
     // Over the limit: reported by a bounded reader (boundedLines) without being read, or here.
@@ -108,7 +124,7 @@ export async function importJsonl(
       const rest = parsed.data;
       const previousTurn = conversation.next(rest.provenance, rest.text);
       const context = rest.context !== undefined ? rest.context : previousTurn;
-      const written = await remember(deps, {
+      const { memory } = prepareMemory(deps, {
         text: rest.text,
         ...(rest.kind ? { kind: rest.kind } : {}),
         ...(rest.tags ? { tags: rest.tags } : {}),
@@ -121,13 +137,66 @@ export async function importJsonl(
         ...(context !== null ? { context } : {}),
         source: 'import',
       });
-      if (written.created) result.imported++;
-      else result.duplicates++;
+      chunk.push({ line: lineNo, memory });
+      chunkChars += memory.text.length + (memory.context?.length ?? 0);
     } catch (error) {
       if (!isCairnError(error) || !error.isUserError) throw error;
       result.failed.push({ line: lineNo, error: error.message });
+      continue;
     }
-    onProgress?.(lineNo);
+    if (chunk.length >= CHUNK_MEMORIES || chunkChars >= CHUNK_CHARS) await flush();
   }
+  await flush();
+  result.failed.sort((a, b) => a.line - b.line);
   return result;
+}
+
+/**
+ * Write one chunk: vectors first (outside the transaction, in one batch, for memories not
+ * already stored), then every memory in one transaction. When the store cannot batch, or the
+ * batch fails on one memory's user error, the chunk is written one memory at a time.
+ */
+async function writeChunk(deps: Deps, chunk: Array<{ line: number; memory: Memory }>, result: ImportResult): Promise<void> {
+  const vectors = await vectorsFor(deps, chunk.map((item) => item.memory));
+  const writes = chunk.map((item, i) => memoryWrite(deps, item.memory, vectors[i] ?? null));
+  const at = deps.clock.now();
+  if (deps.store.writeMemories) {
+    try {
+      for (const written of await deps.store.writeMemories(writes, { touchDuplicatesAt: at })) {
+        if (written.inserted) result.imported++;
+        else result.duplicates++;
+      }
+      return;
+    } catch (error) {
+      if (!isCairnError(error) || !error.isUserError) throw error;
+      // Rolled back as a whole: find the memory at fault by writing them one at a time.
+    }
+  }
+  for (const [i, write] of writes.entries()) {
+    try {
+      const written = await deps.store.writeMemory(write);
+      if (written.inserted) result.imported++;
+      else {
+        await deps.store.touch([written.memory.id], at, false);
+        result.duplicates++;
+      }
+    } catch (error) {
+      if (!isCairnError(error) || !error.isUserError) throw error;
+      result.failed.push({ line: chunk[i]?.line ?? 0, error: error.message });
+    }
+  }
+}
+
+/** Vectors for the memories not already stored, embedded in one batch (null without an embedder). */
+async function vectorsFor(deps: Deps, memories: Memory[]): Promise<Array<Float32Array | null>> {
+  if (!deps.embedder || deps.deferVectors) return memories.map(() => null);
+  const fresh: number[] = [];
+  for (const [i, memory] of memories.entries()) if (!(await deps.store.findByContentHash(memory.contentHash, memory.project))) fresh.push(i);
+  const embedded = await embedAll(
+    deps,
+    fresh.map((i) => embeddingText(memories[i] as Memory)),
+  );
+  const out: Array<Float32Array | null> = memories.map(() => null);
+  fresh.forEach((index, k) => (out[index] = embedded[k] ?? null));
+  return out;
 }

@@ -21,6 +21,7 @@ export const STORE_METHODS: Record<MethodsOf<Store>, Treatment> = {
   open: 'pass',
   close: 'pass',
   writeMemory: 'write',
+  writeMemories: 'write',
   patchMemory: 'write',
   getMemory: 'pass',
   getMemories: 'pass',

@@ -154,43 +154,67 @@ export class SqliteStore implements Store {
   /* ---------------------------------------------------------------- memories */
 
   async writeMemory(write: MemoryWrite): Promise<{ memory: Memory; inserted: boolean }> {
+    return this.db.transaction(() => this.writeOne(write)).immediate();
+  }
+
+  /**
+   * Several writes in one IMMEDIATE transaction, in order, each as {@link writeMemory} does it
+   * (a later write sees the earlier ones). A write whose active memory already exists inserts
+   * nothing; with `touchDuplicatesAt`, that memory's access is bumped as `touch` does, once per
+   * such write. All or nothing: a write that throws rolls the whole batch back.
+   */
+  async writeMemories(writes: MemoryWrite[], options: { touchDuplicatesAt?: number } = {}): Promise<Array<{ memory: Memory; inserted: boolean }>> {
+    if (writes.length === 0) return [];
+    const touch = options.touchDuplicatesAt;
+    return this.db
+      .transaction(() =>
+        writes.map((write) => {
+          const result = this.writeOne(write);
+          if (!result.inserted && touch !== undefined) {
+            this.statement('UPDATE memories SET access_count = access_count + 1, last_accessed_at = ? WHERE id = ?').run(touch, result.memory.id);
+          }
+          return result;
+        }),
+      )
+      .immediate();
+  }
+
+  /** One memory write; runs inside the caller's transaction. */
+  private writeOne(write: MemoryWrite): { memory: Memory; inserted: boolean } {
     const db = this.db;
     const { memory } = write;
-    const run = db.transaction((): { memory: Memory; inserted: boolean } => {
-      if (write.closes) {
-        const closed = db
-          .prepare('UPDATE memories SET valid_to = ?, updated_at = ? WHERE id = ? AND valid_to IS NULL')
-          .run(write.closes.at, write.closes.at, write.closes.id);
-        if (closed.changes === 0) {
-          const exists = db.prepare('SELECT valid_to FROM memories WHERE id = ?').get(write.closes.id);
-          if (!exists) throw notFound(`memory ${write.closes.id}`);
-          throw new CairnError('CONFLICT', `memory ${write.closes.id} was already superseded`);
-        }
+    if (write.closes) {
+      const closed = db
+        .prepare('UPDATE memories SET valid_to = ?, updated_at = ? WHERE id = ? AND valid_to IS NULL')
+        .run(write.closes.at, write.closes.at, write.closes.id);
+      if (closed.changes === 0) {
+        const exists = db.prepare('SELECT valid_to FROM memories WHERE id = ?').get(write.closes.id);
+        if (!exists) throw notFound(`memory ${write.closes.id}`);
+        throw new CairnError('CONFLICT', `memory ${write.closes.id} was already superseded`);
       }
-      const params = memoryToParams(memory);
-      const columns = Object.keys(params);
-      const result = this.statement(
-        `INSERT INTO memories (${columns.join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})
-         ON CONFLICT DO NOTHING`,
-      ).run(params);
-      if (result.changes === 0) {
-        const existing = this.activeByHash(memory.contentHash, memory.project);
-        if (!existing) throw new CairnError('CONFLICT', `memory id ${memory.id} already exists`);
-        if (write.closes) throw new CairnError('CONFLICT', 'the revised text is identical to an existing memory');
-        return { memory: existing, inserted: false };
-      }
-      const rowid = Number(result.lastInsertRowid);
-      const terms = ftsTerms(memory);
-      this.statement('INSERT INTO memories_fts (rowid, terms) VALUES (?, ?)').run(rowid, terms);
-      this.termFrequencies.added(terms);
-      if (write.embedding) {
-        this.claimVectorModel(write.embedding.model);
-        this.insertVector(rowid, write.embedding.vector);
-      }
-      this.insertEvents(write.events);
-      return { memory, inserted: true };
-    });
-    return run.immediate();
+    }
+    const params = memoryToParams(memory);
+    const columns = Object.keys(params);
+    const result = this.statement(
+      `INSERT INTO memories (${columns.join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})
+       ON CONFLICT DO NOTHING`,
+    ).run(params);
+    if (result.changes === 0) {
+      const existing = this.activeByHash(memory.contentHash, memory.project);
+      if (!existing) throw new CairnError('CONFLICT', `memory id ${memory.id} already exists`);
+      if (write.closes) throw new CairnError('CONFLICT', 'the revised text is identical to an existing memory');
+      return { memory: existing, inserted: false };
+    }
+    const rowid = Number(result.lastInsertRowid);
+    const terms = ftsTerms(memory);
+    this.statement('INSERT INTO memories_fts (rowid, terms) VALUES (?, ?)').run(rowid, terms);
+    this.termFrequencies.added(terms);
+    if (write.embedding) {
+      this.claimVectorModel(write.embedding.model);
+      this.insertVector(rowid, write.embedding.vector);
+    }
+    this.insertEvents(write.events);
+    return { memory, inserted: true };
   }
 
   async patchMemory(id: string, patch: MemoryPatch, event: MemoryEvent): Promise<Memory> {
@@ -718,12 +742,10 @@ export class SqliteStore implements Store {
   }
 
   private insertVector(rowid: number, vector: Float32Array): void {
-    this.db
-      .prepare(
-        `INSERT INTO vectors (memory_rowid, vector, seq) VALUES (?, ?, (SELECT coalesce(max(seq), 0) + 1 FROM vectors))
-         ON CONFLICT (memory_rowid) DO UPDATE SET vector = excluded.vector, seq = excluded.seq`,
-      )
-      .run(rowid, vectorToBlob(vector));
+    this.statement(
+      `INSERT INTO vectors (memory_rowid, vector, seq) VALUES (?, ?, (SELECT coalesce(max(seq), 0) + 1 FROM vectors))
+       ON CONFLICT (memory_rowid) DO UPDATE SET vector = excluded.vector, seq = excluded.seq`,
+    ).run(rowid, vectorToBlob(vector));
   }
 
   /** Record the embedder identity on first use; refuse vectors from another model. */
