@@ -18,10 +18,12 @@ const { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, rea
 const { dirname, join, resolve } = require('node:path');
 
 const BUNDLE = join(__dirname, '..', 'dist', 'hooks-bundle', 'hook.cjs');
-const MAGIC = 'cairn-hook-code-cache 1\n';
+const MAGIC = 'cairn-hook-code-cache 2\n';
 /** First line of the bundle: `//cairn-bundle sha256=<hex of the rest>` (scripts/bundle-hooks.mjs). */
 const BUNDLE_HEADER = /^\/\/cairn-bundle sha256=([0-9a-f]{64})\n/;
 const REFRESH_EVENT = 'refresh-context';
+/** Hook paths one event's cache is rebuilt for (see saveCache). */
+const MAX_PATHS = 6;
 /**
  * V8 checks a code cache's version, source length, flags and size, but its checksum only with this
  * flag (off by default in release builds): without it, a cache corrupted in place crashes the
@@ -56,7 +58,11 @@ function cacheSlot(event, bundle, env, execArgv) {
   return { home, dir, key, file: join(dir, `${event.replace(/[^a-z-]/g, '_')}-${shortHash(key)}.bin`) };
 }
 
-/** The cached bytecode stored for `slot`, or undefined: a missing, short or foreign file is no cache. */
+/**
+ * The cache stored for `slot` — its bytecode and the hook paths it was made from — or undefined: a
+ * missing, short or foreign file is no cache.
+ * File: MAGIC, the key, a line of paths, the payload's length (4 bytes), the payload.
+ */
 function readCache(slot) {
   let data;
   try {
@@ -67,19 +73,22 @@ function readCache(slot) {
   const header = `${MAGIC}${slot.key}\n`;
   const headerBytes = Buffer.byteLength(header);
   if (data.length <= headerBytes + 4 || data.toString('latin1', 0, headerBytes) !== header) return undefined;
+  const eol = data.indexOf(10, headerBytes);
+  if (eol < 0 || data.length < eol + 5) return undefined;
+  const paths = data.toString('latin1', headerBytes, eol).split(' ').filter(Boolean);
   // The payload's length: a file cut short is not handed to V8. What V8 is handed it checks itself,
   // checksum included (see V8_FLAGS).
-  const payload = data.subarray(headerBytes + 4);
-  return payload.length === data.readUInt32LE(headerBytes) ? payload : undefined;
+  const payload = data.subarray(eol + 5);
+  return payload.length === data.readUInt32LE(eol + 1) ? { payload, paths } : undefined;
 }
 
 /** Writes the cache whole or not at all: a temporary file, then a rename over the old one. */
-function writeCache(slot, payload) {
+function writeCache(slot, payload, paths = []) {
   if (!existsSync(slot.home)) return false;
   const tmp = `${slot.file}.${process.pid}.${Date.now().toString(36)}.tmp`;
   try {
     mkdirSync(slot.dir, { recursive: true });
-    const header = Buffer.from(`${MAGIC}${slot.key}\n`);
+    const header = Buffer.from(`${MAGIC}${slot.key}\n${paths.join(' ')}\n`, 'latin1');
     const length = Buffer.alloc(4);
     length.writeUInt32LE(payload.length, 0);
     writeFileSync(tmp, Buffer.concat([header, length, payload]), { mode: 0o600 });
@@ -137,28 +146,36 @@ function loadHooks(event, env = process.env, options = {}) {
   if (event !== REFRESH_EVENT) v8.setFlagsFromString('--no-turbofan');
   const slot = cacheSlot(event, bundle, env, options.execArgv ?? process.execArgv);
   if (slot) v8.setFlagsFromString(V8_FLAGS);
-  const cachedData = slot ? readCache(slot) : undefined;
+  const cached = slot ? readCache(slot) : undefined;
   // The CommonJS wrapper, as Node's own loader builds it.
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${bundle.source}\n})`, {
     filename: bundle.path,
-    cachedData,
+    cachedData: cached?.payload,
     importModuleDynamically: vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
   const module = { exports: {}, filename: bundle.path };
   const requireHere = require('node:module').createRequire(bundle.path);
   script.runInThisContext().call(module.exports, module.exports, requireHere, module, bundle.path, dirname(bundle.path));
-  const outcome = !slot ? 'off' : cachedData === undefined ? 'miss' : script.cachedDataRejected ? 'rejected' : 'hit';
+  const outcome = !slot ? 'off' : cached === undefined ? 'miss' : script.cachedDataRejected ? 'rejected' : 'hit';
   return {
     exports: module.exports,
     cache: outcome,
-    /** After the hook ran: store the bytecode it compiled (only on a miss or a rejected cache). */
-    saveCache() {
-      if (!slot || outcome === 'hit') return false;
+    /**
+     * After the hook ran: store the bytecode it compiled when the cache was missing or rejected,
+     * or when this run took a path (`path`, e.g. a session start after /compact) the cache was not
+     * made from — the new cache then holds both, since V8 writes every function compiled so far,
+     * those it took from the cache included. At most MAX_PATHS paths, so it settles.
+     */
+    saveCache(path = '') {
+      if (!slot) return false;
+      const name = path.replace(/\s/g, '_') || '-';
+      const known = outcome === 'hit' ? cached.paths : [];
+      if (outcome === 'hit' && (known.includes(name) || known.length >= MAX_PATHS)) return false;
       try {
         // V8 stamps its flags into the cache: the ones this process loaded with (a transcript
         // ingest turns the optimizer back on; a cache stamped with that would be rejected next time).
         if (event !== REFRESH_EVENT) v8.setFlagsFromString('--no-turbofan');
-        return writeCache(slot, script.createCachedData());
+        return writeCache(slot, script.createCachedData(), [...known, name]);
       } catch {
         return false;
       }
@@ -180,7 +197,7 @@ function main(argv) {
   globalThis.__cairnHookCodeCache = hooks.cache;
   hooks.exports
     .hookMain(argv, (code) => {
-      hooks.saveCache();
+      hooks.saveCache(typeof globalThis.__cairnHookPath === 'string' ? globalThis.__cairnHookPath : '');
       process.exit(code);
     })
     .catch((error) => failed(event, error));
@@ -213,6 +230,6 @@ function failed(event, error) {
     });
 }
 
-module.exports = { loadHooks, cacheSlot, readCache, writeCache, main, V8_FLAGS };
+module.exports = { loadHooks, cacheSlot, readCache, writeCache, main, V8_FLAGS, MAX_PATHS };
 
 if (require.main === module) main(process.argv.slice(2));

@@ -333,6 +333,8 @@ export async function runHook(eventName: string, io: HookIo, settings: HookSetti
     if (output.kind === 'json') io.stdout.write(`${JSON.stringify(output.value)}\n`);
     else if (output.kind === 'text') io.stdout.write(output.value);
     logger.info('hook', { event, session, source: input.source, output: output.kind, ...(cacheOutcome ? { cache: cacheOutcome } : {}), ...codeCacheOutcome(), ms: Date.now() - started });
+    // The path this hook took, for bin/cairn-hook.cjs's code cache (it holds the code of each path it has seen).
+    (globalThis as { __cairnHookPath?: string }).__cairnHookPath = `${String(input.source ?? '')}/${cacheOutcome?.split(':')[0] ?? ''}/${output.kind}`;
     return 0;
   } catch (error) {
     logger.error('hook failed', { event: eventName, error: error instanceof Error ? error.message : String(error) });

@@ -27,12 +27,12 @@ const LOAD = `
 const { loadHooks } = require(${JSON.stringify(ENTRY)});
 const hooks = loadHooks(process.argv[1], process.env, { bundle: process.argv[2], execArgv: [] });
 const answer = hooks.exports.answer();
-const saved = hooks.saveCache();
+const saved = hooks.saveCache(process.argv[3]);
 process.stdout.write(JSON.stringify({ cache: hooks.cache, answer, saved }));
 `;
 
-function load(home: string, bundle: string, env: NodeJS.ProcessEnv = {}): { status: number | null; cache?: string; answer?: number; saved?: boolean; stderr: string } {
-  const run = spawnSync(process.execPath, ['-e', LOAD, 'prompt', bundle], { env: { ...process.env, CAIRN_HOME: home, ...env }, encoding: 'utf8' });
+function load(home: string, bundle: string, env: NodeJS.ProcessEnv = {}, path = ''): { status: number | null; cache?: string; answer?: number; saved?: boolean; stderr: string } {
+  const run = spawnSync(process.execPath, ['-e', LOAD, 'prompt', bundle, path], { env: { ...process.env, CAIRN_HOME: home, ...env }, encoding: 'utf8' });
   return { status: run.status, stderr: run.stderr, ...(run.status === 0 ? JSON.parse(run.stdout) : {}) };
 }
 
@@ -56,6 +56,18 @@ describe('the hooks code cache', () => {
     expect(cacheFiles(home)[0]).toMatch(/prompt-[0-9a-f]+\.bin$/);
     expect(load(home, bundle)).toMatchObject({ status: 0, cache: 'hit', answer: 42, saved: false });
     expect(load(home, bundle, { CAIRN_HOOK_CODE_CACHE: '0' })).toMatchObject({ status: 0, cache: 'off', answer: 42 });
+  });
+
+  it('is rewritten, keeping what it held, when a hook takes a path it was not made from, up to a limit', () => {
+    const { home, bundle } = setup();
+    expect(load(home, bundle, {}, 'startup//json')).toMatchObject({ cache: 'miss', saved: true });
+    expect(load(home, bundle, {}, 'startup//json')).toMatchObject({ cache: 'hit', saved: false });
+    expect(load(home, bundle, {}, 'compact//json')).toMatchObject({ cache: 'hit', saved: true });
+    expect(load(home, bundle, {}, 'compact//json')).toMatchObject({ cache: 'hit', saved: false });
+    expect(load(home, bundle, {}, 'startup//json')).toMatchObject({ cache: 'hit', saved: false });
+    for (let i = 0; i < 10; i++) load(home, bundle, {}, `other-${i}`);
+    expect(readFileSync(cacheFiles(home)[0]!, 'latin1').split('\n')[2]!.split(' ')).toHaveLength(6);
+    expect(load(home, bundle, {}, 'other-99')).toMatchObject({ cache: 'hit', saved: false, answer: 42 });
   });
 
   it('ignores a truncated cache and rewrites it', () => {
