@@ -93,6 +93,7 @@ function writeCache(slot, payload, paths = []) {
     length.writeUInt32LE(payload.length, 0);
     writeFileSync(tmp, Buffer.concat([header, length, payload]), { mode: 0o600 });
     renameSync(tmp, slot.file);
+    prune(slot);
     return true;
   } catch {
     try {
@@ -101,6 +102,27 @@ function writeCache(slot, payload, paths = []) {
       // nothing was written
     }
     return false;
+  }
+}
+
+/**
+ * Each build, Node version or flag set writes its own files: after a write, the same event's files
+ * of other keys unused for a week go (a hit does not touch its file, so an old one still in use is
+ * at worst written again), and temporary files a killed writer left for over an hour.
+ */
+function prune(slot) {
+  try {
+    const { readdirSync, statSync } = require('node:fs');
+    const prefix = slot.file.slice(slot.dir.length + 1).replace(/-[0-9a-f]+\.bin$/, '-');
+    const now = Date.now();
+    for (const name of readdirSync(slot.dir)) {
+      const path = join(slot.dir, name);
+      if (path === slot.file) continue;
+      const age = now - statSync(path).mtimeMs;
+      if ((name.endsWith('.tmp') && age > 3600_000) || (name.startsWith(prefix) && name.endsWith('.bin') && age > 7 * 86400_000)) unlinkSync(path);
+    }
+  } catch {
+    // Pruning is housekeeping: another process may have removed the same file.
   }
 }
 

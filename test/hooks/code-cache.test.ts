@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/cli.js';
@@ -125,6 +125,22 @@ describe('the hooks code cache', () => {
     for (const run of runs) expect(JSON.parse(run.out).answer).toBe(42);
     expect(cacheFiles(home).filter((f) => f.endsWith('.tmp'))).toEqual([]);
     expect(load(home, bundle)).toMatchObject({ status: 0, cache: 'hit', answer: 42 });
+  });
+
+  it('removes the same event’s caches of other builds unused for a week, and stale temporary files, when it writes', () => {
+    const { home, bundle } = setup();
+    load(home, bundle);
+    const dir = join(home, 'cache', 'hook-code');
+    const old = Date.now() / 1000 - 8 * 86400;
+    const files = { otherBuild: join(dir, 'prompt-0123456789abc.bin'), recentBuild: join(dir, 'prompt-0123456789abd.bin'), otherEvent: join(dir, 'session-start-0123456789abc.bin'), tmp: join(dir, 'prompt-x.bin.1.a.tmp') };
+    for (const f of Object.values(files)) writeFileSync(f, 'x');
+    for (const f of [files.otherBuild, files.otherEvent, files.tmp]) utimesSync(f, old, old);
+    writeFileSync(bundle, readFileSync(bundle, 'utf8').replace('exports.hookMain', 'exports.other = 1;\nexports.hookMain'));
+    expect(load(home, bundle)).toMatchObject({ cache: 'miss', saved: true });
+    expect(existsSync(files.otherBuild)).toBe(false);
+    expect(existsSync(files.tmp)).toBe(false);
+    expect(existsSync(files.recentBuild)).toBe(true);
+    expect(existsSync(files.otherEvent)).toBe(true);
   });
 
   it('writes nothing when the data home does not exist', () => {
