@@ -81,12 +81,14 @@ if (process.env.CAIRN_HYBRID_AB_CHILD === '1') {
     }
   }
   const reference = results.get(dists[0])[0].tops;
+  const targets = JSON.parse(readFileSync(manifest, 'utf8')).queries.map((q) => q.targetId);
   for (const [dist, runs] of results) {
     const same = runs[0].tops.filter((top, i) => JSON.stringify(top) === JSON.stringify(reference[i])).length;
     const f = (key) => runs.map((r) => r[key].toFixed(2)).join(' / ');
     console.log(
       `${dist}: hybrid recall p50 ${f('p50')} ms, p95 ${f('p95')} ms; vector search p50 ${f('search50')} ms, p95 ${f('search95')} ms ` +
-        `(${runs[0].n} queries, ${runs[0].hybrid} hybrid, 2 runs); top 10 as the first build's: ${same}/${runs[0].n}`,
+        `(${runs[0].n} queries, ${runs[0].hybrid} hybrid, 2 runs); top 10 as the first build's: ${same}/${runs[0].n}; ` +
+        `known answer in the top 10: ${runs[0].tops.filter((top, i) => top.slice(0, 10).includes(targets[i])).length}/${runs[0].n}`,
     );
   }
 }

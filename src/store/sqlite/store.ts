@@ -339,10 +339,13 @@ export class SqliteStore implements Store {
     this.capabilities.ann = this.vectorIndex.annAvailable;
     if (!index || index.size === 0) return [];
     const { where, params } = filterSql(options);
+    // A project filter searches the project's own vectors exactly when they are few (./vectors.ts).
+    const projects = options.project === undefined ? null : options.project === null || options.includeUserScope === false ? [options.project] : [options.project, null];
+    const scoped = projects ? this.vectorIndex.projectVectors(projects) : null;
     return searchFiltered({
       limit: options.limit,
-      size: index.size,
-      nearest: (fetch) => index.search(vector, fetch),
+      size: scoped && projects ? scoped.sizeOf(projects) : index.size,
+      nearest: scoped && projects ? (fetch) => scoped.nearest(projects, vector, fetch) : (fetch) => index.search(vector, fetch),
       accept: (rowids) => this.idsForRowids(rowids, where, params),
       // In-process SQLite: a call costs microseconds, so judge 64 keys at a time.
       acceptChunk: 64,

@@ -23,6 +23,7 @@ import type Database from 'better-sqlite3';
 import { CairnError } from '../../errors.js';
 import type { EmbedderIdentity } from '../../types.js';
 import { HnswVectorIndex, loadUsearch, type HnswOptions, type UsearchModule } from '../ann-index.js';
+import { ProjectVectors } from '../project-vectors.js';
 import { ExactVectorIndex, type VectorIndex } from '../vector-index.js';
 import { VectorFiles } from './vector-files.js';
 
@@ -63,6 +64,16 @@ export interface SqliteVectorIndexOptions {
    * @default 'background'
    */
   build?: 'inline' | 'background';
+  /**
+   * How a project-filtered search runs once the index is HNSW: `exact` scans the int8 copies of
+   * the project's and the user-wide memories' vectors (../project-vectors.ts) when they are at
+   * most `PROJECT_EXACT_MAX_SHARE` of the index; `hnsw` always walks the whole store's graph and
+   * filters after. The int8 copies are read from the table from a process's second project-filtered
+   * search on, ~4 ms of rows per search (those searches still walk the graph), so a one-shot CLI
+   * recall keeps the mapped HNSW index alone; once read, catchUp keeps them in step.
+   * @default 'exact'
+   */
+  projectSearch?: 'exact' | 'hnsw';
 }
 
 /** What the index currently is, for status output. */
@@ -75,6 +86,16 @@ export interface VectorIndexState {
 
 const DEFAULT_THRESHOLD = 10_000;
 const DEFAULT_SAVE_EVERY = 1_000;
+/**
+ * A project-filtered search scans the project's vectors exactly while they (with the user-wide
+ * ones) are at most this share of the index. At 100K MiniLM vectors an int8 scan of everything
+ * cost ~2.5× the HNSW walk of 200 neighbours, one of a third of them about as much (load ~10).
+ */
+export const PROJECT_EXACT_MAX_SHARE = 0.4;
+/** The project-filtered search of a process from which the int8 copies are read (see `projectSearch`). */
+const PROJECT_EXACT_FROM_SEARCH = 2;
+/** Time a search may spend reading the int8 copies while they fill. */
+const PROJECT_READ_BUDGET_MS = 4;
 /** Rows read per batch when building from the table. */
 const BUILD_BATCH = 8_192;
 
@@ -98,6 +119,15 @@ export class SqliteVectors {
   private readonly hnsw: HnswOptions;
   private readonly buildMode: 'inline' | 'background';
   private readonly files: VectorFiles;
+  private readonly projectSearch: 'exact' | 'hnsw';
+  /** Int8 copies of every vector grouped by project, once read (see `projectSearch`). */
+  private projects: ProjectVectors | null = null;
+  /** Project-filtered searches asked for so far in this process. */
+  private projectSearches = 0;
+  /** The copies hold every row up to this `seq` once `projectsRead` reaches it. */
+  private projectsTarget = 0;
+  /** Highest `seq` read into the copies so far. */
+  private projectsRead = 0;
   /** Prepared statements of the hot path (every search syncs), per connection. */
   private statements = new WeakMap<Database.Database, Map<string, Database.Statement>>();
 
@@ -112,6 +142,7 @@ export class SqliteVectors {
     this.persist = (options.persist ?? true) && location !== ':memory:' && location !== '';
     this.hnsw = options.hnsw ?? {};
     this.buildMode = options.build ?? 'background';
+    this.projectSearch = options.projectSearch ?? 'exact';
     this.files = new VectorFiles(location);
   }
 
@@ -176,6 +207,56 @@ export class SqliteVectors {
     this.seq = 0;
     this.savedSeq = 0;
     this.mappedPath = null;
+    this.projects = null;
+  }
+
+  /**
+   * The int8 copies to search exactly for a filter on `projects` (null: user-wide memories), or
+   * null when the whole index is searched instead: the index is exact, the option is `hnsw`, this
+   * is the process's first such search, the copies are still being read, or the projects hold
+   * too much of the index. Call right after {@link sync}.
+   */
+  projectVectors(projects: ReadonlyArray<string | null>): ProjectVectors | null {
+    const index = this.index;
+    const module = this.module;
+    if (this.projectSearch !== 'exact' || !(index instanceof HnswVectorIndex) || !module) return null;
+    if (!this.projects) {
+      if (++this.projectSearches < PROJECT_EXACT_FROM_SEARCH) return null;
+      this.projects = new ProjectVectors(module, index.dimension);
+      this.projectsRead = 0;
+      this.projectsTarget = this.seq;
+    }
+    if (this.projectsRead < this.projectsTarget && !this.readProjects(this.projects)) return null;
+    return this.projects.sizeOf(projects) <= this.projects.size * PROJECT_EXACT_MAX_SHARE ? this.projects : null;
+  }
+
+  /**
+   * Read the next rows (by `seq`, up to the `seq` applied when the copies were started; later rows
+   * reach them through catchUp) for about PROJECT_READ_BUDGET_MS; true once all are read. A
+   * search pays at most that while the copies fill: reading 100K rows in one go took seconds on
+   * a loaded machine.
+   */
+  private readProjects(projects: ProjectVectors): boolean {
+    const started = performance.now();
+    const rows = this.statement(
+      this.db(),
+      'SELECT v.memory_rowid, v.vector, v.seq, m.project FROM vectors v JOIN memories m ON m.rowid = v.memory_rowid WHERE v.seq > ? AND v.seq <= ? ORDER BY v.seq',
+    )
+      .raw(true)
+      .iterate(this.projectsRead, this.projectsTarget) as IterableIterator<[number, Buffer, number, string | null]>;
+    let count = 0;
+    let done = true;
+    for (const [rowid, vector, seq, project] of rows) {
+      if (vector.byteLength === projects.dimension * 4) projects.upsert(rowid, project, vector);
+      this.projectsRead = seq;
+      // Leaving the loop closes the statement's iterator.
+      if (++count % 256 === 0 && performance.now() - started > PROJECT_READ_BUDGET_MS) {
+        done = false;
+        break;
+      }
+    }
+    if (done) this.projectsRead = this.projectsTarget;
+    return done;
   }
 
   /** Whether the next sync may need the HNSW index (cheap checks first: max(seq) bounds the count). */
@@ -297,15 +378,20 @@ export class SqliteVectors {
   private catchUp(): void {
     const index = this.index;
     if (!index) return;
-    const rows = this.statement(this.db(), 'SELECT memory_rowid, vector, seq FROM vectors WHERE seq > ? ORDER BY seq').all(this.seq) as Array<{
+    const rows = this.statement(
+      this.db(),
+      'SELECT v.memory_rowid, v.vector, v.seq, m.project FROM vectors v LEFT JOIN memories m ON m.rowid = v.memory_rowid WHERE v.seq > ? ORDER BY v.seq',
+    ).all(this.seq) as Array<{
       memory_rowid: number;
       vector: Buffer;
       seq: number;
+      project: string | null;
     }>;
     for (const row of rows) {
       const vector = new Float32Array(row.vector.byteLength / 4);
       new Uint8Array(vector.buffer).set(row.vector);
       index.upsert(row.memory_rowid, vector);
+      if (this.projects && vector.length === this.projects.dimension) this.projects.upsert(row.memory_rowid, row.project, vector);
       this.seq = row.seq;
     }
     const module = this.module;
