@@ -1,0 +1,86 @@
+#!/usr/bin/env node
+/**
+ * remember latency of one build on a copy of a cached bench corpus, per call, wall and CPU time:
+ *   node scripts/write-ab.mjs <build> <corpus.db> <none|hash|minilm> [calls=300] [warmup=30]
+ * `<build>` is a checkout with `dist/` built (this one: `.`); `<corpus.db>` a corpus that
+ * `cairn bench write` cached (`~/.cairn/bench-cache/corpus-v1-schema10-s42-n10000.db`, or the
+ * `-hash_v1_64` one for `hash`). The workload is the bench write suite's (the corpus generator
+ * with another seed); `minilm` is the default embedder (`onnx:all-minilm-l6-v2-q`, models/).
+ * Run it for two builds back to back (and again in the other order) for an A/B: on a loaded
+ * machine CPU time per call (all threads, process.cpuUsage) is the steadier figure. Prints one
+ * JSON line: p50/p95 wall, p50/mean CPU, how many calls reported similar memories, and with an
+ * embedder the p50 of embedding the same texts alone.
+ */
+import { copyFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const [buildArg, corpus, kind = 'none', callsArg = '300', warmArg = '30'] = process.argv.slice(2);
+if (!buildArg || !corpus || !['none', 'hash', 'minilm'].includes(kind)) {
+  console.error('usage: node scripts/write-ab.mjs <build> <corpus.db> <none|hash|minilm> [calls] [warmup]');
+  process.exit(2);
+}
+const build = resolve(buildArg);
+const load = (path) => import(pathToFileURL(join(build, path)).href);
+const { createCairn, openSqliteStore } = await load('dist/index.js');
+const testing = await load('dist/testing.js');
+const { generateCorpus, CORPUS_NOW } = await import(pathToFileURL(resolve(import.meta.dirname, '../bench/dist/corpus.js')).href);
+
+const calls = Number(callsArg);
+const warmup = Number(warmArg);
+const inputs = [];
+for (const m of generateCorpus({ seed: 42 + 1_000_003, size: calls + warmup, queries: 0 })) {
+  inputs.push({ text: m.text, kind: m.kind, scope: m.scope, project: m.project, session: m.session, tags: m.tags, source: m.source });
+}
+const name = `cairn-write-ab-${process.pid}.db`;
+const path = join(tmpdir(), name);
+copyFileSync(corpus, path);
+const embedder = kind === 'hash' ? testing.createHashEmbedder() : kind === 'minilm' ? await testing.createEmbedder(testing.DEFAULT_EMBEDDER_SPEC) : null;
+const store = await openSqliteStore(path, { vectorIndex: { build: 'inline' } });
+const cairn = createCairn({ store, embedder, clock: { now: () => CORPUS_NOW }, actor: 'bench' });
+const wall = [];
+const cpu = [];
+let similar = 0;
+try {
+  for (const input of inputs.slice(0, warmup)) await cairn.remember(input);
+  for (const input of inputs.slice(warmup)) {
+    const c0 = process.cpuUsage();
+    const t0 = process.hrtime.bigint();
+    const written = await cairn.remember(input);
+    wall.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    const c = process.cpuUsage(c0);
+    cpu.push((c.user + c.system) / 1000);
+    if (written.similar.length > 0) similar++;
+  }
+} finally {
+  await store.close();
+  // The database, its WAL and the vector index files saved beside it.
+  for (const file of readdirSync(tmpdir())) if (file.startsWith(name)) rmSync(join(tmpdir(), file), { force: true, recursive: true });
+}
+const embedAlone = [];
+if (embedder) {
+  for (const input of inputs.slice(warmup)) {
+    const t0 = process.hrtime.bigint();
+    await embedder.embed([input.text]);
+    embedAlone.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+}
+const quantile = (values, q) => {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  return Number(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))].toFixed(3));
+};
+console.log(
+  JSON.stringify({
+    build,
+    embedder: embedder?.model ?? null,
+    calls: wall.length,
+    wallP50: quantile(wall, 0.5),
+    wallP95: quantile(wall, 0.95),
+    cpuP50: quantile(cpu, 0.5),
+    cpuMean: Number((cpu.reduce((a, b) => a + b, 0) / cpu.length).toFixed(3)),
+    callsWithSimilar: similar,
+    embeddingAloneP50: quantile(embedAlone, 0.5),
+  }),
+);
