@@ -336,8 +336,9 @@ export function wordIndexText(text: string): string {
       if (i >= n) break;
       const c = text.charCodeAt(i);
       let width = 0;
-      if (c === 58 && text.charCodeAt(i + 1) === 58) width = 2; // ::
-      else if (c === 45 && text.charCodeAt(i + 1) === 62) width = 2; // ->
+      // `i + 1 < n` first: a read past the end (NaN, equal to nothing) would throw the compiled code away.
+      if (c === 58 && i + 1 < n && text.charCodeAt(i + 1) === 58) width = 2; // ::
+      else if (c === 45 && i + 1 < n && text.charCodeAt(i + 1) === 62) width = 2; // ->
       else if (isJoiner(c)) width = 1;
       if (width === 0 || i + width >= n || !isWordChar(text.charCodeAt(i + width))) break;
       if (width === 1 && (c === 47 || c === 92)) lastSlashPart = count;
