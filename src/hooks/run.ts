@@ -137,6 +137,8 @@ function fileLogger(dir: string): Logger {
 }
 
 const BIN = packagePath('bin', 'cairn.js');
+/** The hook entry (bin/cairn-hook.cjs: no ES module loader, the hooks code cache) for the detached refresh child. */
+const HOOK_BIN = packagePath('bin', 'cairn-hook.cjs');
 
 /** The hidden event of the detached child that ingests a transcript and then precomputes the startup context. */
 export const REFRESH_EVENT = 'refresh-context';
@@ -150,7 +152,7 @@ async function ingestDetached(config: Config, cwd: string, transcript: string, e
   // Loaded here, not at the top: only the stop hooks spawn, and node:child_process costs every hook ~8 ms to load.
   const { spawn } = await import('node:child_process');
   const input = JSON.stringify({ cwd, transcript_path: transcript, headless });
-  const child = spawn(process.execPath, [BIN, 'hook', REFRESH_EVENT, input], {
+  const child = spawn(process.execPath, [HOOK_BIN, REFRESH_EVENT, input], {
     detached: true,
     stdio: 'ignore',
     env: { ...env, CAIRN_HOME: config.home, CAIRN_HOOK_CHILD: '1' },
