@@ -73,13 +73,16 @@ const CHUNK_CHARS = 4 * 1024 * 1024;
  * the kill, and a re-run adds no duplicates. An identical memory already stored (or earlier in the
  * file) is not written again and has its access bumped, as `remember` does. `remember`'s
  * near-duplicate probe is not run: an import reports no similar memories, so it was spent on
- * nothing (it was most of an import's time). `onProgress` gets the last line of each committed chunk.
+ * nothing (it was most of an import's time). `onProgress` gets the last line of each committed chunk;
+ * `options.chunkMemories` overrides CHUNK_MEMORIES (tests).
  */
 export async function importJsonl(
   deps: Deps,
   lines: AsyncIterable<string | LineTooLong> | Iterable<string | LineTooLong>,
   onProgress?: (done: number) => void,
+  options: { chunkMemories?: number } = {},
 ): Promise<ImportResult> {
+  const chunkMemories = options.chunkMemories ?? CHUNK_MEMORIES;
   const result: ImportResult = { lines: 0, imported: 0, duplicates: 0, failed: [] };
   let lineNo = 0;
   const conversation = new ConversationContext();
@@ -144,7 +147,7 @@ export async function importJsonl(
       result.failed.push({ line: lineNo, error: error.message });
       continue;
     }
-    if (chunk.length >= CHUNK_MEMORIES || chunkChars >= CHUNK_CHARS) await flush();
+    if (chunk.length >= chunkMemories || chunkChars >= CHUNK_CHARS) await flush();
   }
   await flush();
   result.failed.sort((a, b) => a.line - b.line);
