@@ -1,7 +1,8 @@
 /**
  * The `recall` suite's hybrid half (issue #18: recall p50 @100K with vectors ≤ 15 ms): the whole
  * `cairn.recall` call through cairn's own SQLite store with the default embedder (all-MiniLM-L6-v2)
- * — query embedding in this thread, HNSW over the stored MiniLM vectors, BM25, fusion and scoring —
+ * — query embedding in this thread, the vector search over the stored MiniLM vectors (HNSW, or an
+ * exact int8 scan of the query's project once the store has read its copies), BM25, fusion and scoring —
  * on a corpus whose every memory carries its MiniLM vector (built once with the reindex worker
  * pool and cached). Beside it, the parts on the same store and queries: the query embedding alone,
  * the vector search alone, and recall without an embedder (BM25 only).
@@ -85,7 +86,14 @@ export async function runHybrid(
       const firstMs = performance.now() - started;
       if (first.mode !== 'hybrid') throw new Error(`recall ran in ${first.mode} mode, not hybrid: the MiniLM index is not in use`);
       // The store searches exactly below 10K vectors (SqliteVectorIndexOptions.annThreshold), HNSW from there.
-      const index = size >= 10_000 ? (store.capabilities.ann ? 'HNSW mapped from its saved file' : 'usearch unavailable: exact') : 'exact (below the HNSW threshold of 10K)';
+      // From the second project-filtered search on, the store also reads int8 copies of the vectors by
+      // project and scans the query's project exactly once they are read (src/store/sqlite/vectors.ts).
+      const index =
+        size >= 10_000
+          ? store.capabilities.ann
+            ? "HNSW mapped from its saved file; project-filtered searches scan the project's int8 copies once read"
+            : 'usearch unavailable: exact'
+          : 'exact (below the HNSW threshold of 10K)';
       if (size >= 10_000 && !store.capabilities.ann) ctx.log(`recall ${label} hybrid: usearch unavailable, vector search is exact`);
 
       // Hit rates count the measured queries only, not the warm-up ones.
