@@ -143,7 +143,9 @@ function readBundle(path) {
       if (n === 0) break;
       read += n;
     }
-    const source = bytes.toString('utf8', 0, read);
+    // Latin-1: a plain copy, no UTF-8 validation pass; the builder writes ASCII only (a file from
+    // anywhere else has no header line, below, and is not loaded).
+    const source = bytes.toString('latin1', 0, read);
     const header = BUNDLE_HEADER.exec(source);
     return header ? { path, source, sha: header[1], size, mtimeMs } : null;
   } finally {

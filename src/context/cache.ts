@@ -138,8 +138,18 @@ export function writeCachedContext(path: string, entry: Omit<CachedContext, 'for
   mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.${process.pid}.tmp`;
   const { prepared, ...head } = entry;
-  writeFileSync(tmp, `${JSON.stringify({ format: FORMAT, ...head })}\n${JSON.stringify(prepared)}`);
+  writeFileSync(tmp, `${asciiJson({ format: FORMAT, ...head })}\n${asciiJson(prepared)}`);
   renameSync(tmp, path);
+}
+
+/**
+ * JSON with every non-ASCII character escaped (`\u2014`): the same value when parsed, but the
+ * session-start hook that reads it decodes the file into a one-byte string and parses that — one
+ * em dash in a memory otherwise makes V8 hold the whole 0.5–1 MB entry as two-byte characters.
+ * Reading and parsing a 654 KB entry: 9.9 → 8.0 ms CPU (medians of 8 processes, TurboFan off, load 14).
+ */
+export function asciiJson(value: unknown): string {
+  return JSON.stringify(value).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /**
