@@ -62,6 +62,13 @@ const OUTPUTS = [
     'packages/core/README.md:3:Install with `npm i @acme/core@^2.4.0`',
     'Authorization: Bearer <token>   export TOKEN="${TOKEN}"   --password=$DB_PASSWORD   -u user:$PASS',
     '\u001b[31mred\u001b[0m  \\n\\"escaped\\": \\"json\\"  sk-demo ghp_demo xoxb-demo pypi-demo AIzaDemo eyJhbGci.eyJzdWIi.x',
+    // Branches the lines above miss (each was a deopt and a recompile in every worker over
+    // ../shared's transcripts): every line-number form a path may carry, a compound of more than
+    // 16 parts (joined and snake_case), assignments whose value is escaped, ends in `.` or is a
+    // padded high-entropy run, a type alias, and the AWS / Twilio anchors. The values are made up.
+    '  File "src/app/settings.py", line 12, in load; src/lib/parse.ts(12,5): error; docs/guide.md#L12-L20; lib/util.c (line 7)',
+    'a/b/c/d/e/f/g/h/i/j/k/l/m/n/o/p/q/r/s/t.ts a_b_c_d_e_f_g_h_i_j_k_l_m_n_o_p_q_r cache_blob=Zm9vYmFyQmF6cXV4MTIzNDU2Nzg5MGFi==, type SecretToken = Record<string, string>;  export DB_PASSWORD=hunter2hunter2x',
+    'password=\\"s3cr3t-v4lue\\"  secret = abc123def456.  client_secret=QWxhZGRpbjpvcGVuIHNlc2FtZTEyMzQ1Njc4OTA==  AKIAABCDEFGHIJKLMNOP SK0123456789abcdef0123456789abcdef',
   ].join('\n'),
 ];
 
