@@ -34,7 +34,8 @@ export class ProgressBar {
     const filled = Math.round(ratio * width);
     const secs = (now - this.started) / 1000;
     const amount = this.unit === 'bytes' ? `${(done / 1e6).toFixed(1)}/${(this.total / 1e6).toFixed(1)} MB` : `${done}/${this.total}`;
-    const rate = secs > 0 && this.unit === 'bytes' ? ` ${(done / 1e6 / secs).toFixed(0)} MB/s` : '';
+    const mbps = secs > 0 ? done / 1e6 / secs : 0;
+    const rate = secs > 0 && this.unit === 'bytes' ? ` ${mbps.toFixed(mbps < 10 ? 1 : 0)} MB/s` : '';
     this.stream.write(`\r${this.label} [${'█'.repeat(filled)}${'░'.repeat(width - filled)}] ${Math.round(ratio * 100)}% ${amount}${rate} ${detail}\x1b[K`);
     this.drawn = true;
   }

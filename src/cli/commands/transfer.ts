@@ -20,11 +20,12 @@ export function registerTransferCommands(program: Command, run: Run): void {
       .argument('<file>', 'a .jsonl file, or - for stdin'),
     async (ctx, file: string) => {
       let input: NodeJS.ReadableStream;
-      let lineCount = 0;
+      // A file's bar counts bytes read (exact total); stdin's counts lines against a growing guess.
+      let fileStream: { bytesRead: number } | null = null;
+      let size = 0;
       if (file === '-') input = ctx.io.stdin;
       else {
         const path = resolve(ctx.io.cwd, file);
-        let size: number;
         try {
           const stat = statSync(path);
           if (!stat.isFile()) throw invalid(`${file} is not a file`, 'file');
@@ -33,13 +34,17 @@ export function registerTransferCommands(program: Command, run: Run): void {
           if (error instanceof CairnError) throw error;
           throw invalid(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, 'file');
         }
-        lineCount = Math.max(1, Math.round(size / 200));
-        input = createReadStream(path);
+        const stream = createReadStream(path);
+        fileStream = stream;
+        input = stream;
       }
-      const bar = new ProgressBar(ctx.io.stderr, 'importing', lineCount);
+      const bar = fileStream ? new ProgressBar(ctx.io.stderr, 'importing', size, 'bytes') : new ProgressBar(ctx.io.stderr, 'importing', 1000);
+      let guess = 1000;
       const cairn = await ctx.cairn();
+      // Called as each chunk of lines is committed.
       const result = await cairn.importJsonl(boundedLines(input as AsyncIterable<Buffer | string>), (line) => {
-        if (line > lineCount) bar.setTotal(line * 2);
+        if (fileStream) return bar.update(Math.min(size, fileStream.bytesRead), `line ${line}`);
+        if (line > guess) bar.setTotal((guess = line * 2));
         bar.update(line);
       });
       bar.done();
