@@ -81,7 +81,7 @@ export async function doctor(input: DoctorInput): Promise<DoctorCheck[]> {
   } else checks.push({ check: 'embedder', status: 'ok', detail: `${status.embedder?.model ?? input.configuredEmbedder}, ${status.stats.vectors} vectors` });
   for (const warning of status.stats.warnings ?? []) checks.push({ check: 'store', status: 'warn', detail: warning });
 
-  const installed = input.claudeSettings.filter((path) => existsSync(path) && /cairn(\.js)?['"]? hook session-start/.test(readFileSync(path, 'utf8')));
+  const installed = input.claudeSettings.filter((path) => existsSync(path) && /(?:cairn(\.js)?['"]? hook|cairn-hook\.cjs['"]?) session-start/.test(readFileSync(path, 'utf8')));
   checks.push(
     installed.length > 0
       ? { check: 'claude code hooks', status: 'ok', detail: `installed in ${installed.join(', ')}` }
