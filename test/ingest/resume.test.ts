@@ -8,9 +8,9 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtures, repoRoot, tempDir } from './helpers.js';
+import { readDatabaseCopy } from '../helpers/db-copy.js';
 import { mulberry32 } from '../helpers/prng.js';
 
 const bin = join(repoRoot, 'bin/cairn.js');
@@ -74,8 +74,8 @@ interface Snapshot {
 function snapshot(home: string): Snapshot {
   const path = join(home, 'cairn.db');
   if (!existsSync(path)) return { memories: [], turns: 0 };
-  const db = new Database(path, { readonly: true });
-  try {
+  // A copy: the original's WAL is left for the re-run to recover (test/helpers/db-copy.ts).
+  return readDatabaseCopy(path, (db) => {
     // Killed before its schema was committed: the file exists and holds nothing yet.
     if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'memories'").get() === undefined) return { memories: [], turns: 0 };
     const memories = db
@@ -86,9 +86,7 @@ function snapshot(home: string): Snapshot {
     const hasTurns = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'turns'").get() !== undefined;
     const turns = hasTurns ? (db.prepare('SELECT COUNT(*) AS n FROM turns').get() as { n: number }).n : 0;
     return { memories, turns };
-  } finally {
-    db.close();
-  }
+  });
 }
 
 describe.skipIf(!built)('ingest resumed after kill -9 leaves the memories of an uninterrupted run', () => {

@@ -7,10 +7,10 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { loadMigrations, openDatabase } from '../../src/store/sqlite/database.js';
 import { tempDir } from '../helpers/cli.js';
+import { readDatabaseCopy } from '../helpers/db-copy.js';
 
 const repo = resolve(import.meta.dirname, '../..');
 const bin = join(repo, 'bin/cairn.js');
@@ -52,16 +52,14 @@ function cairn(home: string, args: string[], killAfterMs: number | null = null):
 }
 
 function inspect(home: string): { integrity: string; texts: string[]; vectors: number; version: number } {
-  const db = new Database(join(home, 'cairn.db'), { readonly: true });
-  try {
+  // A copy: the original's WAL is left for the re-run to recover (test/helpers/db-copy.ts).
+  return readDatabaseCopy(join(home, 'cairn.db'), (db) => {
     const integrity = (db.pragma('integrity_check', { simple: true }) as string) ?? '';
     const texts = db.prepare<[], { text: string }>('SELECT text FROM memories WHERE deleted_at IS NULL ORDER BY text').all().map((r) => r.text);
     const hasVectors = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'vectors'").get() !== undefined;
     const vectors = hasVectors ? (db.prepare('SELECT count(*) AS n FROM vectors').get() as { n: number }).n : 0;
     return { integrity, texts, vectors, version: db.pragma('user_version', { simple: true }) as number };
-  } finally {
-    db.close();
-  }
+  });
 }
 
 function importFile(dir: string): string {
