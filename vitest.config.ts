@@ -1,5 +1,7 @@
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { SlowFirstSequencer } from './test/helpers/sequencer.js';
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
@@ -18,6 +20,15 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // At least two files at a time. vitest's default is one worker per core less one, which is a
+    // single worker on a 2-core CI machine, where many files mostly wait: on the real Claude Code
+    // and Codex clients, on CLI processes they spawn, on PostgreSQL. Files share no fixed state:
+    // ports are 0, homes and stores are temp folders, and every PostgreSQL test store gets its own
+    // schema named after its process (test/serve/pg.ts). `--maxWorkers=1` runs them one by one.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
+    minWorkers: 1,
+    // The files known to be slow start first (test/helpers/sequencer.ts), so none is left alone at the end.
+    sequence: { sequencer: SlowFirstSequencer },
     // BM25 unless a test names an embedder: cairn's default (all-MiniLM-L6-v2, when its files are
     // in the checkout) would make CLI processes the tests spawn depend on whether the model was
     // fetched, and start detached vector fills that outlive a test. Tests of the default pass
