@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { basicMemoryPeer, cairnMcpPeer, mcpMemoryServicePeer, pythonPeersDir } from '../../bench/src/suites/peers-mcp.js';
-import { createPeersSuite, defaultPeers, installedVersion, loadLocomo, normalizeEvidence, type Peer } from '../../bench/src/suites/peers.js';
+import { createPeersSuite, defaultPeers, firstSessions, installedVersion, loadLocomo, normalizeEvidence, type Peer } from '../../bench/src/suites/peers.js';
 import { DEFAULT_EMBEDDER_SPEC } from '../../src/embed/onnx-models.js';
 import { onnxModelFolder } from '../../src/embed/onnx.js';
 import type { BenchContext } from '../../bench/src/types.js';
@@ -61,6 +61,11 @@ describe('LoCoMo loading', () => {
     expect(conv.turns[3]!.text).toContain('[image: a photo of a crater]');
     expect(conv.questions.map((q) => q.evidence)).toEqual([['D1:1'], ['D1:2'], ['D1:3'], ['D2:1']]);
     expect(malformed).toBe(1);
+    // Quick runs' semantic table: the first sessions and only the questions answered there.
+    const first = firstSessions(conv, 1);
+    expect(first.turns.map((t) => t.id)).toEqual(['D1:1', 'D1:2', 'D1:3']);
+    expect(first.questions.map((q) => q.evidence)).toEqual([['D1:1'], ['D1:2'], ['D1:3']]);
+    expect(firstSessions(conv, 2)).toEqual(conv);
   });
 });
 

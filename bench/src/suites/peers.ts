@@ -390,6 +390,15 @@ export function normalizeEvidence(raw: string): string[] {
   return out;
 }
 
+/** Sessions of the semantic table's LoCoMo conversation in a quick run. */
+export const QUICK_SEMANTIC_SESSIONS = 5;
+
+/** `conv` cut to its first `sessions` sessions (D1…Dn) and the questions whose evidence all lies there. */
+export function firstSessions(conv: LocomoConversation, sessions: number): LocomoConversation {
+  const kept = (id: string) => Number(/^D(\d+):/.exec(id)?.[1] ?? Number.POSITIVE_INFINITY) <= sessions;
+  return { id: conv.id, turns: conv.turns.filter((t) => kept(t.id)), questions: conv.questions.filter((q) => q.evidence.every(kept)) };
+}
+
 export function loadLocomo(file: string): { conversations: LocomoConversation[]; malformed: number } {
   const samples = JSON.parse(readFileSync(file, 'utf8')) as LocomoSample[];
   let malformed = 0;
@@ -473,6 +482,12 @@ export interface PeersOptions {
   semanticSize?: number;
   /** LoCoMo conversations in the semantic table. @default 1 */
   semanticConversations?: number;
+  /**
+   * Sessions of each LoCoMo conversation in the semantic table, with the questions whose evidence
+   * lies in them. @default all (quick: the first {@link QUICK_SEMANTIC_SESSIONS}, 92 of conv-26's
+   * 419 turns: a quick run only shows that the table runs, and the model embeds every turn)
+   */
+  semanticSessions?: number;
   /** Skip the semantic table. @default false (`$CAIRN_BENCH_PEERS_TABLE=npm` skips it) */
   skipSemantic?: boolean;
   /** Skip the npm table (cairn and the npm peers on the full workloads). @default false (`$CAIRN_BENCH_PEERS_TABLE=semantic` skips it) */
@@ -528,15 +543,17 @@ export function createPeersSuite(options: PeersOptions = {}): Suite {
         rows.push({ peer: peer.name, version: peer.version, how: peer.how, synthetic, locomo: locomo ? await runLocomo(peer, convs) : noLocomo });
       }
 
-      let semantic: { rows: SemanticRow[]; size: number; queries: number; writes: number; conversations: string[]; questions: number } | null = null;
+      let semantic: { rows: SemanticRow[]; size: number; queries: number; writes: number; conversations: string[]; sessions: number | null; turns: number; questions: number } | null = null;
       const semanticMetricsOut: Metric[] = [];
       if (!skipSemantic) {
         const sSize = options.semanticSize ?? (ctx.quick ? 100 : 200);
         const sQueries = ctx.quick ? 10 : 30;
         const sWrites = (ctx.quick ? 5 : 20) + 3;
         const sWork = syntheticWorkload(ctx.seed + 7, sSize, sQueries, sWrites);
+        const sSessions = options.semanticSessions ?? (ctx.quick ? QUICK_SEMANTIC_SESSIONS : null);
+        const sConvs = locomo ? locomo.conversations.slice(0, options.semanticConversations ?? 1) : [];
         const work: SemanticWorkload = {
-          conversations: locomo ? locomo.conversations.slice(0, options.semanticConversations ?? 1) : [],
+          conversations: sSessions === null ? sConvs : sConvs.map((c) => firstSessions(c, sSessions)),
           synthetic: { docs: sWork.docs, queries: sWork.queries, writes: sWork.writes },
         };
         const specs = options.semanticEmbedders ?? (ctx.quick ? semanticEmbedderSpecs().slice(0, 1) : semanticEmbedderSpecs());
@@ -555,6 +572,8 @@ export function createPeersSuite(options: PeersOptions = {}): Suite {
           queries: work.synthetic.queries.length,
           writes: sWrites - 3,
           conversations: work.conversations.map((c) => c.id),
+          sessions: sSessions,
+          turns: work.conversations.reduce((n, c) => n + c.turns.length, 0),
           questions: work.conversations.reduce((n, c) => n + c.questions.length, 0),
         };
       }
