@@ -4,6 +4,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeModel, type FakeModel, type RecordedRequest, type Script } from './fake-model.js';
 import { baseEnv, cairn, CLAUDE, linkCairnBin, occurrences, ROOT, run, sandbox, SCORING_INTERNALS, skipReason, type Sandbox } from './harness.js';
+import { oneCpuHeavyFileAtATime } from '../helpers/cpu-heavy.js';
+
+await oneCpuHeavyFileAtATime(); // test/helpers/cpu-heavy.ts
 
 // The real Claude Code (from the npm registry, installed by .ci/run) runs non-interactively
 // against the fake model server, with cairn wired in by `cairn install claude`, as a plugin from

@@ -12,6 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtures, repoRoot, tempDir } from './helpers.js';
 import { readDatabaseCopy } from '../helpers/db-copy.js';
 import { mulberry32 } from '../helpers/prng.js';
+import { oneCpuHeavyFileAtATime } from '../helpers/cpu-heavy.js';
+
+await oneCpuHeavyFileAtATime(); // test/helpers/cpu-heavy.ts
 
 const bin = join(repoRoot, 'bin/cairn.js');
 const built = existsSync(join(repoRoot, 'dist/cli/main.js'));

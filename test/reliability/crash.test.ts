@@ -11,6 +11,9 @@ import { describe, expect, it } from 'vitest';
 import { loadMigrations, openDatabase } from '../../src/store/sqlite/database.js';
 import { tempDir } from '../helpers/cli.js';
 import { readDatabaseCopy } from '../helpers/db-copy.js';
+import { oneCpuHeavyFileAtATime } from '../helpers/cpu-heavy.js';
+
+await oneCpuHeavyFileAtATime(); // test/helpers/cpu-heavy.ts
 
 const repo = resolve(import.meta.dirname, '../..');
 const bin = join(repo, 'bin/cairn.js');

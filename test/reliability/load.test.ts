@@ -12,6 +12,9 @@ import { systemClock, ulidSource } from '../../src/runtime.js';
 import { startServe } from '../../src/serve/server.js';
 import { openSqliteStore } from '../../src/store/sqlite/store.js';
 import { tempDir } from '../helpers/cli.js';
+import { oneCpuHeavyFileAtATime } from '../helpers/cpu-heavy.js';
+
+await oneCpuHeavyFileAtATime(); // test/helpers/cpu-heavy.ts
 
 const repo = resolve(import.meta.dirname, '../..');
 const bin = join(repo, 'bin/cairn.js');

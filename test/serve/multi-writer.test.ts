@@ -12,7 +12,10 @@ import { TokenStore } from '../../src/auth/tokens.js';
 import { systemClock, ulidSource } from '../../src/runtime.js';
 import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/store.js';
 import { tempDir } from '../helpers/cli.js';
+import { oneCpuHeavyFileAtATime } from '../helpers/cpu-heavy.js';
 import { dropTestSchemas, realPgUrl, startPglite, withFreshSchema, type PgServer } from './pg.js';
+
+await oneCpuHeavyFileAtATime(); // test/helpers/cpu-heavy.ts
 
 const repo = resolve(import.meta.dirname, '../..');
 const bin = join(repo, 'bin/cairn.js');

@@ -4,6 +4,9 @@ import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/cli.js';
+import { oneCpuHeavyFileAtATime } from '../helpers/cpu-heavy.js';
+
+await oneCpuHeavyFileAtATime(); // test/helpers/cpu-heavy.ts
 
 const repo = resolve(import.meta.dirname, '../..');
 const dist = join(repo, 'dist/index.js');

@@ -17,6 +17,9 @@ import type { BenchReport } from '../../src/bench-report.js';
 import { streamLogger } from '../../src/runtime.js';
 import { startUi, type RunningUi } from '../../src/web/server.js';
 import { createFixture, OTHER_PROJECT, PROJECT, type Fixture } from './fixture.js';
+import { oneCpuHeavyFileAtATime } from '../helpers/cpu-heavy.js';
+
+await oneCpuHeavyFileAtATime(); // test/helpers/cpu-heavy.ts
 
 const CHROMIUM = process.env.CAIRN_CHROMIUM ?? '/usr/bin/chromium';
 const HAVE_CHROMIUM = existsSync(CHROMIUM);
