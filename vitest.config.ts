@@ -27,7 +27,9 @@ export default defineConfig({
     // schema named after its process (test/serve/pg.ts). `--maxWorkers=1` runs them one by one.
     maxWorkers: Math.max(2, availableParallelism() - 1),
     minWorkers: 1,
-    // The files known to be slow start first (test/helpers/sequencer.ts), so none is left alone at the end.
+    // The files known to be slow start first, so none is left alone at the end, and the CPU-heavy
+    // ones, which take turns (test/helpers/cpu-heavy.ts), are spread among the others
+    // (test/helpers/sequencer.ts).
     sequence: { sequencer: SlowFirstSequencer },
     // BM25 unless a test names an embedder: cairn's default (all-MiniLM-L6-v2, when its files are
     // in the checkout) would make CLI processes the tests spawn depend on whether the model was

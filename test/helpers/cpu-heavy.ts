@@ -1,7 +1,10 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
+
+/** Older than this, a lock is left over from another run whose pids were reused. */
+const STALE_MS = 30 * 60_000;
 
 /**
  * One CPU-heavy test file at a time. Files that keep the cores busy with processes of their own
@@ -9,7 +12,8 @@ import { afterAll } from 'vitest';
  * workers (vitest.config.ts) two of them never run at the same time — on 2 loaded cores they then
  * slowed each other past their timeouts — while each still runs beside files that mostly wait.
  * The lock is a file named after the vitest process (the parent of every test fork; each file has
- * its own fork), held until the file's tests are done; a holder that died without releasing it is skipped.
+ * its own fork), held until the file's tests are done; a holder that died without releasing it
+ * is skipped.
  */
 export async function oneCpuHeavyFileAtATime(): Promise<void> {
   const path = join(tmpdir(), `cairn-vitest-cpu-heavy-${process.ppid}.lock`);
@@ -22,12 +26,15 @@ export async function oneCpuHeavyFileAtATime(): Promise<void> {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
     let holder = '';
+    let age = 0;
     try {
       holder = readFileSync(path, 'utf8');
+      age = Date.now() - statSync(path).mtimeMs;
     } catch {
       continue; // released meanwhile
     }
-    if (holder !== '' && !alive(Number(holder))) {
+    // Its holder is gone, or the lock is older than any run of one file (a reused pid).
+    if ((holder !== '' && !alive(Number(holder))) || age > STALE_MS) {
       rmSync(path, { force: true });
       continue;
     }

@@ -54,7 +54,7 @@ describe('several processes writing at once', () => {
     expect(count("SELECT count(*) FROM events WHERE type = 'create'")).toBe(2050);
     expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
     db.close();
-  }, 120_000);
+  }, 300_000); // hang guards, as in test/reliability/crash.test.ts (the next test ran past 120 s at load 12-16)
 
   it('a process killed mid-import leaves a consistent database; a re-run finishes without duplicates', async () => {
     const home = join(dir, 'kill-home');
@@ -92,5 +92,5 @@ describe('several processes writing at once', () => {
     expect(after.prepare('SELECT count(*) FROM memories').pluck().get()).toBe(total);
     expect(after.prepare('SELECT count(DISTINCT content_hash) FROM memories').pluck().get()).toBe(total);
     after.close();
-  }, 120_000);
+  }, 300_000);
 });
