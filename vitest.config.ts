@@ -17,8 +17,11 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // Hang guards. 60 s since files run two at a time: on 2 busy cores a test then gets about half
+    // the CPU it had alone, and at load 12 (other runs on the machine) tests that took ~15 s alone
+    // ran past 30 s (test/cli/first-hour.test.ts's ingest, test/web/first-hour.test.ts at 1280 px).
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
     pool: 'forks',
     // At least two files at a time. vitest's default is one worker per core less one, which is a
     // single worker on a 2-core CI machine, where many files mostly wait: on the real Claude Code
