@@ -31,7 +31,7 @@ export default defineConfig({
     maxWorkers: Math.max(2, availableParallelism() - 1),
     minWorkers: 1,
     // The files known to be slow start first, so none is left alone at the end, and the CPU-heavy
-    // ones, which take turns (test/helpers/cpu-heavy.ts), are spread among the others
+    // ones, which take turns (test/helpers/cpu-heavy.ts), run back to back beside the others
     // (test/helpers/sequencer.ts).
     sequence: { sequencer: SlowFirstSequencer },
     // BM25 unless a test names an embedder: cairn's default (all-MiniLM-L6-v2, when its files are
