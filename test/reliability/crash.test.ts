@@ -148,7 +148,7 @@ describe.skipIf(!built)('crash: kill -9 at random points, then resume (needs `np
         const child = spawn(process.execPath, [bin, '--home', home, 'recall', '数据库', '--json', '-n', '3'], { stdio: ['ignore', 'pipe', 'pipe'] });
         let out = '';
         child.stdout?.on('data', (c: Buffer) => (out += c.toString()));
-        child.on('exit', () => done(out));
+        child.on('close', () => done(out)); // after stdout's last chunk ('exit' can come first)
       });
       expect(recall).toContain('migrate crash memory');
     }

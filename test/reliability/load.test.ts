@@ -30,7 +30,7 @@ function run(home: string, args: string[]): Promise<{ code: number | null; stdou
     child.stdout?.on('data', (c: Buffer) => (stdout += c.toString()));
     child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
     child.on('error', fail);
-    child.on('exit', (code) => done({ code, stdout, stderr }));
+    child.on('close', (code) => done({ code, stdout, stderr })); // 'close': after stdout's last chunk ('exit' can come before it)
   });
 }
 

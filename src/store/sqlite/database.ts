@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type Database from 'better-sqlite3';
@@ -68,6 +69,7 @@ export interface OpenOptions {
 export function openDatabase(path: string, options: OpenOptions = {}): Database.Database {
   if (path !== ':memory:') {
     mkdirSync(dirname(path), { recursive: true });
+    if (!options.readonly && !existsSync(path)) createDatabaseFile(path);
     // SQLite takes an empty file for a new database; a 0-byte cairn.db is a lost one, not a fresh start.
     if (existsSync(path) && statSync(path).isFile() && statSync(path).size === 0 && !existsSync(`${path}-wal`)) {
       throw new CairnError(
@@ -97,6 +99,32 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database.
     throw storeError(path, error);
   }
   return db;
+}
+
+/**
+ * A new database file appears whole: it is made beside `path` (header written, WAL mode) and
+ * hard-linked into place, so a process opening the same new store at that moment never finds a
+ * 0-byte file, which {@link openDatabase} refuses as a lost database. Whoever links first wins;
+ * the others open the winner's file. Where that fails (no hard links, no permission) SQLite
+ * creates the file itself, as before.
+ */
+export function createDatabaseFile(path: string): void {
+  const temp = `${path}.new-${process.pid}-${randomBytes(4).toString('hex')}`;
+  try {
+    const addon = nativeBinding();
+    const db = new BetterSqlite3(temp, addon ? { nativeBinding: addon } : {});
+    try {
+      db.pragma('journal_mode = WAL');
+    } finally {
+      db.close();
+    }
+    linkSync(temp, path);
+  } catch {
+    // EEXIST: another process linked its file first. Anything else (no hard links, no write
+    // permission): SQLite creates or refuses the file below and says why.
+  } finally {
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${temp}${suffix}`, { force: true });
+  }
 }
 
 /** SQLite's corruption codes as one clear CairnError; anything else as it was. */
