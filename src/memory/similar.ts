@@ -54,7 +54,8 @@ export async function findSimilar(
   }
   if (excludeId) ids.delete(excludeId);
   if (ids.size === 0) return [];
-  const memories = await deps.store.getMemories([...ids]);
+  // Only id, text and kind are read: the store's light fetch when it has one.
+  const memories = deps.store.getMemoryTexts ? await deps.store.getMemoryTexts([...ids]) : await deps.store.getMemories([...ids]);
   const vectors = vector && model ? await deps.store.getVectors([...ids], model) : new Map<string, Float32Array>();
   const terms = new Set(indexTerms(text));
   const out: SimilarMemory[] = [];

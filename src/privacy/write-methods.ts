@@ -25,6 +25,7 @@ export const STORE_METHODS: Record<MethodsOf<Store>, Treatment> = {
   patchMemory: 'write',
   getMemory: 'pass',
   getMemories: 'pass',
+  getMemoryTexts: 'pass',
   findByContentHash: 'pass',
   listMemories: 'pass',
   countMemories: 'pass',

@@ -11,6 +11,7 @@ import type {
   MemoryEvent,
   MemoryFilter,
   MemoryPatch,
+  MemoryText,
   MemoryWrite,
   ReviewFilter,
   ReviewItem,
@@ -277,6 +278,13 @@ export class SqliteStore implements Store {
       if (row) out.push(rowToMemory(row));
     }
     return out;
+  }
+
+  async getMemoryTexts(ids: string[]): Promise<MemoryText[]> {
+    if (ids.length === 0) return [];
+    const rows = this.statement('SELECT id, text, kind FROM memories WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids)) as MemoryText[];
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return ids.flatMap((id) => byId.get(id) ?? []);
   }
 
   async findByContentHash(contentHash: string, project: string | null): Promise<Memory | null> {
