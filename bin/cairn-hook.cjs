@@ -32,6 +32,27 @@ const MAX_PATHS = 6;
  */
 const V8_FLAGS = '--verify-snapshot-checksum';
 
+/**
+ * `v8.setFlagsFromString` without loading node:v8: that module loads the whole streams stack at
+ * start (for its heap snapshot streams; 19 internal modules, ~3 ms of every hook), which nothing
+ * else on a hook's path needs. The binding under it is reached through `process.binding`, with its
+ * deprecation notice held back for the call (it would go to the hook's stderr); where that binding
+ * is gone (a future Node) or differs, node:v8 as before.
+ */
+function setV8Flags(flags) {
+  const quiet = process.noDeprecation;
+  try {
+    process.noDeprecation = true;
+    const binding = process.binding('v8');
+    if (typeof binding.setFlagsFromString === 'function') return binding.setFlagsFromString(flags);
+  } catch {
+    // No such binding here: the public module below.
+  } finally {
+    process.noDeprecation = quiet;
+  }
+  require('node:v8').setFlagsFromString(flags);
+}
+
 /** FNV-1a, 52 bits: a short file name for a key. The whole key is checked inside the file. */
 function shortHash(text) {
   let h1 = 0x811c9dc5;
@@ -163,13 +184,12 @@ function loadHooks(event, env = process.env, options = {}) {
   const bundle = readBundle(options.bundle ?? BUNDLE);
   if (!bundle) return null;
   const vm = require('node:vm');
-  const v8 = require('node:v8');
   // V8's optimizing compiler off before any hook code loads: hooks are short, and with TurboFan
   // off the functions compiled lazily are exactly what the code cache holds (same-run A/B at 100K
   // in docs/BENCHMARKS.md). The detached refresh-context child, which ingests, keeps it.
-  if (event !== REFRESH_EVENT) v8.setFlagsFromString('--no-turbofan');
+  if (event !== REFRESH_EVENT) setV8Flags('--no-turbofan');
   const slot = cacheSlot(event, bundle, env, options.execArgv ?? process.execArgv);
-  if (slot) v8.setFlagsFromString(V8_FLAGS);
+  if (slot) setV8Flags(V8_FLAGS);
   const cached = slot ? readCache(slot) : undefined;
   // The CommonJS wrapper, as Node's own loader builds it.
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${bundle.source}\n})`, {
@@ -198,7 +218,7 @@ function loadHooks(event, env = process.env, options = {}) {
       try {
         // V8 stamps its flags into the cache: the ones this process loaded with (a transcript
         // ingest turns the optimizer back on; a cache stamped with that would be rejected next time).
-        if (event !== REFRESH_EVENT) v8.setFlagsFromString('--no-turbofan');
+        if (event !== REFRESH_EVENT) setV8Flags('--no-turbofan');
         return writeCache(slot, script.createCachedData(), [...known, name]);
       } catch {
         return false;
@@ -220,10 +240,15 @@ function main(argv) {
   if (!hooks) return fallback(argv);
   globalThis.__cairnHookCodeCache = hooks.cache;
   hooks.exports
-    .hookMain(argv, (code) => {
-      hooks.saveCache(typeof globalThis.__cairnHookPath === 'string' ? globalThis.__cairnHookPath : '');
-      process.exit(code);
-    })
+    .hookMain(
+      argv,
+      (code) => {
+        hooks.saveCache(typeof globalThis.__cairnHookPath === 'string' ? globalThis.__cairnHookPath : '');
+        process.exit(code);
+      },
+      // loadHooks already set the optimizer for this event (without node:v8).
+      { optimizerSet: true },
+    )
     .catch((error) => failed(event, error));
 }
 

@@ -31,14 +31,19 @@ const requireBuiltin = createRequire(import.meta.url);
 /**
  * Built-ins loaded only when first used: node:worker_threads loads the streams stack and the worker
  * internals (25 modules), and only the full-text search worker of a long-running process uses it.
+ * node:crypto (OpenSSL's bindings and 17 internal modules, ~4 ms) only for a hash or a random id;
+ * node:v8 loads the streams stack too (~3 ms), and only an ingest turns the optimizer back on;
+ * node:os (~0.7 ms) only for the home folder when CAIRN_HOME is not set, or a priority.
+ * A module of the bundle that imports one of them at its top no longer costs every hook its load.
  */
-const LAZY = new Set(['worker_threads']);
+const LAZY = new Set(['worker_threads', 'crypto', 'v8', 'os']);
 
 /** `import … from 'node:X'` reads `require('node:X')` (see above). */
 const builtinsThroughRequire = {
   name: 'builtins-through-require',
   setup(b) {
-    b.onResolve({ filter: /^(node:)?[a-z_/]+$/ }, (args) => {
+    // Digits too: node:v8 (without them it was left to esbuild, and loaded at the bundle's start).
+    b.onResolve({ filter: /^(node:)?[a-z0-9_/]+$/ }, (args) => {
       const name = args.path.replace(/^node:/, '');
       if (!builtins.has(name) || args.namespace === 'builtin') return undefined;
       // A require() of a built-in inside bundled CommonJS (better-sqlite3's) stays a plain require.

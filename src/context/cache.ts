@@ -18,7 +18,7 @@
  * Core memory files are read at serve time too. Anything else — an unreadable or foreign entry,
  * any mismatch — reads as a miss, and the caller builds the context as if there were no cache.
  */
-import { closeSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, sep } from 'node:path';
 import { FileReader } from '../workspace/files.js';
 import type { PreparedContext } from './prepare.js';
@@ -106,26 +106,73 @@ function sameKey(a: ContextCacheKey, b: ContextCacheKey): boolean {
   return a.kind === b.kind && a.project === b.project && a.workspaceRoot === b.workspaceRoot && a.budget === b.budget && a.code === b.code;
 }
 
+/** Bytes read at a time until the entry's first line is whole (the head is ~1 KB plus a line per file checked). */
+const HEAD_CHUNK = 16 * 1024;
+
+/**
+ * An entry's first line, and a function reading the rest. Only the head is read to decide: a
+ * session start after any write (the usual miss, "store changed") does not read the 0.5–1 MB of
+ * prepared candidates behind it. The file is replaced by a rename, never rewritten in place, so
+ * the open descriptor reads one whole entry.
+ */
+function openEntry(path: string): { head: string; rest: () => string; close: () => void } | null {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return null;
+  }
+  let closed = false;
+  const close = (): void => {
+    if (!closed) closeSync(fd);
+    closed = true;
+  };
+  try {
+    const size = fstatSync(fd).size;
+    const bytes = Buffer.allocUnsafe(size);
+    let read = 0;
+    let newline = -1;
+    while (read < size && newline < 0) {
+      const n = readSync(fd, bytes, read, Math.min(HEAD_CHUNK, size - read), read);
+      if (n === 0) break;
+      newline = bytes.subarray(0, read + n).indexOf(10, read);
+      read += n;
+    }
+    const head = bytes.toString('utf8', 0, newline < 0 ? read : newline);
+    const rest = (): string => {
+      while (read < size) {
+        const n = readSync(fd, bytes, read, size - read, read);
+        if (n === 0) break;
+        read += n;
+      }
+      return bytes.toString('utf8', newline + 1, read);
+    };
+    return { head, rest, close };
+  } catch {
+    close();
+    return null;
+  }
+}
+
 /** The prepared context for `key` if it was made from the store and files as they are now, else why not. */
 export function readCachedContext(path: string, key: ContextCacheKey, generation: string | null): CacheLookup {
   if (generation === null) return { hit: false, reason: 'no store generation' };
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch {
-    return { hit: false, reason: 'no entry' };
-  }
-  // The first line says what the entry was made from; the (large) rest is parsed only when it is used.
-  const newline = text.indexOf('\n');
+  const entry = openEntry(path);
+  if (entry === null) return { hit: false, reason: 'no entry' };
+  // The first line says what the entry was made from; the (large) rest is read and parsed only when it is used.
   let head: Omit<CachedContext, 'prepared'>;
   let prepared: PreparedContext;
   try {
-    head = JSON.parse(newline < 0 ? text : text.slice(0, newline)) as Omit<CachedContext, 'prepared'>;
-    if (head === null || typeof head !== 'object' || head.format !== FORMAT || !head.key || !Array.isArray(head.files)) return { hit: false, reason: 'unreadable entry' };
-    if (!sameKey(head.key, key)) return { hit: false, reason: 'other key' };
-    if (head.generation !== generation) return { hit: false, reason: 'store changed' };
-    for (const file of head.files) if (stampOf(file.path) !== file.stamp) return { hit: false, reason: 'file changed' };
-    prepared = JSON.parse(text.slice(newline + 1)) as PreparedContext;
+    try {
+      head = JSON.parse(entry.head) as Omit<CachedContext, 'prepared'>;
+      if (head === null || typeof head !== 'object' || head.format !== FORMAT || !head.key || !Array.isArray(head.files)) return { hit: false, reason: 'unreadable entry' };
+      if (!sameKey(head.key, key)) return { hit: false, reason: 'other key' };
+      if (head.generation !== generation) return { hit: false, reason: 'store changed' };
+      for (const file of head.files) if (stampOf(file.path) !== file.stamp) return { hit: false, reason: 'file changed' };
+      prepared = JSON.parse(entry.rest()) as PreparedContext;
+    } finally {
+      entry.close();
+    }
   } catch {
     return { hit: false, reason: 'unreadable entry' };
   }

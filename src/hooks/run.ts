@@ -351,9 +351,10 @@ export async function runHook(eventName: string, io: HookIo, settings: HookSetti
  * output is flushed the process exits at once, with the store left open (see {@link HookIo.leaveOpen}):
  * a normal exit would close it, and pay SQLite's checkpoint on close, on every prompt.
  */
-export async function hookMain(argv: string[], exit: (code: number) => void = (code) => process.exit(code)): Promise<number> {
+export async function hookMain(argv: string[], exit: (code: number) => void = (code) => process.exit(code), options: { optimizerSet?: boolean } = {}): Promise<number> {
   // The detached refresh child runs ingest and a whole precompute: it keeps the optimizer.
-  if (argv[0] !== REFRESH_EVENT) hookOptimizer(false);
+  // bin/cairn-hook.cjs has set it already (`optimizerSet`), without loading node:v8 (see there).
+  if (argv[0] !== REFRESH_EVENT && options.optimizerSet !== true) hookOptimizer(false);
   // fd 0 and fd 1 directly; process.stdin/stdout (streams) only when that cannot be done.
   let streamed = false;
   const stdout = {

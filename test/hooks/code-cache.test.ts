@@ -173,4 +173,27 @@ describe.skipIf(!existsSync(BUNDLE))('bin/cairn-hook.cjs with the built hooks bu
     const log = readFileSync(join(home, 'logs', 'hooks.log'), 'utf8');
     expect([...log.matchAll(/"codeCache":"(\w+)"/g)].map((m) => m[1])).toEqual(['miss', 'hit', 'rejected', 'hit']);
   });
+
+  it('loads neither node:crypto nor the streams (through node:v8) for a session start and a prompt', () => {
+    // Each costs every hook ~3-4 ms at start; only a hash, a new id or an ingest needs them.
+    const home = tempDir('cairn-hook-modules-');
+    dirs.push(home);
+    const report = join(home, 'modules.cjs');
+    writeFileSync(report, "const before = new Set(process.moduleLoadList);\nprocess.on('exit', () => require('node:fs').writeFileSync(process.env.MODULES_OUT, process.moduleLoadList.filter((m) => !before.has(m)).join('\\n')));\n");
+    for (const [event, input] of [
+      ['session-start', { session_id: 's', cwd: home, source: 'startup' }],
+      ['prompt', { session_id: 's', cwd: home, prompt: 'where is the config loaded' }],
+    ] as const) {
+      const out = join(home, `${event}.txt`);
+      for (let i = 0; i < 2; i++) {
+        const run = spawnSync(process.execPath, ['-r', report, ENTRY, event], { input: JSON.stringify(input), env: { ...process.env, CAIRN_HOME: home, MODULES_OUT: out }, encoding: 'utf8' });
+        expect(run.status).toBe(0);
+        // The deprecation notice of process.binding (bin/cairn-hook.cjs setV8Flags) is held back.
+        expect(run.stderr).toBe('');
+      }
+      const loaded = readFileSync(out, 'utf8').split('\n');
+      expect(loaded).toContain('NativeModule vm');
+      for (const unwanted of ['NativeModule crypto', 'NativeModule stream', 'NativeModule v8']) expect(loaded).not.toContain(unwanted);
+    }
+  });
 });

@@ -1,10 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { CairnError } from '../../errors.js';
 import { packagePath } from '../../paths.js';
+import { nodeCrypto } from '../../runtime.js';
 import { BetterSqlite3 } from './driver.js';
 
 /** Migrations ship as numbered SQL files in src/store/sqlite/migrations (also used from dist/). */
@@ -109,7 +109,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database.
  * creates the file itself, as before.
  */
 export function createDatabaseFile(path: string): void {
-  const temp = `${path}.new-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const temp = `${path}.new-${process.pid}-${nodeCrypto().randomBytes(4).toString('hex')}`;
   try {
     const addon = nativeBinding();
     const db = new BetterSqlite3(temp, addon ? { nativeBinding: addon } : {});
