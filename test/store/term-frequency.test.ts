@@ -84,4 +84,47 @@ describe('sqlite term frequencies (term_df)', () => {
     expect(store.db.prepare("SELECT df FROM term_df WHERE term = 'canari'").pluck().get()).toBeGreaterThan(300);
     await store.close();
   });
+
+  it("a process's cached figures follow other processes' writes, folds and rebuilds", async () => {
+    const path = join(dir, 'two-processes.db');
+    const reader = await openSqliteStore(path);
+    const writer = await openSqliteStore(path);
+    const cairn = createCairn({ store: writer, embedder: null, clock, project: 'github.com/acme/app', actor: 'test' });
+    const terms = ['rollout', 'canary', 'region', 'quokka', 'zephyrcache', 'build'];
+    const of = (store: SqliteStore): number[] => (store as unknown as { termFrequencies: { of(t: string[]): number[] } }).termFrequencies.of(terms);
+    /** The same figures read from the tables alone, as a fresh process does. */
+    const counted = (): number[] => {
+      const byTerm = new Map(frequencies(writer).counted);
+      return ['rollout', 'canari', 'region', 'quokka', 'zephyrcach', 'build'].map((stem) => byTerm.get(stem) ?? 0);
+    };
+    const folds = (): unknown => writer.db.prepare("SELECT value FROM state WHERE key = 'term_df_folds'").pluck().get();
+    expect(of(reader)).toEqual([0, 0, 0, 0, 0, 0]);
+    for (let i = 0; i < 200; i++) {
+      await cairn.remember({ text: `rollout ${i} of the canary build for region r${i} ${i % 7 === 0 ? 'quokka' : ''} w${i}a w${i}b w${i}c w${i}d w${i}e w${i}f` });
+      if (i % 13 === 0) expect(of(reader)).toEqual(counted());
+    }
+    expect(Number(folds())).toBeGreaterThanOrEqual(1);
+    expect(of(reader)).toEqual(counted());
+    // A fold by a process that does not count folds (an older cairn): the table restarts below the reader's rowid.
+    writer.db.transaction(() => {
+      writer.db.prepare('INSERT INTO term_df (term, df) SELECT term, sum(delta) FROM term_df_pending WHERE true GROUP BY term ON CONFLICT (term) DO UPDATE SET df = df + excluded.df').run();
+      writer.db.prepare('DELETE FROM term_df_pending').run();
+    })();
+    await cairn.remember({ text: 'rollout of the canary build pauses when zephyrcache reports quokka errors' });
+    expect(of(reader)).toEqual(counted());
+    writer.rebuildTermFrequencies();
+    await cairn.remember({ text: 'a canary in region eu-west' });
+    expect(of(reader)).toEqual(counted());
+    // Inside a write transaction the figures include its own rows, and a rollback leaves no trace.
+    expect(() =>
+      reader.db.transaction(() => {
+        reader.db.prepare("INSERT INTO term_df_pending (term, delta) VALUES ('quokka', 5)").run();
+        expect(of(reader)[3]).toBe((counted()[3] as number) + 5);
+        throw new Error('roll back');
+      })(),
+    ).toThrow('roll back');
+    expect(of(reader)).toEqual(counted());
+    await reader.close();
+    await writer.close();
+  });
 });
