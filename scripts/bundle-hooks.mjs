@@ -11,6 +11,7 @@
 //   used. A dynamic `import()` of a built-in becomes a `require` on first use.
 // - better-sqlite3's JavaScript (13 small CommonJS files) inside the bundle, its compiled addon
 //   loaded from where its install put it (src/store/sqlite/database.ts).
+// - zod as CommonJS (evaluated on first use, not at the bundle's start: see zodAsCommonJs).
 // - Minified and ASCII only: V8 parses every byte of a file it compiles without a cache.
 // - Its first line is `//cairn-bundle sha256=<hash of the rest>`: the code cache's key.
 import { build } from 'esbuild';
@@ -79,6 +80,19 @@ const externalImportsThroughRequire = {
   },
 };
 
+/**
+ * zod through its CommonJS build. Bundled as ES modules, esbuild defines every zod namespace's
+ * exports (~1,000 getters) at the bundle's start, whether or not a hook ever validates anything;
+ * as CommonJS, zod is evaluated when a module that imports it first runs (an ingest's resume
+ * state, an export file), and a hook that does not costs nothing.
+ */
+const zodAsCommonJs = {
+  name: 'zod-as-commonjs',
+  setup(b) {
+    b.onResolve({ filter: /^zod(\/.*)?$/ }, (args) => (args.kind === 'require-call' ? undefined : { path: requireBuiltin.resolve(args.path) }));
+  },
+};
+
 /** src/store/sqlite/driver.ts loads better-sqlite3 through createRequire (unbundled builds); in the bundle it is the bundled copy. */
 const bundledDriver = {
   name: 'bundled-better-sqlite3',
@@ -106,7 +120,7 @@ const result = await build({
   logLevel: 'warning',
   write: false,
   metafile: process.env.CAIRN_BUNDLE_REPORT === '1',
-  plugins: [builtinsThroughRequire, externalImportsThroughRequire, ...(process.env.CAIRN_BUNDLE_SQLITE === '0' ? [] : [bundledDriver])],
+  plugins: [builtinsThroughRequire, externalImportsThroughRequire, zodAsCommonJs, ...(process.env.CAIRN_BUNDLE_SQLITE === '0' ? [] : [bundledDriver])],
   // `import.meta.url` of every bundled module is the bundle's own URL: paths relative to it
   // (vector-files.ts's builder script, the workers) resolve from dist/hooks-bundle/ as they did
   // from the ES module chunks this bundle replaced.
