@@ -42,7 +42,8 @@ function source(table: TableSpec, memoryKey: 'rowid' | 'pk'): { select: string; 
       keyExpr: ['r.fact_id', 'r.turn_id'],
     };
   }
-  const where = table.name === 'state' ? "key NOT IN ('vector_model', 'vector_epoch') AND key NOT LIKE 'copy.%'" : '';
+  // term_df_folds: the SQLite store's own bookkeeping of its term_df folds (sqlite/term-frequency.ts), not data.
+  const where = table.name === 'state' ? "key NOT IN ('vector_model', 'vector_epoch', 'term_df_folds') AND key NOT LIKE 'copy.%'" : '';
   return { select: table.columns.map(quoteColumn).join(', '), from: table.name, where, keyExpr: table.key.map(quoteColumn) };
 }
 
