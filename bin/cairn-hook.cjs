@@ -14,10 +14,12 @@
 // Without a built bundle (a checkout never built) it runs bin/cairn.js, which knows what to do.
 'use strict';
 
-const { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, unlinkSync, writeFileSync } = require('node:fs');
+const { closeSync, existsSync, fstatSync, mkdirSync, openSync, read, readFileSync, readSync, renameSync, unlinkSync, writeFileSync } = require('node:fs');
 const { dirname, join, resolve } = require('node:path');
 
 const BUNDLE = join(__dirname, '..', 'dist', 'hooks-bundle', 'hook.cjs');
+/** A built CLI: without the bundle, the hooks run from dist/ (see fallback). */
+const UNBUNDLED_CLI = join(__dirname, '..', 'dist', 'cli', 'main.js');
 const MAGIC = 'cairn-hook-code-cache 2\n';
 /** First line of the bundle: `//cairn-bundle sha256=<hex of the rest>` (scripts/bundle-hooks.mjs). */
 const BUNDLE_HEADER = /^\/\/cairn-bundle sha256=([0-9a-f]{64})\n/;
@@ -227,17 +229,35 @@ function loadHooks(event, env = process.env, options = {}) {
   };
 }
 
+/**
+ * Start reading the hook's input (fd 0) before the bundle loads, so the read (on a thread of
+ * libuv's pool) overlaps loading instead of following it; the hook takes the result as its first
+ * chunk and reads on from there (src/hooks/run.ts readFd0). None for a terminal (nothing is
+ * waited for there), the refresh child (its input is an argument) or an fd 0 that cannot be stat'ed.
+ */
+function readFirstChunk(event) {
+  try {
+    if (event === REFRESH_EVENT || fstatSync(0).isCharacterDevice()) return undefined;
+  } catch {
+    return undefined;
+  }
+  const buffer = Buffer.allocUnsafe(64 * 1024);
+  return new Promise((done) => read(0, buffer, 0, buffer.length, null, (error, n) => done({ error, n, buffer })));
+}
+
 /** `node bin/cairn-hook.cjs EVENT [INPUT]`: run one hook and exit. */
 function main(argv) {
   const event = argv[0] ?? '';
   if (argv.includes('--help') || argv.includes('-h')) return fallback(argv);
+  // Only where the bundle or the unbundled hooks will take it (a read started here is theirs).
+  const firstRead = existsSync(BUNDLE) && existsSync(UNBUNDLED_CLI) ? readFirstChunk(event) : undefined;
   let hooks;
   try {
     hooks = loadHooks(event);
   } catch (error) {
     return failed(event, error);
   }
-  if (!hooks) return fallback(argv);
+  if (!hooks) return fallback(argv, firstRead);
   globalThis.__cairnHookCodeCache = hooks.cache;
   hooks.exports
     .hookMain(
@@ -247,7 +267,7 @@ function main(argv) {
         process.exit(code);
       },
       // loadHooks already set the optimizer for this event (without node:v8).
-      { optimizerSet: true },
+      { optimizerSet: true, ...(firstRead ? { firstRead } : {}) },
     )
     .catch((error) => failed(event, error));
 }
@@ -257,9 +277,9 @@ function main(argv) {
  * `--help` go to bin/cairn.js as `cairn hook …`, which says what to do; a build without the bundle
  * (tsc alone) runs the unbundled hooks.
  */
-function fallback(argv) {
-  if (existsSync(join(__dirname, '..', 'dist', 'cli', 'main.js')) && !argv.includes('--help') && !argv.includes('-h')) {
-    import('../dist/hooks/run.js').then(({ hookMain }) => hookMain(argv)).catch((error) => failed(argv[0] ?? '', error));
+function fallback(argv, firstRead) {
+  if (existsSync(UNBUNDLED_CLI) && !argv.includes('--help') && !argv.includes('-h')) {
+    import('../dist/hooks/run.js').then(({ hookMain }) => hookMain(argv, undefined, firstRead ? { firstRead } : {})).catch((error) => failed(argv[0] ?? '', error));
     return;
   }
   process.argv = [process.argv[0], join(__dirname, 'cairn.js'), 'hook', ...argv];

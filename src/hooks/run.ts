@@ -75,7 +75,7 @@ async function readInput(stdin: HookIo['stdin']): Promise<string> {
  * EAGAIN) or fails otherwise: then the caller reads `process.stdin` as before. Stops, like
  * {@link readInput}, after {@link STDIN_TIMEOUT_MS} or {@link MAX_INPUT_BYTES}.
  */
-export function readFd0(fd = 0): Promise<string | null> {
+export function readFd0(fd = 0, first?: Promise<FirstRead>): Promise<string | null> {
   try {
     if (fstatSync(fd).isCharacterDevice()) return Promise.resolve('');
   } catch {
@@ -93,18 +93,31 @@ export function readFd0(fd = 0): Promise<string | null> {
     };
     // A read still pending at the timeout is left to the process's exit (the hook exits right after).
     const timer = setTimeout(() => finish(Buffer.concat(chunks).toString('utf8')), STDIN_TIMEOUT_MS);
+    const take = (error: Error | null, n: number, buffer: Buffer): void => {
+      if (error) return finish(chunks.length === 0 ? null : Buffer.concat(chunks).toString('utf8'));
+      if (n === 0) return finish(Buffer.concat(chunks).toString('utf8'));
+      size += n;
+      if (size <= MAX_INPUT_BYTES) chunks.push(buffer.subarray(0, n));
+      next();
+    };
     const next = (): void => {
       const buffer = Buffer.allocUnsafe(64 * 1024);
-      read(fd, buffer, 0, buffer.length, null, (error, n) => {
-        if (error) return finish(chunks.length === 0 ? null : Buffer.concat(chunks).toString('utf8'));
-        if (n === 0) return finish(Buffer.concat(chunks).toString('utf8'));
-        size += n;
-        if (size <= MAX_INPUT_BYTES) chunks.push(buffer.subarray(0, n));
-        next();
-      });
+      read(fd, buffer, 0, buffer.length, null, (error, n) => take(error, n, buffer));
     };
-    next();
+    if (first) first.then(({ error, n, buffer }) => take(error, n, buffer), (error: Error) => take(error, 0, Buffer.alloc(0)));
+    else next();
   });
+}
+
+/**
+ * The first read of file descriptor 0, started by bin/cairn-hook.cjs before it loads the hooks
+ * bundle: the read waits on a thread of libuv's pool (started for it) while the bundle loads, not
+ * after (two round trips through that pool, ~1–10 ms of every hook depending on the load).
+ */
+export interface FirstRead {
+  error: Error | null;
+  n: number;
+  buffer: Buffer;
 }
 
 /** Write `bytes` to file descriptor 1 synchronously (no `process.stdout` stream); how many were written before it could not go on (a full non-blocking pipe). */
@@ -351,7 +364,7 @@ export async function runHook(eventName: string, io: HookIo, settings: HookSetti
  * output is flushed the process exits at once, with the store left open (see {@link HookIo.leaveOpen}):
  * a normal exit would close it, and pay SQLite's checkpoint on close, on every prompt.
  */
-export async function hookMain(argv: string[], exit: (code: number) => void = (code) => process.exit(code), options: { optimizerSet?: boolean } = {}): Promise<number> {
+export async function hookMain(argv: string[], exit: (code: number) => void = (code) => process.exit(code), options: { optimizerSet?: boolean; firstRead?: Promise<FirstRead> } = {}): Promise<number> {
   // The detached refresh child runs ingest and a whole precompute: it keeps the optimizer.
   // bin/cairn-hook.cjs has set it already (`optimizerSet`), without loading node:v8 (see there).
   if (argv[0] !== REFRESH_EVENT && options.optimizerSet !== true) hookOptimizer(false);
@@ -375,7 +388,7 @@ export async function hookMain(argv: string[], exit: (code: number) => void = (c
     },
     stdout,
     // The detached refresh child gets its input as an argument (its stdin is /dev/null).
-    readInput: argv[0] === REFRESH_EVENT && argv[1] !== undefined ? async () => argv[1] as string : async () => (await readFd0()) ?? readInput(process.stdin),
+    readInput: argv[0] === REFRESH_EVENT && argv[1] !== undefined ? async () => argv[1] as string : async () => (await readFd0(0, options.firstRead)) ?? readInput(process.stdin),
     env: process.env,
     cwd: process.cwd(),
     leaveOpen: true,

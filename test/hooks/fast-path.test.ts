@@ -1,9 +1,9 @@
-import { appendFileSync, closeSync, mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdirSync, openSync, read, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig, openCairn } from '../../src/config.js';
 import { RUNS_KEY } from '../../src/history/resume.js';
-import { INGEST_RUNS_KEY, ingestWouldBeNoop, readFd0 } from '../../src/hooks/run.js';
+import { INGEST_RUNS_KEY, ingestWouldBeNoop, readFd0, type FirstRead } from '../../src/hooks/run.js';
 import { tempDir } from '../helpers/cli.js';
 import { TranscriptWriter } from './transcript.js';
 
@@ -61,6 +61,15 @@ describe('hooks read their input from fd 0 without process.stdin', () => {
       expect(await readFd0(fd)).toBe(input);
     } finally {
       closeSync(fd);
+    }
+    // The first chunk read before the hooks loaded (bin/cairn-hook.cjs): the rest follows it.
+    const again = openSync(file, 'r');
+    try {
+      const buffer = Buffer.alloc(64 * 1024);
+      const first = new Promise<FirstRead>((done) => read(again, buffer, 0, buffer.length, null, (error, n) => done({ error, n, buffer })));
+      expect(await readFd0(again, first)).toBe(input);
+    } finally {
+      closeSync(again);
     }
     const devNull = openSync('/dev/null', 'r');
     try {
