@@ -54,6 +54,7 @@ describe('cairn bench', () => {
     const names = result.metrics.map((m) => m.name);
     expect(names).toContain('remember p50 @600 (no embedder)');
     expect(names.some((n) => /remember p50 @600 \(hash:v1:\d+\)/.test(n))).toBe(true);
+    expect(names.some((n) => /remember minus its embedding p50 @600 \(hash:v1:\d+\)/.test(n))).toBe(true);
     expect(result.metrics.find((m) => m.name === 'remember p50 @600 (no embedder)')?.target).toEqual({ op: '<=', value: 2 });
     expect(existsSync(join(home, 'bench-cache'))).toBe(true);
   });
