@@ -118,7 +118,8 @@ export class BatchBuilder {
   readonly compactions: CompactionRecord[] = [];
   readonly facts: FactRecord[] = [];
   private readonly calls: Map<string, PendingCall>;
-  private readonly factIds = new Map<string, string>();
+  private readonly factIds = new Map<string, Map<FactKind, Map<string, string>>>();
+  private factIdCount = 0;
   /** Texts sanitized in this pass (see {@link SANITIZED_MEMO_MIN}). */
   private readonly sanitized = new Map<string, RedactionResult>();
   private sanitizedChars = 0;
@@ -378,13 +379,25 @@ export class BatchBuilder {
     }
   }
 
+  /**
+   * {@link factId}, remembered per session and kind by the fact's text (no key string is made: the
+   * text is the string the scanner cut, hashed once for every look-up it takes part in).
+   */
   private factId(sessionId: string, kind: FactKind, text: string): string {
-    const key = `${sessionId}\0${kind}\0${text}`;
-    let id = this.factIds.get(key);
+    let byKind = this.factIds.get(sessionId);
+    if (byKind === undefined) this.factIds.set(sessionId, (byKind = new Map()));
+    let byText = byKind.get(kind);
+    if (byText === undefined) byKind.set(kind, (byText = new Map()));
+    let id = byText.get(text);
     if (id === undefined) {
       id = factId(sessionId, kind, text);
-      if (this.factIds.size >= MAX_IDS) this.factIds.clear();
-      this.factIds.set(key, id);
+      if (this.factIdCount >= MAX_IDS) {
+        // A pure function of its inputs: forgetting changes no id.
+        for (const kinds of this.factIds.values()) for (const texts of kinds.values()) texts.clear();
+        this.factIdCount = 0;
+      }
+      byText.set(text, id);
+      this.factIdCount++;
     }
     return id;
   }

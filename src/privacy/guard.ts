@@ -141,7 +141,12 @@ export function sealSanitized<T extends object>(record: T, clean: ReadonlySet<st
  */
 export function adoptSealed<T extends object>(record: T): Readonly<T> {
   const fields = record as Record<string, unknown>;
-  for (const key of Object.keys(fields)) if (Array.isArray(fields[key])) Object.freeze(fields[key]);
+  // `for…in` over a plain record (its own keys: a structured clone's prototype is Object's) makes
+  // no array of its keys; the main thread adopts every turn and fact of a run.
+  for (const key in fields) {
+    const item = fields[key];
+    if (Array.isArray(item)) Object.freeze(item);
+  }
   SEALED.add(Object.freeze(record));
   return record;
 }

@@ -73,20 +73,23 @@ const MAX_PATH = 400;
  */
 export function scanPaths(text: string, sink: FactSink): void {
   if (sink.full('path')) return;
+  // `test` and `lastIndex` rather than `exec`: no match array is made for each of the many
+  // separators (every `.` of prose) only to read its index.
   SEPARATOR.lastIndex = 0;
-  for (let m = SEPARATOR.exec(text); m !== null; m = SEPARATOR.exec(text)) {
-    let start = m.index;
+  while (SEPARATOR.test(text)) {
+    const at = SEPARATOR.lastIndex - 1;
+    let start = at;
     while (start > 0 && isPathChar(text.charCodeAt(start - 1))) start--;
-    let end = m.index + 1;
+    let end = at + 1;
     while (end < text.length && isPathChar(text.charCodeAt(end))) end++;
     SEPARATOR.lastIndex = end;
     // Most separators end a word (`done.`, `src/`): once the trailing separators go (as below),
     // no separator is left, and such a token names a file only as a bare file name (`Makefile`),
-    // all of which start with a capital. The characters before `m.index` hold no separator (the
-    // search would have stopped there), so the token keeps one only if it ends past `m.index`.
+    // all of which start with a capital. The characters before `at` hold no separator (the
+    // search would have stopped there), so the token keeps one only if it ends past `at`.
     let last = end;
-    while (last > m.index && isSeparatorCode(text.charCodeAt(last - 1))) last--;
-    if (last <= m.index && !isUpperCode(text.charCodeAt(start))) continue;
+    while (last > at && isSeparatorCode(text.charCodeAt(last - 1))) last--;
+    if (last <= at && !isUpperCode(text.charCodeAt(start))) continue;
     // A Windows drive (`C:\…`, `C:/…`) sits before the cut: the colon is not a path character.
     if (start >= 2 && text.charCodeAt(start - 1) === 58 && isLetter(text.charCodeAt(start - 2)) && (start < 3 || !isPathChar(text.charCodeAt(start - 3)))) {
       const next = text.charCodeAt(start);
@@ -96,11 +99,13 @@ export function scanPaths(text: string, sink: FactSink): void {
     const before = start > 0 ? text.charCodeAt(start - 1) : 32;
     if (before === 58 || before === 64) continue;
     if (text.startsWith('//', start)) continue;
-    let token = text.slice(start, end);
-    // Trailing sentence punctuation and a trailing separator are not part of the path.
-    while (token.length > 0 && (token.endsWith('.') || token.endsWith('/') || token.endsWith('\\'))) token = token.slice(0, -1);
-    if (token.length < 3 || token.length > MAX_PATH || !fileLike(token)) continue;
-    const tokenEnd = start + token.length;
+    // Trailing sentence punctuation and a trailing separator are not part of the path: cut by
+    // index, and the length checked, before any string is made.
+    let tokenEnd = end;
+    while (tokenEnd > start && isSeparatorCode(text.charCodeAt(tokenEnd - 1))) tokenEnd--;
+    if (tokenEnd - start < 3 || tokenEnd - start > MAX_PATH) continue;
+    const token = text.slice(start, tokenEnd);
+    if (!fileLike(token)) continue;
     LINE_SUFFIX.lastIndex = tokenEnd;
     const suffix = LINE_SUFFIX.exec(text);
     const line = suffix === null ? null : Number(suffix[1] ?? suffix[2] ?? suffix[3] ?? suffix[4] ?? suffix[5]);

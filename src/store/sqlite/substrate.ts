@@ -160,6 +160,12 @@ function matchExpression(terms: string[]): string {
 }
 
 
+/** session_fact_refs' primary key order: (fact id, turn id). */
+function byReferenceKey(a: FactRecord, b: FactRecord): number {
+  if (a.id !== b.id) return a.id < b.id ? -1 : 1;
+  return a.turnId < b.turnId ? -1 : a.turnId > b.turnId ? 1 : 0;
+}
+
 function prepareStatements(db: Database.Database) {
   return {
     upsertSource: db.prepare(
@@ -470,11 +476,16 @@ export class SqliteSubstrate implements SubstrateStore {
     const s = this.statements;
     const written = new Set<string>();
     for (const fact of facts) {
-      if (!written.has(fact.id)) {
-        written.add(fact.id);
-        const inserted = s.insertFact.run(fact.id, fact.sessionId, fact.kind, fact.text, fact.path, fact.line);
-        if (inserted.changes > 0) s.insertFactFts.run(inserted.lastInsertRowid, fact.terms ?? factIndexText(fact));
-      }
+      if (written.has(fact.id)) continue;
+      written.add(fact.id);
+      const inserted = s.insertFact.run(fact.id, fact.sessionId, fact.kind, fact.text, fact.path, fact.line);
+      if (inserted.changes > 0) s.insertFactFts.run(inserted.lastInsertRowid, fact.terms ?? factIndexText(fact));
+    }
+    // Occurrences in their primary key's order (a stable sort: one key's records keep their order,
+    // so the last note still wins): fact ids are hashes, and in record order each insert and
+    // conflict check lands on another page of the key's B-tree. ../shared's transcripts' 16,876
+    // records: fact inserts 409 -> 367 ms CPU (medians of 8 alternating runs).
+    for (const fact of facts.length > 1 ? [...facts].sort(byReferenceKey) : facts) {
       s.insertFactRef.run(fact.id, fact.turnId, fact.sessionId, fact.seq, fact.role, fact.toolName, fact.at, fact.note);
     }
   }
