@@ -10,6 +10,11 @@
  * Each rep also times the machine itself: a bare read + `JSON.parse` of every line of the same
  * files in one thread (the yardstick `cairn bench ingest` reports too), so figures from different
  * days or machines can be compared as ratios to it (`cpuPerBare`: ingest MB/s of CPU / bare MB/s).
+ * Where `/proc/self/task` exists (Linux), each run's CPU is also split by thread, as medians in
+ * ms: `writerMs` (the main thread: the runner and every store write), `workersMs` (the threads
+ * started during the ingest: the reader workers, and libuv's pool, which does next to nothing here)
+ * and `helpersMs` (threads that were already there: V8's compiler and GC helpers), so readers and
+ * writer can be compared build by build.
  *
  *   node scripts/ingest-ab.mjs --digest <build> <transcripts> [--json]
  * ingests the folder into a fresh store (one file at a time, in name order, through the reader
@@ -70,6 +75,38 @@ function canonicalRows(db, sql) {
     .all()
     .map((row) => JSON.stringify(row))
     .sort();
+}
+
+/** CPU ns of every thread of this process, by thread id (Linux); null elsewhere. */
+function threadTimes() {
+  try {
+    const times = new Map();
+    for (const tid of readdirSync('/proc/self/task')) {
+      try {
+        times.set(tid, Number(readFileSync(`/proc/self/task/${tid}/schedstat`, 'utf8').split(' ')[0]));
+      } catch {
+        // the thread ended between the listing and the read
+      }
+    }
+    return times;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * CPU ms of the main thread, of the threads alive before and after (V8's helpers) and of the rest
+ * (threads that came and went: the reader workers), from two {@link threadTimes} and the process
+ * total (`process.cpuUsage` deltas include ended threads).
+ */
+function splitThreads(before, after, totalMs) {
+  if (before === null || after === null) return {};
+  const main = String(process.pid);
+  const delta = (tid) => ((after.get(tid) ?? 0) - (before.get(tid) ?? 0)) / 1e6;
+  let helpers = 0;
+  for (const tid of before.keys()) if (tid !== main && after.has(tid)) helpers += delta(tid);
+  const writer = delta(main);
+  return { writerMs: writer, helpersMs: helpers, workersMs: Math.max(0, totalMs - writer - helpers) };
 }
 
 async function digest(build, data, withRows) {
@@ -143,14 +180,17 @@ if (args[0] === '--digest') {
     const { createCairn } = await import(pathToFileURL(join(build, 'dist/cairn.js')).href);
     const store = await openSqliteStore(join(dir, 'cairn.db'));
     const cairn = createCairn({ store, actor: 'bench' });
+    const threadsBefore = threadTimes();
     const cpu = process.cpuUsage();
     const started = performance.now();
     const summary = await cairn.ingest([data], { distill: false });
     const ms = performance.now() - started;
     const used = process.cpuUsage(cpu);
+    const cpuMs = (used.user + used.system) / 1000;
+    const threads = splitThreads(threadsBefore, threadTimes(), cpuMs);
     const stats = await store.substrate?.substrateStats();
     await store.close();
-    process.stdout.write(JSON.stringify({ ms, cpuMs: (used.user + used.system) / 1000, bytes: summary.bytes, turns: stats?.turns ?? 0, facts: summary.facts ?? 0, workers: summary.workers }));
+    process.stdout.write(JSON.stringify({ ms, cpuMs, ...threads, bytes: summary.bytes, turns: stats?.turns ?? 0, facts: summary.facts ?? 0, workers: summary.workers }));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -176,18 +216,21 @@ if (args[0] === '--digest') {
       }
       const run = JSON.parse(child.stdout);
       runs[which].push(run);
-      console.error(`rep ${rep + 1} ${builds[which]}: ${(run.bytes / 1e6 / (run.ms / 1000)).toFixed(1)} MB/s wall, ${(run.bytes / 1e6 / (run.cpuMs / 1000)).toFixed(1)} MB/s CPU, ${run.turns} turns, ${run.facts} facts`);
+      const split = run.writerMs === undefined ? '' : ` (writer ${Math.round(run.writerMs)} ms, workers ${Math.round(run.workersMs)} ms, V8 helpers ${Math.round(run.helpersMs)} ms)`;
+      console.error(`rep ${rep + 1} ${builds[which]}: ${(run.bytes / 1e6 / (run.ms / 1000)).toFixed(1)} MB/s wall, ${(run.bytes / 1e6 / (run.cpuMs / 1000)).toFixed(1)} MB/s CPU${split}, ${run.turns} turns, ${run.facts} facts`);
     }
     load.push(loadavg()[0]);
   }
   const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+  const threadMedians = (r) =>
+    r[0].writerMs === undefined ? {} : Object.fromEntries(['writerMs', 'workersMs', 'helpersMs'].map((k) => [k, Math.round(median(r.map((x) => x[k])))]));
   const wall = runs.map((r) => median(r.map((x) => x.bytes / 1e6 / (x.ms / 1000))));
   const cpu = runs.map((r) => median(r.map((x) => x.bytes / 1e6 / (x.cpuMs / 1000))));
   const bareMbS = median(bare);
   console.log(
     JSON.stringify({
       reps,
-      builds: builds.map((b, i) => ({ build: b, wallMbS: +wall[i].toFixed(1), cpuMbS: +cpu[i].toFixed(1), wallRatio: +(wall[i] / wall[0]).toFixed(3), cpuRatio: +(cpu[i] / cpu[0]).toFixed(3), cpuPerBare: +(cpu[i] / bareMbS).toFixed(4), turns: runs[i][0].turns, facts: runs[i][0].facts })),
+      builds: builds.map((b, i) => ({ build: b, wallMbS: +wall[i].toFixed(1), cpuMbS: +cpu[i].toFixed(1), wallRatio: +(wall[i] / wall[0]).toFixed(3), cpuRatio: +(cpu[i] / cpu[0]).toFixed(3), cpuPerBare: +(cpu[i] / bareMbS).toFixed(4), ...threadMedians(runs[i]), turns: runs[i][0].turns, facts: runs[i][0].facts })),
       bareMbS: +bareMbS.toFixed(1),
       load1: load.map((l) => +l.toFixed(2)),
     }),
