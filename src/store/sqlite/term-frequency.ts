@@ -31,6 +31,8 @@ const FOLD_AT_ROWS = 2048;
 
 /** State key counting folds (and rebuilds): a process's cached figures are good while it is unchanged. */
 const FOLDS_KEY = 'term_df_folds';
+/** A process's first lookups read the tables; from the next one on it keeps what it reads (see `of`). */
+const UNCACHED_LOOKUPS = 3;
 /** The cache of folded figures is dropped past this many stems (a long-running process meets every term). */
 const CACHE_MAX_STEMS = 200_000;
 
@@ -65,6 +67,8 @@ interface Cache {
 export class TermFrequencies {
   private statements: Statements | null = null;
   private cache: Cache | null = null;
+  /** Lookups made without the cache (see UNCACHED_LOOKUPS). */
+  private lookups = 0;
   /** Porter stem by index term, as computed so far. */
   private readonly stems = new Map<string, string>();
 
@@ -74,6 +78,7 @@ export class TermFrequencies {
   reset(): void {
     this.statements = null;
     this.cache = null;
+    this.lookups = 0;
   }
 
   /** Document frequency of each of `terms` (by stem; 0 when no memory holds it), in order. */
@@ -81,8 +86,11 @@ export class TermFrequencies {
     const stems = terms.map((term) => this.stemOf(term));
     const db = this.db();
     // Inside a transaction the reads see its own uncommitted rows, which a rollback may take
-    // back: those are read in full and never cached.
-    if (db.inTransaction) return this.readAll(stems);
+    // back: those are read in full and never cached. A process's first lookups read the tables
+    // too: filling the cache reads every pending row (2.0 ms at 1,920 rows against 0.57 ms for
+    // one lookup), which only pays in a process that looks up again and again.
+    if (db.inTransaction) return db.transaction(() => this.readAll(stems))();
+    if (this.cache === null && ++this.lookups <= UNCACHED_LOOKUPS) return db.transaction(() => this.readAll(stems))();
     // One read transaction: another process's fold must not land between the reads.
     return db.transaction(() => {
       const cache = this.current();
