@@ -282,6 +282,7 @@ export async function buildContext(deps: ContextDeps, input: ContextInput = {}):
 
   const { candidates, maxRrf, bm25Max, cosineMax } = input.prepared ?? (await gatherCandidates(deps, input, filter));
   const ready = input.prepared?.items;
+  const lazyTerms = input.prepared?.termsOf;
   // The same cosine share as recall's fusion for this embedder (the rank fusion in retrieve uses its weights too).
   const vectorSignalShare = fusionWeights(deps.embedder?.model ?? null, deps.fusion).vectorSignalShare;
   const rankContext: RankContext = { now: deps.clock.now(), hasQuery: Boolean(input.query), maxRrf, bm25Max, cosineMax, vectorSignalShare, session: deps.session, seed: input.seed ?? 1 };
@@ -334,7 +335,8 @@ export async function buildContext(deps: ContextDeps, input: ContextInput = {}):
     const headerCost = (chosen.get(key)?.length ?? 0) === 0 ? sectionHeaderTokens(key) : 0;
     const cost = item.tokens + headerCost;
     if (used + cost > budget || sectionUsed[key] + cost > cap) return false;
-    const terms = new Set(preparedTerms(item.item, item.c.memory));
+    const stored = item.item.terms ?? lazyTerms?.(item.c.memory.id);
+    const terms = new Set(preparedTerms({ terms: stored }, item.c.memory));
     const dup = chosenTerms.find((other) => nearDuplicate(terms, other.terms, NEAR_DUPLICATE_JACCARD));
     if (dup) {
       omitted.push({ id: item.c.memory.id, reason: 'near-duplicate', detail: dup.id });

@@ -21,9 +21,14 @@
 import { closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, sep } from 'node:path';
 import { FileReader } from '../workspace/files.js';
-import type { PreparedContext } from './prepare.js';
+import type { PreparedContext, PreparedItem } from './prepare.js';
 
-const FORMAT = 3;
+/**
+ * 4: a head line, the prepared context without the items' terms, then one `id<TAB>terms` line per
+ * item, read on demand. 3 (earlier versions): the terms inside the items; still read.
+ */
+const FORMAT = 4;
+const FORMATS_READ = new Set([3, FORMAT]);
 
 /** What a cached context was built for; compared in full before anything is served. */
 export interface ContextCacheKey {
@@ -115,7 +120,7 @@ const HEAD_CHUNK = 16 * 1024;
  * prepared candidates behind it. The file is replaced by a rename, never rewritten in place, so
  * the open descriptor reads one whole entry.
  */
-function openEntry(path: string): { head: string; rest: () => string; close: () => void } | null {
+function openEntry(path: string): { head: string; rest: () => { bytes: Buffer; start: number; end: number }; close: () => void } | null {
   let fd: number;
   try {
     fd = openSync(path, 'r');
@@ -139,13 +144,13 @@ function openEntry(path: string): { head: string; rest: () => string; close: () 
       read += n;
     }
     const head = bytes.toString('utf8', 0, newline < 0 ? read : newline);
-    const rest = (): string => {
+    const rest = (): { bytes: Buffer; start: number; end: number } => {
       while (read < size) {
         const n = readSync(fd, bytes, read, size - read, read);
         if (n === 0) break;
         read += n;
       }
-      return bytes.toString('utf8', newline + 1, read);
+      return { bytes, start: newline < 0 ? read : newline + 1, end: read };
     };
     return { head, rest, close };
   } catch {
@@ -160,16 +165,22 @@ export function readCachedContext(path: string, key: ContextCacheKey, generation
   const entry = openEntry(path);
   if (entry === null) return { hit: false, reason: 'no entry' };
   // The first line says what the entry was made from; the (large) rest is read and parsed only when it is used.
-  let head: Omit<CachedContext, 'prepared'>;
+  let head: Omit<CachedContext, 'prepared'> & { restBytes?: number };
   let prepared: PreparedContext;
   try {
     try {
       head = JSON.parse(entry.head) as Omit<CachedContext, 'prepared'>;
-      if (head === null || typeof head !== 'object' || head.format !== FORMAT || !head.key || !Array.isArray(head.files)) return { hit: false, reason: 'unreadable entry' };
+      if (head === null || typeof head !== 'object' || !FORMATS_READ.has(head.format) || !head.key || !Array.isArray(head.files)) return { hit: false, reason: 'unreadable entry' };
       if (!sameKey(head.key, key)) return { hit: false, reason: 'other key' };
       if (head.generation !== generation) return { hit: false, reason: 'store changed' };
       for (const file of head.files) if (stampOf(file.path) !== file.stamp) return { hit: false, reason: 'file changed' };
-      prepared = JSON.parse(entry.rest()) as PreparedContext;
+      const { bytes, start, end } = entry.rest();
+      if (head.format === FORMAT && head.restBytes !== end - start) return { hit: false, reason: 'unreadable entry' };
+      // Format 4: the terms lines after the second line are left as bytes until asked for.
+      const split = head.format === FORMAT ? bytes.indexOf(10, start) : -1;
+      const bodyEnd = split < 0 || split > end ? end : split;
+      prepared = JSON.parse(bytes.toString('utf8', start, bodyEnd)) as PreparedContext;
+      if (head.format === FORMAT && prepared !== null && typeof prepared === 'object') prepared.termsOf = termsReader(bytes, bodyEnd + 1, end);
     } finally {
       entry.close();
     }
@@ -180,12 +191,49 @@ export function readCachedContext(path: string, key: ContextCacheKey, generation
   return { hit: true, prepared };
 }
 
-/** Write an entry atomically (a reader sees the old one or the new one, never half): a line saying what it was made from, then the prepared context. */
+/**
+ * The terms of the `id<TAB>terms` lines in `bytes[start, end)`, decoded one at a time when asked
+ * for; the line index is built on the first request (a scan for newlines, no decoding).
+ */
+function termsReader(bytes: Buffer, start: number, end: number): (id: string) => string | undefined {
+  let lines: Map<string, [number, number]> | null = null;
+  return (id) => {
+    if (lines === null) {
+      lines = new Map();
+      let at = start;
+      while (at < end) {
+        let newline = bytes.indexOf(10, at);
+        if (newline < 0 || newline > end) newline = end;
+        const tab = bytes.indexOf(9, at);
+        if (tab >= 0 && tab < newline) lines.set(bytes.toString('latin1', at, tab), [tab + 1, newline]);
+        at = newline + 1;
+      }
+    }
+    const range = lines.get(id);
+    return range === undefined ? undefined : bytes.toString('utf8', range[0], range[1]);
+  };
+}
+
+/**
+ * Write an entry atomically (a reader sees the old one or the new one, never half): a line saying
+ * what it was made from, the prepared context without the items' terms, then an `id<TAB>terms`
+ * line per item that has terms (ids and terms hold no tab or newline).
+ */
 export function writeCachedContext(path: string, entry: Omit<CachedContext, 'format'>): void {
   mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.${process.pid}.tmp`;
   const { prepared, ...head } = entry;
-  writeFileSync(tmp, `${asciiJson({ format: FORMAT, ...head })}\n${asciiJson(prepared)}`);
+  const { termsOf: _lazy, items, ...body } = prepared;
+  const bare: Record<string, PreparedItem> = {};
+  const termLines: string[] = [];
+  for (const [id, { terms, ...item }] of Object.entries(items)) {
+    bare[id] = item;
+    if (terms !== undefined && !/[\t\n]/.test(id) && !/[\t\n]/.test(terms)) termLines.push(`${id}\t${terms}\n`);
+    else if (terms !== undefined) bare[id] = { ...item, terms };
+  }
+  const rest = `${asciiJson({ ...body, items: bare })}\n${termLines.join('')}`;
+  // The rest's length in the head: a cut or grown file is a miss (a cut terms line parses fine).
+  writeFileSync(tmp, `${asciiJson({ format: FORMAT, ...head, restBytes: Buffer.byteLength(rest) })}\n${rest}`);
   renameSync(tmp, path);
 }
 

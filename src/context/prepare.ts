@@ -36,6 +36,12 @@ export interface PreparedContext {
   bm25Max: number;
   cosineMax: number | null;
   items: Record<string, PreparedItem>;
+  /**
+   * The terms of an item read from a precomputed context (src/context/cache.ts), which keeps them
+   * apart from `items` and unparsed until the near-duplicate check asks for one: ~40 of ~400 are
+   * asked for, and they were over a quarter of the entry's bytes. Never serialized.
+   */
+  termsOf?: (id: string) => string | undefined;
 }
 
 /** A memory's context line. */
