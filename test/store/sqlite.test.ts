@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadMigrations } from '../../src/store/sqlite/database.js';
 import { openSqliteStore } from '../../src/store/sqlite/store.js';
-import { storeConformance } from './conformance.js';
+import { makeMemory, storeConformance } from './conformance.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cairn-sqlite-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -13,6 +13,24 @@ let n = 0;
 
 storeConformance('sqlite (file)', () => openSqliteStore(join(dir, `c${n++}.db`)));
 storeConformance('sqlite (:memory:)', () => openSqliteStore(':memory:'));
+
+describe('sqlite listMemories (raw rows)', () => {
+  it('returns the same memories, every field, as getMemories (keyed rows) does', async () => {
+    const store = await openSqliteStore(':memory:');
+    const full = makeMemory({
+      text: 'every column set', kind: 'correction', scope: 'user', project: null, session: 's-1', tags: ['a', 'b'], importance: 0.9,
+      source: 'hook', provenance: { transcript: '/t.jsonl', line: 7, sessionId: 's-1' }, context: 'asked about columns',
+      files: [{ path: 'src/x.ts', line: 3, hash: 'abc', lineText: 'const x = 1;' }], supersedes: 'M-old', accessCount: 4,
+      lastAccessedAt: 1_700_000_500_000, lastRecalledAt: 1_700_000_600_000, pinned: true, meta: { origin: 'test', n: 2 },
+    });
+    const plain = makeMemory({ text: 'defaults only' });
+    for (const m of [full, plain]) await store.writeMemory({ memory: m, events: [{ memoryId: m.id, type: 'create', at: m.createdAt, actor: 'test', data: {} }] });
+    const listed = await store.listMemories({ order: 'created-asc' });
+    expect(listed).toEqual(await store.getMemories([full.id, plain.id]));
+    expect(listed).toEqual([full, plain]);
+    await store.close();
+  });
+});
 
 describe('sqlite migrations', () => {
   it('refuses a database written by a newer schema, with a clear message', async () => {

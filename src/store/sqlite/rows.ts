@@ -3,7 +3,7 @@
  * json_each, snapshot members by rowid); the memory model itself is ../memory-rows.ts.
  */
 import type { Memory, MemoryFilter, ReviewItem } from '../../types.js';
-import { filterWhere, memorySelectList, memoryToRow, rowToMemory as sharedRowToMemory, type FilterDialect, type MemoryEncoding, type StoredMemoryRow } from '../memory-rows.js';
+import { MEMORY_FIELDS, filterWhere, memorySelectList, memoryToRow, rowToMemory as sharedRowToMemory, type FilterDialect, type MemoryEncoding, type StoredMemoryRow } from '../memory-rows.js';
 import { rowToReview as sharedRowToReview, type StoredReviewRow } from '../review-rows.js';
 
 /** A `memories` row as better-sqlite3 returns it: JSON columns as text, `pinned` as 0/1, and the rowid. */
@@ -31,6 +31,18 @@ const SQLITE_ENCODING: MemoryEncoding = {
 
 export function rowToMemory(row: MemoryRow): Memory {
   return sharedRowToMemory(row, SQLITE_ENCODING);
+}
+
+/**
+ * A memory from a row read in better-sqlite3's raw mode (`statement.raw(true)`, columns as
+ * {@link MEMORY_COLUMNS}: the rowid, then {@link MEMORY_FIELDS} in order). Raw mode hands back an
+ * array per row, which costs about half what the driver's keyed row objects do on lists of
+ * hundreds of rows (the session-start hooks' context builder); the memory is the same.
+ */
+export function rawRowToMemory(values: readonly unknown[]): Memory {
+  const row: Record<string, unknown> = { rowid: values[0] };
+  for (let i = 0; i < MEMORY_FIELDS.length; i++) row[MEMORY_FIELDS[i] as string] = values[i + 1];
+  return sharedRowToMemory(row as unknown as MemoryRow, SQLITE_ENCODING);
 }
 
 export function rowToReview(row: StoredReviewRow): ReviewItem {
