@@ -154,10 +154,10 @@ export interface ScoredId {
   score: number;
 }
 
-/** What a memory write changes atomically. */
 /** The part of a memory a near-duplicate check reads (`Store.getMemoryTexts`). */
 export type MemoryText = Pick<Memory, 'id' | 'text' | 'kind'>;
 
+/** What a memory write changes atomically. */
 export interface MemoryWrite {
   memory: Memory;
   /** Precomputed embedding (computed before the transaction starts) and the model that made it. */
