@@ -629,7 +629,9 @@ export class SqliteSubstrate implements SubstrateStore {
   }
 
   async listFacts(sessionId: string, options: FactListOptions = {}): Promise<SessionFact[]> {
-    const where = ['r.session_id = @sessionId'];
+    // The session's facts by session_facts (session_id, kind), then each one's occurrences by
+    // session_fact_refs' primary key (migration 011: occurrences have no index by session).
+    const where = ['f.session_id = @sessionId'];
     const params: Record<string, unknown> = { sessionId };
     if (options.fromSeq !== undefined) {
       where.push('r.seq >= @fromSeq');
@@ -647,7 +649,7 @@ export class SqliteSubstrate implements SubstrateStore {
     }
     const rows = this.db
       .prepare<Record<string, unknown>, FactRefRow>(
-        `SELECT ${FACT_REF_COLUMNS} FROM session_fact_refs r JOIN session_facts f ON f.id = r.fact_id WHERE ${where.join(' AND ')}`,
+        `SELECT ${FACT_REF_COLUMNS} FROM session_facts f JOIN session_fact_refs r ON r.fact_id = f.id WHERE ${where.join(' AND ')}`,
       )
       .all(params);
     return listedFacts(rows, options);
