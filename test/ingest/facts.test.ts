@@ -3,8 +3,10 @@
  * 96 missed details never reached the store because tool inputs and outputs were cut to 2,000
  * characters before anything looked at them), stored and read back through the substrate.
  */
+import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { extractTurnFacts } from '../../src/ingest/facts/extract.js';
 import { factId, isFactId } from '../../src/ingest/facts/id.js';
@@ -166,6 +168,39 @@ describe('session facts from transcripts', () => {
     expect(factId('s2', 'path', 'src/a.ts')).not.toBe(id);
     expect(factId('s1', 'url', 'src/a.ts')).not.toBe(id);
     expect(isFactId('01J9ZQ4W5X6Y7Z8A9B0C1D2E3F')).toBe(false);
+  });
+
+  it('keeps the ids stores already hold: 55 bits of the SHA-256 of session, kind and text in base32', () => {
+    // Ids as the first implementation (a bit loop over the digest's bytes) gave them; stores and
+    // contexts quote them, so they may never change.
+    expect(factId('s1', 'path', 'src/a.ts')).toBe('fs6cccq55z0d');
+    expect(factId('4d5611e5-241a-462a-8d15-5122611a9569', 'command', 'npm test -- --grep "ünïcode 数据"')).toBe('fa48yp4wgqze');
+    expect(factId('', 'error', '')).toBe('f4v5vdwqah83');
+    expect(factId('x', 'url', 'https://example.com/😀')).toBe('fy4gh63x7dhd');
+    const alphabet = '0123456789abcdefghjkmnpqrstvwxyz';
+    const reference = (session: string, kind: FactRecord['kind'], text: string): string => {
+      const digest = createHash('sha256').update(session).update('\0').update(kind).update('\0').update(text).digest();
+      let out = 'f';
+      let bits = 0;
+      let value = 0;
+      for (let i = 0; out.length < 12; i++) {
+        value = (value << 8) | (digest[i] as number);
+        bits += 8;
+        while (bits >= 5 && out.length < 12) {
+          bits -= 5;
+          out += alphabet[(value >> bits) & 31];
+        }
+        value &= (1 << bits) - 1;
+      }
+      return out;
+    };
+    const kinds: FactRecord['kind'][] = ['path', 'symbol', 'command', 'error', 'test', 'config', 'version', 'url', 'id', 'call'];
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 40 }), fc.constantFrom(...kinds), fc.string({ unit: 'grapheme', maxLength: 200 }), (session, kind, text) => {
+        expect(factId(session, kind, text)).toBe(reference(session, kind, text));
+      }),
+      { numRuns: 2_000 },
+    );
   });
 
   it('caps what one turn yields, and stays linear on pathological text', () => {

@@ -8,27 +8,51 @@ import { hash } from 'node:crypto';
 import type { FactKind } from '../../types.js';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
-const LENGTH = 11;
+/** {@link ALPHABET}'s character codes, by 5-bit value. */
+const CODES = Array.from(ALPHABET, (c) => c.charCodeAt(0));
 
 /** Whether a string has the shape of a fact id. */
 export const FACT_ID = /^f[0-9a-hjkmnp-tv-z]{11}$/;
 
+/** The value of the hex digit at `i` of a lower-case hex string. */
+function nibble(hex: string, i: number): number {
+  const code = hex.charCodeAt(i);
+  return code <= 57 ? code - 48 : code - 87;
+}
+
+/** The id character of the low 5 bits of `value`. */
+function letter(value: number): number {
+  return CODES[value & 31] as number;
+}
+
+/** Seven hex digits from `at`: 28 bits. */
+function bits28(hex: string, at: number): number {
+  let value = 0;
+  for (let i = at; i < at + 7; i++) value = (value << 4) | nibble(hex, i);
+  return value;
+}
+
 export function factId(sessionId: string, kind: FactKind, text: string): string {
   // One-shot hash of the same bytes as update(sessionId).update('\0')…: the same ids, less overhead.
-  const digest = hash('sha256', `${sessionId}\0${kind}\0${text}`, 'buffer');
-  let out = 'f';
-  let bits = 0;
-  let value = 0;
-  for (let i = 0; out.length <= LENGTH; i++) {
-    value = (value << 8) | (digest[i] as number);
-    bits += 8;
-    while (bits >= 5 && out.length <= LENGTH) {
-      bits -= 5;
-      out += ALPHABET[(value >> bits) & 31];
-    }
-    value &= (1 << bits) - 1;
-  }
-  return out;
+  // The digest as hex (a string, no Buffer to allocate); its first 55 bits are the first 14 hex
+  // digits less their last bit, read as two 28-bit halves, and the id is made in one string.
+  const hex = hash('sha256', `${sessionId}\0${kind}\0${text}`, 'hex');
+  const high = bits28(hex, 0);
+  const low = bits28(hex, 7);
+  return String.fromCharCode(
+    102, // f
+    letter(high >>> 23),
+    letter(high >>> 18),
+    letter(high >>> 13),
+    letter(high >>> 8),
+    letter(high >>> 3),
+    letter(((high & 7) << 2) | (low >>> 26)),
+    letter(low >>> 21),
+    letter(low >>> 16),
+    letter(low >>> 11),
+    letter(low >>> 6),
+    letter(low >>> 1),
+  );
 }
 
 export function isFactId(value: string): boolean {
