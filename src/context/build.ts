@@ -63,6 +63,12 @@ export interface ContextInput {
    * packing still run here, with this build's clock.
    */
   prepared?: PreparedContext;
+  /**
+   * What {@link candidatePool} returns for this very input and store state, read ahead of time
+   * (after /compact: the pool the PreCompact hook's detached child gathered, src/hooks/events.ts);
+   * used instead of running its queries. Exclusions and project isolation still apply here.
+   */
+  pool?: readonly Memory[];
 }
 
 /** The text of a session's latest compaction summary (what the agent's context window holds after /compact), or ''. */
@@ -129,6 +135,32 @@ function nearDuplicate(a: Set<string>, b: Set<string>, threshold: number): boole
   return shared / (a.size + b.size - shared) >= threshold;
 }
 
+/**
+ * The memories a context considers beside those retrieved for its query: pinned memories,
+ * continuation state, the favoured session's, and (without a query) the most recent and most
+ * important ones — in that order, each once.
+ */
+export async function candidatePool(deps: Deps, input: Pick<ContextInput, 'query' | 'candidates' | 'favorSession'>, filter: MemoryFilter): Promise<Memory[]> {
+  const limit = input.candidates ?? (input.query ? 120 : 300);
+  const lists: Memory[][] = await Promise.all([
+    deps.store.listMemories({ ...filter, pinned: true, limit: 50 }),
+    deps.store.listMemories({ ...filter, kinds: ['continuation'], order: 'updated-desc', limit: 20 }),
+    input.favorSession ? deps.store.listMemories({ ...filter, session: input.favorSession, order: 'updated-desc', limit }) : Promise.resolve([]),
+    input.query ? Promise.resolve([]) : deps.store.listMemories({ ...filter, order: 'updated-desc', limit }),
+    input.query ? Promise.resolve([]) : deps.store.listMemories({ ...filter, order: 'importance-desc', limit: Math.ceil(limit / 2) }),
+  ]);
+  const seen = new Set<string>();
+  const pool: Memory[] = [];
+  for (const list of lists) {
+    for (const memory of list) {
+      if (seen.has(memory.id)) continue;
+      seen.add(memory.id);
+      pool.push(memory);
+    }
+  }
+  return pool;
+}
+
 /** The memories a context considers (retrieved for the query, pinned, continuation, the favoured session's, recent and important ones), less `exclude`. */
 export async function gatherCandidates(deps: Deps, input: ContextInput, filter: MemoryFilter): Promise<{ candidates: Candidate[]; maxRrf: number; bm25Max: number; cosineMax: number | null }> {
   const limit = input.candidates ?? (input.query ? 120 : 300);
@@ -156,16 +188,7 @@ export async function gatherCandidates(deps: Deps, input: ContextInput, filter: 
       });
     }
   }
-  // Always in view: pinned memories, continuation state, the favoured session, and (without a
-  // query) the most recent and most important memories.
-  const extra: Memory[][] = await Promise.all([
-    deps.store.listMemories({ ...filter, pinned: true, limit: 50 }),
-    deps.store.listMemories({ ...filter, kinds: ['continuation'], order: 'updated-desc', limit: 20 }),
-    input.favorSession ? deps.store.listMemories({ ...filter, session: input.favorSession, order: 'updated-desc', limit }) : Promise.resolve([]),
-    input.query ? Promise.resolve([]) : deps.store.listMemories({ ...filter, order: 'updated-desc', limit }),
-    input.query ? Promise.resolve([]) : deps.store.listMemories({ ...filter, order: 'importance-desc', limit: Math.ceil(limit / 2) }),
-  ]);
-  for (const list of extra) for (const memory of list) if (!byId.has(memory.id)) byId.set(memory.id, blank(memory));
+  for (const memory of input.pool ?? (await candidatePool(deps, input, filter))) if (!byId.has(memory.id)) byId.set(memory.id, blank(memory));
   if (input.exclude) for (const id of input.exclude) byId.delete(id);
   // Projects stay apart: other projects' memories and project-unknown sessions' never come in; user-scope rules do.
   for (const [id, c] of byId) if (!admissible(c.memory, filter.project ?? null)) byId.delete(id);

@@ -17,6 +17,10 @@
  * The clock is not an input: ranking (recency, the recently-recalled penalty) runs at serve time.
  * Core memory files are read at serve time too. Anything else — an unreadable or foreign entry,
  * any mismatch — reads as a miss, and the caller builds the context as if there were no cache.
+ *
+ * The same entries, kind `compact`, hold one session's post-compact candidate pool (the memories
+ * its context's queries return, nothing prepared), written by the PreCompact hook's detached child
+ * and keyed to that session too (src/hooks/events.ts prepareCompactContext).
  */
 import { closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, sep } from 'node:path';
@@ -32,7 +36,13 @@ const FORMATS_READ = new Set([3, FORMAT]);
 
 /** What a cached context was built for; compared in full before anything is served. */
 export interface ContextCacheKey {
-  kind: 'startup';
+  /**
+   * `startup`: a new session's context, every candidate prepared. `compact`: the candidate pool of
+   * one session's context after /compact, gathered by the PreCompact hook's detached child.
+   */
+  kind: 'startup' | 'compact';
+  /** The session it is for (`compact`); another session's entry is never served. */
+  session?: string;
   project: string | null;
   workspaceRoot: string | null;
   budget: number;
@@ -108,7 +118,7 @@ export function contextCachePath(home: string, key: ContextCacheKey): string {
 }
 
 function sameKey(a: ContextCacheKey, b: ContextCacheKey): boolean {
-  return a.kind === b.kind && a.project === b.project && a.workspaceRoot === b.workspaceRoot && a.budget === b.budget && a.code === b.code;
+  return a.kind === b.kind && (a.session ?? null) === (b.session ?? null) && a.project === b.project && a.workspaceRoot === b.workspaceRoot && a.budget === b.budget && a.code === b.code;
 }
 
 /** Bytes read at a time until the entry's first line is whole (the head is ~1 KB plus a line per file checked). */

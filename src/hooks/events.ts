@@ -1,8 +1,9 @@
 import type { Cairn } from '../cairn.js';
-import { DEFAULT_CONTEXT_BUDGET, prepareNoQueryContext, type ContextResult } from '../context/build.js';
+import { candidatePool, DEFAULT_CONTEXT_BUDGET, prepareNoQueryContext, type ContextResult } from '../context/build.js';
 import { contextCachePath, readCachedContext, RecordingFileReader, writeCachedContext, type ContextCacheKey } from '../context/cache.js';
 import type { PreparedContext } from '../context/prepare.js';
 import type { RecallHit } from '../recall/recall.js';
+import type { Memory } from '../types.js';
 import { estimateTokens } from '../tokens.js';
 
 /** The hook events cairn answers, by their CLI names, with Claude Code's names as aliases. */
@@ -161,6 +162,44 @@ export async function refreshStartupContext(cairn: Cairn, settings: HookSettings
   return true;
 }
 
+function compactKey(cairn: Cairn, settings: HookSettings, cache: SessionStartCache, session: string): ContextCacheKey {
+  return { kind: 'compact', session, project: cairn.deps.project, workspaceRoot: cairn.deps.workspaceRoot, budget: settings.compactBudget, code: cache.code };
+}
+
+/**
+ * Gather the candidate pool of `session`'s context after /compact and store it for its
+ * SessionStart(compact), when the store did not change meanwhile. Run by the PreCompact hook's
+ * detached child (`cairn hook prepare-compact`) while the client compacts (an LLM call of several
+ * seconds). Only the pool is kept — the memories the context's queries return: the session's
+ * details depend on the compaction summary, which the client writes into the transcript after
+ * PreCompact and the SessionStart hook ingests. Nothing is touched or recorded. Returns whether an
+ * entry was written.
+ */
+export async function prepareCompactContext(cairn: Cairn, settings: HookSettings, cache: SessionStartCache, session: string): Promise<boolean> {
+  const before = cache.generation();
+  if (before === null) return false;
+  const builtAt = cairn.deps.clock.now();
+  // The filter the context builder uses (src/context/build.ts buildContext).
+  const filter = cairn.deps.project === null ? { project: null } : { project: cairn.deps.project };
+  const pool = await candidatePool(cairn.deps, { favorSession: session }, filter);
+  if (cache.generation() !== before) return false;
+  const key = compactKey(cairn, settings, cache, session);
+  const candidates = pool.map((memory) => ({ memory, bm25Rank: null, bm25: null, vectorRank: null, cosine: null, rrf: 0, coverage: 0 }));
+  writeCachedContext(contextCachePath(cache.home, key), { key, generation: before, files: [], builtAt, prepared: { candidates, maxRrf: 0, bm25Max: 0, cosineMax: null, items: {} } });
+  return true;
+}
+
+/**
+ * After /compact, what the store was when the SessionStart hook started, before it ingested the
+ * transcript's new lines (the compaction summary): the pool prepared at PreCompact is used when it
+ * was made at this generation and that ingest wrote no memory (it may add turns and session facts,
+ * which are read from the store as always). `generation` null: not usable, `reason` says why.
+ */
+export interface CompactStart {
+  generation: string | null;
+  reason?: string;
+}
+
 /**
  * session-start: the context for this session; after /compact it favours the compacted session.
  * With the injection ledger, `startup`, `clear` and `compact` start a new context window and
@@ -168,7 +207,7 @@ export async function refreshStartupContext(cairn: Cairn, settings: HookSettings
  * is left out, so nothing is given twice. A session that starts from nothing is served the
  * precomputed startup context when it is still valid (`cache`; see src/context/cache.ts).
  */
-export async function sessionStart(cairn: Cairn, input: HookInput, settings: HookSettings, cache?: SessionStartCache): Promise<HookOutput> {
+export async function sessionStart(cairn: Cairn, input: HookInput, settings: HookSettings, cache?: SessionStartCache, compactStart?: CompactStart): Promise<HookOutput> {
   const compacted = input.source === 'compact';
   const session = typeof input.session_id === 'string' && input.session_id.length > 0 ? input.session_id : null;
   const ledger = session ? cairn.ledger : undefined;
@@ -189,6 +228,13 @@ export async function sessionStart(cairn: Cairn, input: HookInput, settings: Hoo
     cache.onLookup?.(lookup.hit ? 'hit' : `miss: ${lookup.reason}`);
     if (lookup.hit) prepared = lookup.prepared;
   }
+  let pool: Memory[] | undefined;
+  if (cache && compacted && session) {
+    const key = compactKey(cairn, settings, cache, session);
+    const lookup = compactStart?.generation ? readCachedContext(contextCachePath(cache.home, key), key, compactStart.generation) : { hit: false as const, reason: compactStart?.reason ?? 'no store generation' };
+    cache.onLookup?.(lookup.hit ? 'hit' : `miss: ${lookup.reason}`);
+    if (lookup.hit) pool = lookup.prepared.candidates.map((c) => c.memory);
+  }
   const result = await cairn.context({
     budget: compacted ? settings.compactBudget : settings.sessionStartBudget,
     ...(session ? { favorSession: session } : {}),
@@ -198,6 +244,8 @@ export async function sessionStart(cairn: Cairn, input: HookInput, settings: Hoo
     ...(seen ? { exclude: seen.memories, excludeFacts: seen.facts, core: ![...seen.blocks].some((b) => b.startsWith('core:')), workingSet: !seen.blocks.has('working-set') } : {}),
     // Gathered and prepared after the last write: only ranking and packing run here.
     ...(prepared ? { prepared } : {}),
+    // After /compact: the pool gathered at PreCompact for this session and store state.
+    ...(pool ? { pool } : {}),
   });
   if (result.markdown.length === 0) {
     if (!echoed) return { kind: 'none' };

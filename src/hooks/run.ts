@@ -14,9 +14,11 @@ import {
   DEFAULT_HOOK_SETTINGS,
   parseHookEvent,
   preCompact,
+  prepareCompactContext,
   promptSubmit,
   refreshStartupContext,
   sessionStart,
+  type CompactStart,
   type SessionStartCache,
   type HookEvent,
   type HookInput,
@@ -157,15 +159,25 @@ const HOOK_BIN = packagePath('bin', 'cairn-hook.cjs');
 export const REFRESH_EVENT = 'refresh-context';
 
 /**
+ * The hidden event of the PreCompact hook's detached child: it gathers the candidate pool of the
+ * session's post-compact context while the client compacts (see prepareCompactContext).
+ */
+export const PREPARE_COMPACT_EVENT = 'prepare-compact';
+
+/**
  * Start, detached, `cairn hook refresh-context`: it runs `cairn ingest PATH` (as the stop hooks
  * always did) and then builds the project's startup context for the next SessionStart
  * (src/context/cache.ts). The agent is never kept waiting.
  */
-async function ingestDetached(config: Config, cwd: string, transcript: string, env: NodeJS.ProcessEnv, headless: boolean): Promise<void> {
-  // Loaded here, not at the top: only the stop hooks spawn, and node:child_process costs every hook ~8 ms to load.
+function ingestDetached(config: Config, cwd: string, transcript: string, env: NodeJS.ProcessEnv, headless: boolean): Promise<void> {
+  return spawnDetached(config, REFRESH_EVENT, { cwd, transcript_path: transcript, headless }, env);
+}
+
+/** Start `cairn hook EVENT INPUT` detached from this process (its input as an argument, no stdio). */
+async function spawnDetached(config: Config, event: string, input: Record<string, unknown>, env: NodeJS.ProcessEnv): Promise<void> {
+  // Loaded here, not at the top: only the stop and pre-compact hooks spawn, and node:child_process costs every hook ~8 ms to load.
   const { spawn } = await import('node:child_process');
-  const input = JSON.stringify({ cwd, transcript_path: transcript, headless });
-  const child = spawn(process.execPath, [HOOK_BIN, REFRESH_EVENT, input], {
+  const child = spawn(process.execPath, [HOOK_BIN, event, JSON.stringify(input)], {
     detached: true,
     stdio: 'ignore',
     env: { ...env, CAIRN_HOME: config.home, CAIRN_HOOK_CHILD: '1' },
@@ -257,17 +269,25 @@ export function hookOptimizer(on: boolean): void {
   }
 }
 
-async function ingestTranscript(cairn: Cairn, input: HookInput, logger: Logger, headless: boolean): Promise<void> {
+/**
+ * Ingest the hook's transcript when it has anything new. Returns whether the store's memories may
+ * have changed: the ingest distilled, merged, superseded or queued anything, or failed part way
+ * (turns and session facts alone do not count).
+ */
+export async function ingestTranscript(cairn: Cairn, input: HookInput, logger: Logger, headless: boolean): Promise<boolean> {
   const path = input.transcript_path;
-  if (typeof path !== 'string' || !existsSync(path)) return;
+  if (typeof path !== 'string' || !existsSync(path)) return false;
   try {
-    if (await ingestWouldBeNoop(cairn, path)) return;
+    if (await ingestWouldBeNoop(cairn, path)) return false;
     hookOptimizer(true);
     const summary = await cairn.ingest([path], { headless });
     logger.info('ingested', { path, turns: summary.turns, seconds: summary.seconds });
+    const d = summary.distilled;
+    return d !== undefined && (d.added + d.merged + d.superseded + d.continuations + d.queued > 0 || d.errors.length > 0);
   } catch (error) {
     // Context still comes back from what is already stored.
     logger.error('ingest failed', { path, error: error instanceof Error ? error.message : String(error) });
+    return true;
   }
 }
 
@@ -287,8 +307,9 @@ export async function runHook(eventName: string, io: HookIo, settings: HookSetti
   const started = Date.now();
   try {
     const refresh = eventName === REFRESH_EVENT;
-    const event: HookEvent | null = refresh ? null : parseHookEvent(eventName);
-    if (!event && !refresh) throw new Error(`unknown hook event "${eventName}"`);
+    const prepareCompact = eventName === PREPARE_COMPACT_EVENT;
+    const event: HookEvent | null = refresh || prepareCompact ? null : parseHookEvent(eventName);
+    if (!event && !refresh && !prepareCompact) throw new Error(`unknown hook event "${eventName}"`);
     const input = parseInput(await (io.readInput ? io.readInput() : readInput(io.stdin)));
     const config = loadConfig({ home: io.home, env: io.env });
     logger = fileLogger(config.logDir);
@@ -316,6 +337,16 @@ export async function runHook(eventName: string, io: HookIo, settings: HookSetti
       }
       return 0;
     }
+    if (prepareCompact) {
+      // The detached child of a pre-compact hook: the post-compact context's pool, while the client compacts.
+      const cache = startupCache(config, io.env);
+      if (cache && session) {
+        cairn = (await openCairn(config, { cwd, actor: 'hook', session, logger })).cairn;
+        const written = await prepareCompactContext(cairn, settings, cache, session);
+        logger.info('hook', { event: PREPARE_COMPACT_EVENT, session, cached: written, ms: Date.now() - started });
+      }
+      return 0;
+    }
     if (event === null) return 0;
     if (event === 'stop' || event === 'session-end' || event === 'subagent-stop') {
       if (typeof input.transcript_path === 'string' && existsSync(input.transcript_path)) {
@@ -333,10 +364,15 @@ export async function runHook(eventName: string, io: HookIo, settings: HookSetti
     let output: HookOutput;
     let cacheOutcome: string | undefined;
     switch (event) {
-      case 'session-start':
-        await ingestTranscript(cairn, input, logger, headless);
-        output = await sessionStart(cairn, input, settings, startupCache(config, io.env, (outcome) => (cacheOutcome = outcome)));
+      case 'session-start': {
+        const cache = startupCache(config, io.env, (outcome) => (cacheOutcome = outcome));
+        // After /compact: the store as it was before this hook's ingest (of the compaction summary), for the pool prepared at PreCompact.
+        const before = input.source === 'compact' && cache ? cache.generation() : null;
+        const wroteMemories = await ingestTranscript(cairn, input, logger, headless);
+        const compactStart: CompactStart | undefined = input.source === 'compact' ? (wroteMemories ? { generation: null, reason: 'ingest wrote memories' } : { generation: before }) : undefined;
+        output = await sessionStart(cairn, input, settings, cache, compactStart);
         break;
+      }
       case 'pre-compact':
         await ingestTranscript(cairn, input, logger, headless);
         output = await preCompact(cairn, input, settings);
@@ -347,6 +383,12 @@ export async function runHook(eventName: string, io: HookIo, settings: HookSetti
     }
     if (output.kind === 'json') io.stdout.write(`${JSON.stringify(output.value)}\n`);
     else if (output.kind === 'text') io.stdout.write(output.value);
+    // While the client compacts, a detached child gathers what the SessionStart after it needs.
+    const compactCache = event === 'pre-compact' && session && io.env.CAIRN_HOOK_CHILD !== '1' ? startupCache(config, io.env) : undefined;
+    if (compactCache && session) {
+      if (io.env.CAIRN_HOOK_INLINE === '1') await prepareCompactContext(cairn, settings, compactCache, session);
+      else await spawnDetached(config, PREPARE_COMPACT_EVENT, { cwd, session_id: session }, io.env);
+    }
     logger.info('hook', { event, session, source: input.source, output: output.kind, ...(cacheOutcome ? { cache: cacheOutcome } : {}), ...codeCacheOutcome(), ms: Date.now() - started });
     // The path this hook took, for bin/cairn-hook.cjs's code cache (it holds the code of each path it has seen).
     (globalThis as { __cairnHookPath?: string }).__cairnHookPath = `${String(input.source ?? '')}/${cacheOutcome?.split(':')[0] ?? ''}/${output.kind}`;
@@ -387,8 +429,8 @@ export async function hookMain(argv: string[], exit: (code: number) => void = (c
       return process.stdin;
     },
     stdout,
-    // The detached refresh child gets its input as an argument (its stdin is /dev/null).
-    readInput: argv[0] === REFRESH_EVENT && argv[1] !== undefined ? async () => argv[1] as string : async () => (await readFd0(0, options.firstRead)) ?? readInput(process.stdin),
+    // The detached children get their input as an argument (their stdin is /dev/null).
+    readInput: (argv[0] === REFRESH_EVENT || argv[0] === PREPARE_COMPACT_EVENT) && argv[1] !== undefined ? async () => argv[1] as string : async () => (await readFd0(0, options.firstRead)) ?? readInput(process.stdin),
     env: process.env,
     cwd: process.cwd(),
     leaveOpen: true,

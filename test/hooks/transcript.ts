@@ -69,6 +69,12 @@ export class TranscriptWriter {
     });
   }
 
+  /** Let `ms` pass before the next line (a compaction takes seconds to minutes). */
+  pause(ms: number): this {
+    this.t += ms;
+    return this;
+  }
+
   text(): string {
     return `${this.lines.join('\n')}\n`;
   }
