@@ -16,6 +16,15 @@
  * and `helpersMs` (threads that were already there: V8's compiler and GC helpers), so readers and
  * writer can be compared build by build.
  *
+ *   node scripts/ingest-ab.mjs --readers <transcripts> <reps> <build A> <build B> [<build C> …]
+ * times what one reader worker does, without the writer and without the other threads' noise:
+ * each rep starts one process per build (rotating order) that lowers V8's inlining budget and
+ * warms up as an ingest's worker does, then reads every file in name order with `readWithTerms`
+ * three times in its main thread (read, sanitize, facts, index terms, seal; nothing is stored).
+ * Prints per build the medians of the first read's CPU ms (`coldMs`: JIT warm-up included) and of
+ * the other two (`warmMs`), and their ratios to A. Finer than a whole ingest (no second worker
+ * racing the first, no SQLite): for changes to the readers worth a few per cent.
+ *
  *   node scripts/ingest-ab.mjs --digest <build> <transcripts> [--json]
  * ingests the folder into a fresh store (one file at a time, in name order, through the reader
  * workers), distils every session, and prints a canonical sha256 of what was
@@ -172,6 +181,58 @@ async function digest(build, data, withRows) {
 
 if (args[0] === '--digest') {
   await digest(resolve(args[1]), resolve(args[2]), args[3] === '--json');
+} else if (args[0] === '--read-one') {
+  const [, build, data] = args;
+  const dist = (path) => import(pathToFileURL(join(build, 'dist', path)).href);
+  const { readWithTerms } = await dist('ingest/pool.js');
+  const { limitInliningForIngest } = await dist('ingest/inlining.js').catch(() => ({}));
+  const { warmUpReaders } = await dist('ingest/warmup.js').catch(() => ({}));
+  limitInliningForIngest?.();
+  warmUpReaders?.();
+  const files = filesUnder(resolve(data));
+  const passes = [];
+  let facts = 0;
+  for (let pass = 0; pass < 3; pass++) {
+    const cpu = process.cpuUsage();
+    facts = 0;
+    for (const path of files) facts += readWithTerms({ path, cursor: null, options: {}, terms: true }).batch.facts?.length ?? 0;
+    const used = process.cpuUsage(cpu);
+    passes.push((used.user + used.system) / 1000);
+  }
+  process.stdout.write(JSON.stringify({ passes, facts }));
+} else if (args[0] === '--readers') {
+  const [, data, repsArg, ...builds] = args;
+  if (!data || builds.length < 2) {
+    console.error('usage: node scripts/ingest-ab.mjs --readers <transcripts> <reps> <build A> <build B> [<build C> …]');
+    process.exit(1);
+  }
+  const reps = Number(repsArg);
+  const runs = builds.map(() => []);
+  const load = [loadavg()[0]];
+  for (let rep = 0; rep < reps; rep++) {
+    for (let k = 0; k < builds.length; k++) {
+      const which = (k + rep) % builds.length;
+      const child = spawnSync(process.execPath, [new URL(import.meta.url).pathname, '--read-one', resolve(builds[which]), resolve(data)], { encoding: 'utf8', maxBuffer: 1 << 24 });
+      if (child.status !== 0) {
+        console.error(child.stderr);
+        process.exit(1);
+      }
+      const run = JSON.parse(child.stdout);
+      runs[which].push(run);
+      console.error(`rep ${rep + 1} ${builds[which]}: reads ${run.passes.map((ms) => Math.round(ms)).join(' / ')} ms CPU, ${run.facts} facts`);
+    }
+    load.push(loadavg()[0]);
+  }
+  const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+  const cold = runs.map((r) => median(r.map((x) => x.passes[0])));
+  const warm = runs.map((r) => median(r.flatMap((x) => x.passes.slice(1))));
+  console.log(
+    JSON.stringify({
+      reps,
+      builds: builds.map((b, i) => ({ build: b, coldMs: Math.round(cold[i]), warmMs: Math.round(warm[i]), coldRatio: +(cold[i] / cold[0]).toFixed(3), warmRatio: +(warm[i] / warm[0]).toFixed(3), facts: runs[i][0].facts })),
+      load1: load.map((l) => +l.toFixed(2)),
+    }),
+  );
 } else if (args[0] === '--one') {
   const [, build, data] = args;
   const dir = mkdtempSync(join(tmpdir(), 'cairn-ab-'));
