@@ -15,6 +15,12 @@
  *   the memories sharing a band with the text, then Jaccard. `cands` is how many candidates of the
  *   project a text had to check. Bands are held in memory here (no table): this measures what such
  *   an index would find, not its cost. `LSH='[[4,64],[5,50]]'` picks the configurations.
+ * - memory_bands: with a build that has them (`Store.nearDuplicateCandidates`) on a copy whose bands
+ *   are filled (`cairn migrate up`), the store's own candidates at each of `BAND_LIMITS='[32,64]'`,
+ *   with the probe's finds they miss, texts only one of them finds a near-duplicate for, and texts
+ *   whose top five (what remember reports) is worse or better than the probe's.
+ * `SELF=1` replaces the `new` texts by stored memories, each excluded from its own candidates (a
+ * store of real memories, which has no generator).
  */
 import { resolve, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -35,6 +41,9 @@ const N = Number(nArg);
 const configs = process.env.LSH ? JSON.parse(process.env.LSH) : [[2, 16], [3, 32], [4, 64], [5, 50], [6, 40]];
 const K = Math.max(...configs.map(([r, b]) => r * b));
 const store = await openSqliteStore(resolve(corpus), { readonly: true });
+// The store's own band index (memory_bands, a build that has it, on a filled copy) at these candidate limits.
+const BAND_LIMITS = process.env.BAND_LIMITS ? JSON.parse(process.env.BAND_LIMITS) : [20, 64];
+const banded = typeof store.nearDuplicateCandidates === 'function';
 const db = store.db;
 
 const fnv = (s) => {
@@ -93,7 +102,15 @@ for (const row of rows) {
 let s = 7;
 const random = () => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648;
 const texts = [];
-for (const m of generateCorpus({ seed: 42 + 1_000_003, size: N, queries: 0 })) texts.push({ kind: 'new', text: m.text, p: m.project ?? '' });
+if (process.env.SELF) {
+  // Stored memories as probe texts, each excluded from its own candidates (what the review queue and
+  // the memory browser ask for one memory): for a store of real memories, which has no generator.
+  const active = rows.slice();
+  for (let i = 0; i < N && active.length > 0; i++) {
+    const [row] = active.splice(Math.floor(random() * active.length), 1);
+    texts.push({ kind: 'stored', text: row.text, p: row.p, self: row.id });
+  }
+} else for (const m of generateCorpus({ seed: 42 + 1_000_003, size: N, queries: 0 })) texts.push({ kind: 'new', text: m.text, p: m.project ?? '' });
 const maxRowid = db.prepare('SELECT max(rowid) FROM memories').pluck().get();
 const pick = db.prepare("SELECT text, coalesce(project, '') AS p FROM memories WHERE rowid = ? AND valid_to IS NULL AND deleted_at IS NULL");
 for (let i = 0; texts.length < N * 3 && i < N * 10; i++) {
@@ -109,13 +126,38 @@ for (let i = 0; texts.length < N * 3 && i < N * 10; i++) {
 const results = {};
 for (const t of texts) {
   const terms = new Set(indexTerms(t.text));
-  const near = (id) => projectOf.get(id) === t.p && jaccard(terms, termsOf.get(id)) >= NEAR_DUPLICATE.jaccard;
+  const near = (id) => id !== t.self && projectOf.get(id) === t.p && jaccard(terms, termsOf.get(id)) >= NEAR_DUPLICATE.jaccard;
   const exact = (byProject.get(t.p) ?? []).filter(near).length;
   const hits = await store.searchText(t.text, { project: t.p === '' ? null : t.p, limit: 20, rarestTerms: 8 });
-  const r = (results[t.kind] ??= { texts: 0, exact: 0, probe: 0, lsh: configs.map(() => ({ found: 0, cands: 0 })) });
+  const r = (results[t.kind] ??= { texts: 0, exact: 0, probe: 0, lsh: configs.map(() => ({ found: 0, cands: 0 })), bands: BAND_LIMITS.map(() => ({ found: 0, probeOnly: 0, cands: 0, probeOnlyTexts: 0, bandsOnlyTexts: 0, top5Worse: 0, top5Better: 0 })) });
   r.texts++;
   r.exact += exact;
-  r.probe += hits.filter((h) => termsOf.has(h.id) && near(h.id)).length;
+  const probeFound = new Set(hits.filter((h) => termsOf.has(h.id) && near(h.id)).map((h) => h.id));
+  r.probe += probeFound.size;
+  if (banded) {
+    for (const [i, limit] of BAND_LIMITS.entries()) {
+      const candidates = await store.nearDuplicateCandidates(t.text, t.p === '' ? null : t.p, limit);
+      if (candidates === null) throw new Error('the corpus has no complete memory_bands: fill a copy first (scripts/write-ab.mjs does)');
+      const found = new Set(candidates.filter((c) => near(c.id)).map((c) => c.id));
+      r.bands[i].found += found.size;
+      r.bands[i].cands += candidates.length;
+      for (const id of probeFound) if (!found.has(id)) r.bands[i].probeOnly++;
+      // Decisions: a text the probe reports a near-duplicate for and the bands none, and the reverse.
+      if (probeFound.size > 0 && found.size === 0) r.bands[i].probeOnlyTexts++;
+      if (found.size > 0 && probeFound.size === 0) r.bands[i].bandsOnlyTexts++;
+      // What remember reports: the five most similar. Worse: at the first rank where the two lists differ, the bands' is less similar (or missing).
+      const top = (ids) => [...ids].map((id) => jaccard(terms, termsOf.get(id))).sort((a, b) => b - a).slice(0, 5);
+      const [a, b] = [top(found), top(probeFound)];
+      for (let k = 0; k < 5; k++) {
+        const x = a[k] ?? -1;
+        const y = b[k] ?? -1;
+        if (x === y) continue;
+        if (x < y) r.bands[i].top5Worse++;
+        else r.bands[i].top5Better++;
+        break;
+      }
+    }
+  }
   const mins = signature(terms);
   configs.forEach(([rr, b], c) => {
     const candidates = new Set();
@@ -127,5 +169,6 @@ for (const t of texts) {
 await store.close();
 for (const [kind, r] of Object.entries(results)) {
   const lsh = configs.map(([rr, b], c) => `r${rr}b${b} ${r.lsh[c].found} (cands/text ${(r.lsh[c].cands / r.texts).toFixed(1)})`).join('; ');
-  console.log(`${kind}: ${r.texts} texts, near-duplicates ${r.exact} (exact scan), probe finds ${r.probe}; LSH ${lsh}`);
+  const bands = banded ? `; memory_bands ${BAND_LIMITS.map((limit, i) => `limit ${limit}: ${r.bands[i].found} (cands/text ${(r.bands[i].cands / r.texts).toFixed(1)}, missed of the probe's ${r.bands[i].probeOnly}; texts with one only by the probe ${r.bands[i].probeOnlyTexts}, only by the bands ${r.bands[i].bandsOnlyTexts}; top five worse ${r.bands[i].top5Worse}, better ${r.bands[i].top5Better})`).join(', ')}` : '';
+  console.log(`${kind}: ${r.texts} texts, near-duplicates ${r.exact} (exact scan), probe finds ${r.probe}; LSH ${lsh}${bands}`);
 }

@@ -495,6 +495,19 @@ export interface Store {
    * `getMemories`.
    */
   getMemoryTexts?(ids: string[]): Promise<MemoryText[]>;
+  /**
+   * Optional: candidates of a near-duplicate check from an index kept with every write (SQLite:
+   * MinHash LSH bands, src/store/sqlite/memory-bands.ts): active memories of `project` (and the
+   * user scope) likely to share half their index terms with `text`, at most `limit`. Null while
+   * the index is incomplete (a store written before it existed, being filled); callers then use
+   * full-text search.
+   */
+  nearDuplicateCandidates?(text: string, project: string | null, limit: number): Promise<MemoryText[] | null>;
+  /**
+   * Optional: fill that index for memories written before it existed, `chunk` a transaction, at
+   * most `maxChunks` chunks (default: until complete); resumable after a crash.
+   */
+  fillNearDuplicateIndex?(options?: { chunk?: number; maxChunks?: number }): Promise<{ filled: number; complete: boolean }>;
   findByContentHash(contentHash: string, project: string | null): Promise<Memory | null>;
   listMemories(options: ListOptions): Promise<Memory[]>;
   countMemories(filter: MemoryFilter): Promise<number>;

@@ -128,6 +128,8 @@ async function migrateEarlier(cacheDir: string, spec: CorpusSpec, schemaVersion:
     try {
       copyFileSync(path, tmp);
       const store = await openSqliteStore(tmp);
+      // What a migration leaves to the store to fill (the near-duplicate bands), as a fresh build holds it.
+      await store.fillNearDuplicateIndex?.();
       await store.close();
     } catch (error) {
       removeDb(tmp);

@@ -157,6 +157,9 @@ export function memoryWrite(deps: Deps, memory: Memory, vector: Float32Array | n
   };
 }
 
+/** Memories whose near-duplicate bands a remember fills while the store's index is incomplete (~10 ms). */
+const FILL_CHUNK = 128;
+
 /**
  * Store one memory: validate → redact → exact-duplicate check (no new row; access bumped) →
  * near-duplicates reported → store with its embedding. No LLM on this path.
@@ -181,5 +184,8 @@ export async function remember(deps: Deps, input: RememberInput): Promise<Rememb
     // Another process stored the same text between our check and our write.
     await deps.store.touch([write.memory.id], deps.clock.now(), false);
   }
+  // A store written before its near-duplicate index existed is filled a chunk per remember (a
+  // no-op once complete); until then the check above used full-text search.
+  await deps.store.fillNearDuplicateIndex?.({ chunk: FILL_CHUNK, maxChunks: 1 });
   return { memory: write.memory, created: write.inserted, similar, redacted };
 }

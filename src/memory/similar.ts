@@ -30,6 +30,14 @@ export interface SimilarMemory {
   similarity: number;
 }
 
+/**
+ * Band candidates checked at most, most shared bands first. A near-duplicate at the threshold
+ * shares 4 of 64 bands on average, a template sibling at Jaccard 0.4 about 1.6, so the count
+ * ranks them loosely: 32 candidates missed some the full-text probe found (top five worse than
+ * the probe's for 11 of 800 real memories), 64 nearly none (3 of 800; docs/BENCHMARKS.md `## write`).
+ */
+const BAND_CANDIDATES = 64;
+
 /** Thresholds above which two memories are called near-duplicates. */
 export const NEAR_DUPLICATE = { jaccard: 0.5, cosine: 0.9 } as const;
 
@@ -45,9 +53,13 @@ export async function findSimilar(
   excludeId?: string,
 ): Promise<SimilarMemory[]> {
   const filter = project === null ? { project: null } : { project };
-  // Probe with the text's rarest terms: a memory sharing half its terms shares some of those, and
-  // matching every term of a long text costs a pass over much of the index.
-  const ids = new Set((await deps.store.searchText(text, { ...filter, limit: 20, rarestTerms: 8 })).map((hit) => hit.id));
+  // Candidates from the store's band index when it has a complete one (no ranking: every memory
+  // likely to share half the text's terms); else probe with the text's rarest terms: a memory
+  // sharing half its terms shares some of those, and matching every term of a long text costs a
+  // pass over much of the index.
+  const banded = deps.store.nearDuplicateCandidates ? await deps.store.nearDuplicateCandidates(text, project, BAND_CANDIDATES) : null;
+  const known = new Map((banded ?? []).map((memory) => [memory.id, memory]));
+  const ids = new Set(banded ? known.keys() : (await deps.store.searchText(text, { ...filter, limit: 20, rarestTerms: 8 })).map((hit) => hit.id));
   const model = deps.embedder;
   if (vector && model) {
     for (const hit of await deps.store.searchVector(vector, model, { ...filter, limit: 10 })) ids.add(hit.id);
@@ -55,7 +67,10 @@ export async function findSimilar(
   if (excludeId) ids.delete(excludeId);
   if (ids.size === 0) return [];
   // Only id, text and kind are read: the store's light fetch when it has one.
-  const memories = deps.store.getMemoryTexts ? await deps.store.getMemoryTexts([...ids]) : await deps.store.getMemories([...ids]);
+  const missing = [...ids].filter((id) => !known.has(id));
+  const fetched = missing.length === 0 ? [] : deps.store.getMemoryTexts ? await deps.store.getMemoryTexts(missing) : await deps.store.getMemories(missing);
+  for (const memory of fetched) known.set(memory.id, memory);
+  const memories = [...ids].flatMap((id) => known.get(id) ?? []);
   const vectors = vector && model ? await deps.store.getVectors([...ids], model) : new Map<string, Float32Array>();
   const terms = new Set(indexTerms(text));
   const out: SimilarMemory[] = [];
@@ -67,5 +82,6 @@ export async function findSimilar(
       out.push({ id: memory.id, text: memory.text, kind: memory.kind, similarity: Math.max(jaccard, cos) });
     }
   }
-  return out.sort((a, b) => b.similarity - a.similarity).slice(0, 5);
+  // Ties by id (oldest first): the same answer whichever search found the candidates, in whatever order.
+  return out.sort((a, b) => b.similarity - a.similarity || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, 5);
 }

@@ -26,6 +26,8 @@ export const STORE_METHODS: Record<MethodsOf<Store>, Treatment> = {
   getMemory: 'pass',
   getMemories: 'pass',
   getMemoryTexts: 'pass',
+  nearDuplicateCandidates: 'pass',
+  fillNearDuplicateIndex: 'pass',
   findByContentHash: 'pass',
   listMemories: 'pass',
   countMemories: 'pass',

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { isPostgresStore } from '../../config.js';
 import { invalid } from '../../errors.js';
 import { loadMigrations, openDatabase } from '../../store/sqlite/database.js';
+import { fillBands } from '../../store/sqlite/memory-bands.js';
 import type { CommandContext } from '../context.js';
 import type { Run } from './memory.js';
 
@@ -13,6 +14,8 @@ interface Report {
   latest: number;
   pending: Array<{ version: number; name: string }>;
   applied?: number[];
+  /** SQLite: memories whose near-duplicate bands this run filled (migration 012's backfill). */
+  bandsFilled?: number;
 }
 
 async function postgres(url: string, apply: boolean): Promise<Report> {
@@ -42,7 +45,16 @@ function sqlite(spec: string, apply: boolean): Report {
     }
   };
   const before = version();
-  if (apply) openDatabase(path).close();
+  let bandsFilled: number | undefined;
+  if (apply) {
+    const db = openDatabase(path);
+    try {
+      // Memories written before memory_bands existed: filled here, a chunk a transaction (resumable).
+      bandsFilled = fillBands(db).filled;
+    } finally {
+      db.close();
+    }
+  }
   const current = version();
   return {
     store: path,
@@ -50,6 +62,7 @@ function sqlite(spec: string, apply: boolean): Report {
     latest,
     pending: migrations.filter((m) => m.version > current).map((m) => ({ version: m.version, name: m.name })),
     ...(apply ? { applied: migrations.filter((m) => m.version > before && m.version <= current).map((m) => m.version) } : {}),
+    ...(bandsFilled !== undefined ? { bandsFilled } : {}),
   };
 }
 
@@ -58,6 +71,7 @@ function print(ctx: CommandContext, report: Report): void {
   ctx.out(`store    ${report.store}`);
   ctx.out(`schema   v${report.current} (this cairn knows v${report.latest})`);
   if (report.applied) ctx.out(report.applied.length > 0 ? `applied  ${report.applied.map((v) => `v${v}`).join(', ')}` : 'applied  nothing (already up to date)');
+  if (report.bandsFilled) ctx.out(`filled   near-duplicate bands of ${report.bandsFilled} memories`);
   if (report.pending.length > 0) ctx.out(`pending  ${report.pending.map((m) => `${m.version}_${m.name}`).join(', ')}`);
   else if (!report.applied) ctx.out('pending  none');
 }
@@ -70,7 +84,9 @@ export function registerMigrateCommand(program: Command, run: Run): void {
       .description(
         'Schema migrations of the configured store (--store / CAIRN_STORE / config "store"; SQLite by default).\n' +
           '`up` (the default) applies what is pending, each migration in a transaction (PostgreSQL: under an advisory lock, so\n' +
-          'several processes can start at once); `status` only reports. Stores also migrate forward when they open.',
+          'several processes can start at once); `status` only reports. Stores also migrate forward when they open.\n' +
+          'SQLite: `up` also fills the near-duplicate bands of memories stored before they existed (resumable; remember\n' +
+          'otherwise fills them a chunk at a time).',
       )
       .argument('[action]', 'up | status', 'up'),
     async (ctx, action: string) => {

@@ -42,8 +42,9 @@ function source(table: TableSpec, memoryKey: 'rowid' | 'pk'): { select: string; 
       keyExpr: ['r.fact_id', 'r.turn_id'],
     };
   }
-  // term_df_folds: the SQLite store's own bookkeeping of its term_df folds (sqlite/term-frequency.ts), not data.
-  const where = table.name === 'state' ? "key NOT IN ('vector_model', 'vector_epoch', 'term_df_folds') AND key NOT LIKE 'copy.%'" : '';
+  // term_df_folds and memory_bands: the SQLite store's own bookkeeping of its term_df folds
+  // (sqlite/term-frequency.ts) and of its near-duplicate bands' fill (sqlite/memory-bands.ts), not data.
+  const where = table.name === 'state' ? "key NOT IN ('vector_model', 'vector_epoch', 'term_df_folds', 'memory_bands') AND key NOT LIKE 'copy.%'" : '';
   return { select: table.columns.map(quoteColumn).join(', '), from: table.name, where, keyExpr: table.key.map(quoteColumn) };
 }
 
@@ -211,8 +212,10 @@ export function sqliteEndpoint(store: SqliteStore): CopyEndpoint {
       else await store.setState(key, value);
     },
     async finish() {
-      // Rows went into memories_fts directly, past the store's per-write term counts.
+      // Rows went into memories_fts directly, past the store's per-write term counts and bands:
+      // the bands are filled again from the first memory (remember or `cairn migrate` does it).
       store.rebuildTermFrequencies();
+      store.restartNearDuplicateFill();
     },
   };
 }

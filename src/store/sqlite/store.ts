@@ -31,6 +31,7 @@ import { createSqliteSubstrate, type SqliteSubstrate } from './substrate.js';
 import { sqliteEmbeddingCache } from './embed-cache.js';
 import { sqliteLedger } from './ledger.js';
 import { TermFrequencies } from './term-frequency.js';
+import { addBands, bandKeys, BandSigner, bandsComplete, fillBands, initBands, removeBands, restartFill, type FillProgress } from './memory-bands.js';
 import { SqliteVectors, type SqliteVectorIndexOptions } from './vectors.js';
 import { SqliteVectorStaging, STAGED_MODEL_KEY } from './vector-staging.js';
 import {
@@ -110,6 +111,9 @@ export class SqliteStore implements Store {
   private readonly termFrequencies = new TermFrequencies(() => this.db);
   private readonly statements = new Map<string, Database.Statement>();
   private readonly textSearchWorker: TextSearchOffload | null;
+  /** Seen complete: every memory's near-duplicate bands are in memory_bands (./memory-bands.ts). */
+  private bandsDone = false;
+  private readonly bandSigner = new BandSigner();
 
   constructor(options: SqliteStoreOptions) {
     this.options = options;
@@ -140,7 +144,10 @@ export class SqliteStore implements Store {
     if (this.database) return;
     this.database = openDatabase(this.options.path, this.options);
     // Terms version 2 (CJK, emoji): re-index the rows it changes, once (see fts-refresh.ts).
-    if (!this.database.readonly) refreshFtsTerms(this.database, this.termFrequencies);
+    if (!this.database.readonly) {
+      refreshFtsTerms(this.database, this.termFrequencies);
+      initBands(this.database);
+    }
   }
 
   async close(): Promise<void> {
@@ -149,6 +156,7 @@ export class SqliteStore implements Store {
     this.database = null;
     this.statements.clear();
     this.termFrequencies.reset();
+    this.bandsDone = false;
     this.vectorIndex.reset();
     this.substrateStore = null;
   }
@@ -211,6 +219,7 @@ export class SqliteStore implements Store {
     const terms = ftsTerms(memory);
     this.statement('INSERT INTO memories_fts (rowid, terms) VALUES (?, ?)').run(rowid, terms);
     this.termFrequencies.added(terms);
+    addBands((sql) => this.statement(sql), rowid, this.bandSigner.keys(memory.text, memory.project));
     if (write.embedding) {
       this.claimVectorModel(write.embedding.model);
       this.insertVector(rowid, write.embedding.vector);
@@ -258,6 +267,11 @@ export class SqliteStore implements Store {
         this.termFrequencies.removed(before);
         this.termFrequencies.added(after);
       }
+      if (patch.text !== undefined) {
+        const prepare = (sql: string): Database.Statement => this.statement(sql);
+        removeBands(prepare, row.rowid, bandKeys(row.text, row.project));
+        addBands(prepare, row.rowid, bandKeys(patch.text, row.project));
+      }
       this.insertEvents([event]);
       return rowToMemory(this.rowById(id) as MemoryRow);
     });
@@ -286,6 +300,49 @@ export class SqliteStore implements Store {
     const rows = this.statement('SELECT id, text, kind FROM memories WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids)) as MemoryText[];
     const byId = new Map(rows.map((row) => [row.id, row]));
     return ids.flatMap((id) => byId.get(id) ?? []);
+  }
+
+  /**
+   * Active memories of the project (and the user scope) sharing a MinHash band with `text`, most
+   * shared bands first, at most `limit`; null while memory_bands is not complete (see
+   * fillNearDuplicateIndex). ./memory-bands.ts.
+   */
+  async nearDuplicateCandidates(text: string, project: string | null, limit: number): Promise<MemoryText[] | null> {
+    if (!this.bandsDone) {
+      if (!bandsComplete(this.db)) return null;
+      this.bandsDone = true;
+    }
+    const keys = this.bandSigner.lookupKeys(text, project);
+    if (keys.length === 0) return [];
+    // The most shared bands first, cut before the join: reading every candidate's row cost more than the seeks.
+    return this.statement(
+      `SELECT m.id AS id, m.text AS text, m.kind AS kind
+         FROM (SELECT memory_rowid AS r, count(*) AS shared FROM memory_bands
+                WHERE key IN (SELECT value FROM json_each(@keys)) GROUP BY memory_rowid
+                ORDER BY shared DESC, r LIMIT @limit * 2) b
+         CROSS JOIN memories m ON m.rowid = b.r
+        WHERE m.valid_to IS NULL AND m.deleted_at IS NULL AND (+m.project IS @project OR +m.project IS NULL)
+        ORDER BY b.shared DESC, b.r LIMIT @limit`,
+    ).all({ keys: JSON.stringify(keys), project, limit }) as MemoryText[];
+  }
+
+  /**
+   * Fill memory_bands for memories written before it existed, `chunk` memories a transaction, at
+   * most `maxChunks` chunks (default: until complete). Resumable: a killed fill loses at most its
+   * uncommitted chunk. A read-only store fills nothing.
+   */
+  async fillNearDuplicateIndex(options: { chunk?: number; maxChunks?: number } = {}): Promise<FillProgress> {
+    if (this.bandsDone) return { filled: 0, complete: true };
+    if (this.db.readonly) return { filled: 0, complete: bandsComplete(this.db) };
+    const progress = fillBands(this.db, options);
+    if (progress.complete) this.bandsDone = true;
+    return progress;
+  }
+
+  /** Fill the near-duplicate bands again from the first memory (after rows were written past the store: `cairn copy`). */
+  restartNearDuplicateFill(): void {
+    restartFill(this.db);
+    this.bandsDone = false;
   }
 
   async findByContentHash(contentHash: string, project: string | null): Promise<Memory | null> {

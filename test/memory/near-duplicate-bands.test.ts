@@ -1,0 +1,191 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createCairn, type Cairn } from '../../src/cairn.js';
+import { findSimilar } from '../../src/memory/similar.js';
+import { BANDS, BANDS_STATE_KEY, BANDS_VERSION, bandKeys } from '../../src/store/sqlite/memory-bands.js';
+import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/store.js';
+import type { Store } from '../../src/types.js';
+
+const NOW = Date.UTC(2026, 0, 1);
+
+/** Every memory's band keys computed from its stored text, as "key:rowid" sorted. */
+function expectedBands(store: SqliteStore): string[] {
+  const rows = store.db.prepare('SELECT rowid, text, project FROM memories').all() as Array<{ rowid: number; text: string; project: string | null }>;
+  return rows.flatMap((row) => [...new Set(bandKeys(row.text, row.project))].map((key) => `${key}:${row.rowid}`)).sort();
+}
+
+function storedBands(store: SqliteStore): string[] {
+  return (store.db.prepare('SELECT key, memory_rowid FROM memory_bands').all() as Array<{ key: number; memory_rowid: number }>).map((r) => `${r.key}:${r.memory_rowid}`).sort();
+}
+
+function bandsState(store: SqliteStore): { v: string; next?: number; done?: boolean } | null {
+  const row = store.db.prepare('SELECT value FROM state WHERE key = ?').get(BANDS_STATE_KEY) as { value: string } | undefined;
+  return row ? JSON.parse(row.value) : null;
+}
+
+/** The same store with full-text search refused: proves a check used the bands. */
+function withoutTextSearch(store: SqliteStore): Store {
+  return new Proxy(store, {
+    get: (target, key) => {
+      if (key === 'searchText') return () => Promise.reject(new Error('searchText called'));
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  }) as Store;
+}
+
+const TEXTS = [
+  'resolveManifest in src/package/pluginTrace.ts:462 is slow on large batches of plugins',
+  'the worker pool restarts after 3 failures of the health probe',
+  'run migrations before the seed script, never after it',
+  'User prefers bun to npm for scripts in this repository',
+];
+
+describe('near-duplicate bands (memory_bands)', () => {
+  let root: string;
+  let path: string;
+  let store: SqliteStore;
+  let cairn: Cairn;
+
+  beforeEach(async () => {
+    root = mkdtempSync(join(tmpdir(), 'cairn-bands-'));
+    path = join(root, 'cairn.db');
+    store = await openSqliteStore(path);
+    cairn = createCairn({ store, embedder: null, clock: { now: () => NOW }, project: 'p' });
+  });
+
+  afterEach(async () => {
+    await store.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('a new store is complete; every write, text patch, forget and restore keeps the bands equal to the texts', async () => {
+    expect(bandsState(store)).toEqual({ v: BANDS_VERSION, done: true });
+    const written = [];
+    for (const text of TEXTS) written.push((await cairn.remember({ text })).memory);
+    await cairn.remember({ text: 'a user-scope note about the release checklist', scope: 'user' });
+    expect(storedBands(store)).toHaveLength((TEXTS.length + 1) * BANDS);
+    expect(storedBands(store)).toEqual(expectedBands(store));
+    const first = written[0]!;
+    await store.patchMemory(first.id, { text: 'resolveManifest is fast now: it caches plugin traces', updatedAt: NOW + 1 }, { memoryId: first.id, type: 'update', at: NOW + 1, actor: 'test', data: {} });
+    await cairn.forget([written[1]!.id]);
+    await cairn.restore(written[1]!.id);
+    await cairn.revise(written[2]!.id, 'run migrations before the seed script, and again after a rollback');
+    // Import writes in batches (Store.writeMemories).
+    await cairn.importJsonl([JSON.stringify({ text: 'imported: the cache is flushed on SIGTERM' }), JSON.stringify({ text: 'imported: retries back off exponentially' })]);
+    expect(storedBands(store)).toEqual(expectedBands(store));
+  });
+
+  it('finds a near-duplicate through the bands, in its project and the user scope, not in another project or once forgotten', async () => {
+    const same = await cairn.remember({ text: 'resolveManifest in src/package/pluginTrace.ts:462 is slow on large batches' });
+    const user = await cairn.remember({ text: 'resolveManifest in src/package/pluginTrace.ts:462 is slow on huge batches', scope: 'user' });
+    await cairn.remember({ text: 'resolveManifest in src/package/pluginTrace.ts:462 is slow on large batches of plugins', project: 'q' });
+    const gone = await cairn.remember({ text: 'resolveManifest in src/package/pluginTrace.ts:462 is slow on big batches' });
+    await cairn.forget([gone.memory.id]);
+    const probe = 'resolveManifest in src/package/pluginTrace.ts:462 is slow on large rate batches';
+    const found = await findSimilar({ ...cairn.deps, store: withoutTextSearch(store) }, probe, null, 'p');
+    expect(found.map((m) => m.id).sort()).toEqual([same.memory.id, user.memory.id].sort());
+    // The user scope alone sees only user-scope memories.
+    const fromUser = await findSimilar({ ...cairn.deps, store: withoutTextSearch(store) }, probe, null, null);
+    expect(fromUser.map((m) => m.id)).toEqual([user.memory.id]);
+    // Excluding a memory (the review queue asks about a stored one) leaves it out.
+    const excluded = await findSimilar({ ...cairn.deps, store: withoutTextSearch(store) }, same.memory.text, null, 'p', same.memory.id);
+    expect(excluded.map((m) => m.id)).not.toContain(same.memory.id);
+  });
+
+  it('reports what the full-text probe reports on a small store (same ids, same similarity)', async () => {
+    for (const text of TEXTS) await cairn.remember({ text });
+    for (const text of TEXTS.slice(0, 2)) await cairn.remember({ text: `${text} today` });
+    const viaText = new Proxy(store, { get: (target, key) => (key === 'nearDuplicateCandidates' ? undefined : Reflect.get(target, key, target)) }) as Store;
+    for (const text of TEXTS) {
+      const probe = `${text} again`;
+      const banded = await findSimilar({ ...cairn.deps, store: withoutTextSearch(store) }, probe, null, 'p');
+      expect(banded.length).toBeGreaterThan(0);
+      expect(banded).toEqual(await findSimilar({ ...cairn.deps, store: viaText }, probe, null, 'p'));
+    }
+  });
+
+  it('a store written before the bands existed: full-text search until filled, chunk by chunk with a resumable cursor', async () => {
+    for (let i = 0; i < 40; i++) await cairn.remember({ text: `memory ${i}: the retry budget of worker ${i % 7} is ${i * 7} ms` });
+    // As migration 012 leaves an older store: an empty table and no state.
+    store.db.prepare('DELETE FROM memory_bands').run();
+    store.db.prepare('DELETE FROM state WHERE key = ?').run(BANDS_STATE_KEY);
+    await store.close();
+    store = await openSqliteStore(path);
+    cairn = createCairn({ store, embedder: null, clock: { now: () => NOW }, project: 'p' });
+    expect(await store.nearDuplicateCandidates('memory 3: the retry budget of worker 3 is 21 ms', 'p', 10)).toBeNull();
+    // The check falls back to full-text search and still finds the near-duplicate.
+    const before = await findSimilar(cairn.deps, 'memory 3: the retry budget of worker 3 is 21 ms today', null, 'p');
+    expect(before.map((m) => m.text)).toContain('memory 3: the retry budget of worker 3 is 21 ms');
+
+    const first = await store.fillNearDuplicateIndex({ chunk: 16, maxChunks: 1 });
+    expect(first).toEqual({ filled: 16, complete: false });
+    const rowid16 = (store.db.prepare('SELECT rowid FROM memories ORDER BY rowid LIMIT 1 OFFSET 15').pluck().get() as number);
+    expect(bandsState(store)).toEqual({ v: BANDS_VERSION, next: rowid16 });
+    // A write meanwhile adds its own bands; the rest is filled by the next calls.
+    await cairn.remember({ text: 'written during the fill: flush the cache on SIGTERM' });
+    const rest = await store.fillNearDuplicateIndex({ chunk: 16 });
+    expect(rest.complete).toBe(true);
+    expect(bandsState(store)).toEqual({ v: BANDS_VERSION, done: true });
+    expect(storedBands(store)).toEqual(expectedBands(store));
+    const after = await findSimilar({ ...cairn.deps, store: withoutTextSearch(store) }, 'memory 3: the retry budget of worker 3 is 21 ms today', null, 'p');
+    expect(after).toEqual(before);
+  });
+
+  it('remember fills an unfilled store a chunk at a time', async () => {
+    for (let i = 0; i < 300; i++) await cairn.remember({ text: `note ${i}: service ${i % 13} listens on port ${8000 + i}` });
+    store.db.prepare('DELETE FROM memory_bands').run();
+    store.db.prepare('DELETE FROM state WHERE key = ?').run(BANDS_STATE_KEY);
+    await store.close();
+    store = await openSqliteStore(path);
+    cairn = createCairn({ store, embedder: null, clock: { now: () => NOW }, project: 'p' });
+    await cairn.remember({ text: 'one more note: service 99 listens on port 9999' });
+    expect(bandsState(store)?.done).toBeUndefined();
+    for (let i = 0; i < 3; i++) await cairn.remember({ text: `another note ${i}: the queue drains in ${i} s` });
+    expect(bandsState(store)).toEqual({ v: BANDS_VERSION, done: true });
+    expect(storedBands(store)).toEqual(expectedBands(store));
+  });
+
+  it('bands of another scheme are dropped and rebuilt; a read-only store fills nothing', async () => {
+    for (const text of TEXTS) await cairn.remember({ text });
+    store.db.prepare('INSERT INTO memory_bands (key, memory_rowid) VALUES (?, ?)').run(123456789, 1);
+    store.db.prepare('UPDATE state SET value = ? WHERE key = ?').run(JSON.stringify({ v: 'minhash-older', done: true }), BANDS_STATE_KEY);
+    await store.close();
+    const readonly = await openSqliteStore(path, { readonly: true });
+    expect(await readonly.nearDuplicateCandidates(TEXTS[0]!, 'p', 10)).toBeNull();
+    expect(await readonly.fillNearDuplicateIndex()).toEqual({ filled: 0, complete: false });
+    await readonly.close();
+    store = await openSqliteStore(path);
+    expect(await store.nearDuplicateCandidates(TEXTS[0]!, 'p', 10)).toBeNull();
+    expect(await store.fillNearDuplicateIndex()).toEqual({ filled: TEXTS.length, complete: true });
+    expect(storedBands(store)).toEqual(expectedBands(store));
+  });
+
+  it('a state value that is not JSON counts as no fill: rebuilt, not trusted', async () => {
+    await cairn.remember({ text: TEXTS[0]! });
+    store.db.prepare('UPDATE state SET value = ? WHERE key = ?').run('{not json', BANDS_STATE_KEY);
+    await store.close();
+    store = await openSqliteStore(path);
+    expect(await store.nearDuplicateCandidates(TEXTS[0]!, 'p', 10)).toBeNull();
+    expect((await store.fillNearDuplicateIndex()).complete).toBe(true);
+    expect(storedBands(store)).toEqual(expectedBands(store));
+  });
+
+  it('restarting the fill (after `cairn copy` wrote rows past the store) distrusts the bands until filled again', async () => {
+    for (const text of TEXTS) await cairn.remember({ text });
+    // As copy's raw upsert leaves a changed text: the row changed, its bands did not.
+    store.db.prepare('UPDATE memories SET text = ? WHERE rowid = 1').run('copied text: the deploy waits for the canary');
+    store.restartNearDuplicateFill();
+    expect(await store.nearDuplicateCandidates('copied text: the deploy waits for the canary', 'p', 10)).toBeNull();
+    expect(await store.fillNearDuplicateIndex()).toEqual({ filled: TEXTS.length, complete: true });
+    const found = await store.nearDuplicateCandidates('copied text: the deploy waits for the canary', 'p', 10);
+    expect(found?.map((m) => m.text)).toContain('copied text: the deploy waits for the canary');
+  });
+
+  it('a text without index terms has no bands and no candidates', async () => {
+    expect(bandKeys('!!! ??? ...', 'p')).toEqual([]);
+    expect(await store.nearDuplicateCandidates('!!! ??? ...', 'p', 10)).toEqual([]);
+  });
+});
