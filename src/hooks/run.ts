@@ -236,8 +236,17 @@ export const INGEST_RUNS_KEY = 'ingest:runs';
  * session-start at 100K memories); anything else goes through ingest as before.
  */
 export async function ingestWouldBeNoop(cairn: Cairn, path: string): Promise<boolean> {
+  return (await ingestState(cairn, path))?.noop ?? false;
+}
+
+/**
+ * What ingesting `path` now would read: nothing (`noop`, see {@link ingestWouldBeNoop}), or
+ * `pendingBytes` — the file past its ingest cursor (all of it without one, or when it shrank).
+ * Null when the store keeps no cursors or the file cannot be stat'ed.
+ */
+export async function ingestState(cairn: Cairn, path: string): Promise<{ noop: boolean; pendingBytes: number } | null> {
   const substrate = cairn.deps.store.substrate;
-  if (!cairn.deps.store.capabilities.substrate || !substrate) return false;
+  if (!cairn.deps.store.capabilities.substrate || !substrate) return null;
   let file: string;
   let size: number;
   let mtimeMs: number;
@@ -245,12 +254,27 @@ export async function ingestWouldBeNoop(cairn: Cairn, path: string): Promise<boo
     file = realpathSync(resolve(path));
     ({ size, mtimeMs } = statSync(file));
   } catch {
-    return false;
+    return null;
   }
   const cursor = await substrate.getCursor(file);
-  if (cursor === null || cursor.size !== size || cursor.mtimeMs !== mtimeMs) return false;
+  const pendingBytes = cursor === null || cursor.size > size ? size : size - cursor.size;
+  if (cursor === null || cursor.size !== size || cursor.mtimeMs !== mtimeMs) return { noop: false, pendingBytes };
   const runs = await cairn.deps.store.getState(INGEST_RUNS_KEY);
-  return runs === null || runs === '';
+  return { noop: runs === null || runs === '', pendingBytes };
+}
+
+/**
+ * Up to this many new transcript bytes a hook ingests with TurboFan off, as the rest of the hook
+ * runs; past it the optimizer is turned on first (a long loop over many megabytes runs slower
+ * interpreted). Whole hooks at 100K memories, instructions with it on → off: the compaction
+ * summary (two lines) ingested by session-start(compact) ×0.79–0.90, a 3.1 MB transcript ingested
+ * whole by pre-compact ×0.90 (docs/BENCHMARKS.md `## hooks`).
+ */
+export const INGEST_OPTIMIZER_BYTES = 4 * 1024 * 1024;
+
+/** Whether a hook turns TurboFan on before ingesting: more than {@link INGEST_OPTIMIZER_BYTES} to read, or not known how much. */
+export function ingestNeedsOptimizer(state: { pendingBytes: number } | null): boolean {
+  return state === null || state.pendingBytes > INGEST_OPTIMIZER_BYTES;
 }
 
 /**
@@ -258,8 +282,9 @@ export async function ingestWouldBeNoop(cairn: Cairn, path: string): Promise<boo
  * lives ~0.1–0.3 s: what TurboFan compiles in that time (on another thread, from a core the agent
  * shares) rarely runs long enough to pay back. Measured at 100K memories, same build with and
  * without (12 interleaved runs, load 5.6 → 6.5): CPU per process prompt 206.5 → 180.1 ms, fresh
- * session-start 314.2 → 258.9, after /compact 352.9 → 288.4. Ingesting a transcript (a long loop
- * over possibly megabytes) turns it back on first: interpreted, such a loop runs many times slower.
+ * session-start 314.2 → 258.9, after /compact 352.9 → 288.4. Ingesting more than
+ * {@link INGEST_OPTIMIZER_BYTES} of a transcript (a long loop over megabytes) turns it back on
+ * first: interpreted, such a loop runs many times slower.
  */
 export function hookOptimizer(on: boolean): void {
   try {
@@ -278,8 +303,9 @@ export async function ingestTranscript(cairn: Cairn, input: HookInput, logger: L
   const path = input.transcript_path;
   if (typeof path !== 'string' || !existsSync(path)) return false;
   try {
-    if (await ingestWouldBeNoop(cairn, path)) return false;
-    hookOptimizer(true);
+    const state = await ingestState(cairn, path);
+    if (state?.noop) return false;
+    if (ingestNeedsOptimizer(state)) hookOptimizer(true);
     const summary = await cairn.ingest([path], { headless });
     logger.info('ingested', { path, turns: summary.turns, seconds: summary.seconds });
     const d = summary.distilled;

@@ -1,9 +1,9 @@
-import { appendFileSync, closeSync, mkdirSync, openSync, read, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdirSync, openSync, read, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig, openCairn } from '../../src/config.js';
 import { RUNS_KEY } from '../../src/history/resume.js';
-import { INGEST_RUNS_KEY, ingestWouldBeNoop, readFd0, type FirstRead } from '../../src/hooks/run.js';
+import { INGEST_OPTIMIZER_BYTES, INGEST_RUNS_KEY, ingestNeedsOptimizer, ingestState, ingestWouldBeNoop, readFd0, type FirstRead } from '../../src/hooks/run.js';
 import { tempDir } from '../helpers/cli.js';
 import { TranscriptWriter } from './transcript.js';
 
@@ -43,6 +43,36 @@ describe('hooks skip an ingest that would do nothing', () => {
       expect(await ingestWouldBeNoop(cairn, transcript)).toBe(false);
       // A missing file is left to ingest (which reports it).
       expect(await ingestWouldBeNoop(cairn, join(home, 'gone.jsonl'))).toBe(false);
+    } finally {
+      await cairn.close();
+    }
+  });
+
+  it('counts the bytes past the cursor, and turns TurboFan on only past INGEST_OPTIMIZER_BYTES or when unknown', async () => {
+    const home = tempDir('cairn-noop-home-');
+    const repo = tempDir('cairn-noop-repo-');
+    dirs.push(home, repo);
+    mkdirSync(join(repo, '.git'));
+    const transcript = join(home, 'sess.jsonl');
+    const t = new TranscriptWriter('sess-bytes', repo);
+    t.user('Make the retry count configurable.');
+    writeFileSync(transcript, t.text());
+    const { cairn } = await openCairn(loadConfig({ home, env: {} }), { cwd: repo, actor: 'test' });
+    try {
+      // Never read: all of it is pending.
+      expect(await ingestState(cairn, transcript)).toEqual({ noop: false, pendingBytes: statSync(transcript).size });
+      await cairn.ingest([transcript]);
+      const line = `${JSON.stringify({ type: 'user', sessionId: 'sess-bytes', message: { role: 'user', content: 'and the backoff' } })}\n`;
+      appendFileSync(transcript, line);
+      expect(await ingestState(cairn, transcript)).toEqual({ noop: false, pendingBytes: Buffer.byteLength(line) });
+      // Rewritten shorter than the cursor: read again whole.
+      writeFileSync(transcript, t.text().slice(0, 20));
+      expect(await ingestState(cairn, transcript)).toEqual({ noop: false, pendingBytes: 20 });
+      expect(await ingestState(cairn, join(home, 'gone.jsonl'))).toBeNull();
+      expect(ingestNeedsOptimizer({ pendingBytes: 200 })).toBe(false);
+      expect(ingestNeedsOptimizer({ pendingBytes: INGEST_OPTIMIZER_BYTES })).toBe(false);
+      expect(ingestNeedsOptimizer({ pendingBytes: INGEST_OPTIMIZER_BYTES + 1 })).toBe(true);
+      expect(ingestNeedsOptimizer(null)).toBe(true);
     } finally {
       await cairn.close();
     }
