@@ -4,7 +4,7 @@
  * matter to it, and on a few hand-picked ones.
  */
 import { describe, expect, it } from 'vitest';
-import { scanPaths } from '../../src/ingest/facts/scan.js';
+import { scanGrepLines, scanPaths } from '../../src/ingest/facts/scan.js';
 import { scanCalls } from '../../src/ingest/facts/scan-code.js';
 import { FactSink, type ExtractedFact } from '../../src/ingest/facts/sink.js';
 import { isFileLike } from '../../src/workspace/files.js';
@@ -83,6 +83,17 @@ function plainScanPaths(text: string, sink: FactSink): void {
   }
 }
 
+/** scan.ts `scanGrepLines` with `isFileLike` asked directly. */
+function plainGrepLines(text: string, sink: FactSink): void {
+  for (const m of text.matchAll(/^([^\s:]{1,400}):(\d{1,7})[:-]/gm)) {
+    const path = m[1] as string;
+    if (!isFileLike(path)) continue;
+    const line = Number(m[2]);
+    sink.add('path', `${path}:${line}`, m.index, m.index + path.length, { path, line });
+    if (sink.full('path')) return;
+  }
+}
+
 describe('call scan from each (', () => {
   const pieces = ['a', 'b', 'Z', '_', '$', '1', '.', '(', ')', ' ', '\n', 'this.', 'self.', 'foo', 'é', 'x(', '.y('];
 
@@ -113,6 +124,24 @@ describe('path scan skipping words that end at a separator', () => {
   it('keeps exactly the facts the plain scan kept', () => {
     for (const text of texts(2, 4000, pieces, 30)) {
       expect(factsOf((t, sink) => scanPaths(t, sink), text), JSON.stringify(text)).toEqual(factsOf(plainScanPaths, text));
+    }
+  });
+
+  it('answers the same once its cache of verdicts is full, evicted and colliding', () => {
+    // 120,000 distinct tokens (four times the cache's slots), half of them file-like, each met
+    // three times in different texts: every verdict the cache gives must be isFileLike's.
+    const next = mulberry32(7);
+    const tokens = Array.from({ length: 120_000 }, (_, i) => {
+      const word = `w${i.toString(36)}${next() < 0.5 ? '_x' : ''}`;
+      return [`src/${word}.ts`, `${word}.then`, `this.${word}`, `${word}.md`, `a.${word}.b`, `/tmp/${word}`][i % 6] as string;
+    });
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < tokens.length; i += 20) {
+        const text = tokens.slice(i, i + 20).join(round === 1 ? ' and ' : '\n');
+        expect(factsOf((t, sink) => scanPaths(t, sink), text)).toEqual(factsOf(plainScanPaths, text));
+        const grep = tokens.slice(i, i + 20).map((token, k) => `${token}:${k + 1}: hit`).join('\n');
+        expect(factsOf(scanGrepLines, grep)).toEqual(factsOf(plainGrepLines, grep));
+      }
     }
   });
 
