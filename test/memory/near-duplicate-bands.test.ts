@@ -134,17 +134,20 @@ describe('near-duplicate bands (memory_bands)', () => {
     expect(after).toEqual(before);
   });
 
-  it('remember fills an unfilled store a chunk at a time', async () => {
-    for (let i = 0; i < 300; i++) await cairn.remember({ text: `note ${i}: service ${i % 13} listens on port ${8000 + i}` });
+  it('remember fills an unfilled store a chunk at a time; stats warn until it is complete', async () => {
+    expect((await store.stats()).warnings ?? []).toEqual([]);
+    for (let i = 0; i < 100; i++) await cairn.remember({ text: `note ${i}: service ${i % 13} listens on port ${8000 + i}` });
     store.db.prepare('DELETE FROM memory_bands').run();
     store.db.prepare('DELETE FROM state WHERE key = ?').run(BANDS_STATE_KEY);
     await store.close();
     store = await openSqliteStore(path);
     cairn = createCairn({ store, embedder: null, clock: { now: () => NOW }, project: 'p' });
+    expect((await store.stats()).warnings?.join('\n')).toMatch(/near-duplicate bands .* not filled yet.*cairn migrate/);
     await cairn.remember({ text: 'one more note: service 99 listens on port 9999' });
     expect(bandsState(store)?.done).toBeUndefined();
     for (let i = 0; i < 3; i++) await cairn.remember({ text: `another note ${i}: the queue drains in ${i} s` });
     expect(bandsState(store)).toEqual({ v: BANDS_VERSION, done: true });
+    expect((await store.stats()).warnings ?? []).toEqual([]);
     expect(storedBands(store)).toEqual(expectedBands(store));
   });
 

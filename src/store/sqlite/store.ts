@@ -620,6 +620,10 @@ export class SqliteStore implements Store {
     const vectors = one('SELECT count(*) FROM vectors');
     const vectorIndex = await this.vectorIndex.probe(vectors);
     this.capabilities.ann = this.vectorIndex.annAvailable;
+    const warnings = vectorIndex.warning === null ? [] : [vectorIndex.warning];
+    if (!this.bandsDone && !bandsComplete(db)) {
+      warnings.push('near-duplicate bands of older memories are not filled yet: remember checks with the slower full-text probe and fills a few a call; `cairn migrate` fills them all now');
+    }
     return {
       memories: one('SELECT count(*) FROM memories'),
       active: one('SELECT count(*) FROM memories WHERE valid_to IS NULL AND deleted_at IS NULL'),
@@ -633,7 +637,7 @@ export class SqliteStore implements Store {
       sizeBytes,
       schemaVersion: schemaVersion(db),
       vectorModel: await this.vectorModel(),
-      ...(vectorIndex.warning === null ? {} : { warnings: [vectorIndex.warning] }),
+      ...(warnings.length === 0 ? {} : { warnings }),
     };
   }
 
