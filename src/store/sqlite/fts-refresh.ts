@@ -10,6 +10,7 @@ import { factIndexSource, turnIndexSource } from '../substrate-rows.js';
 import { memoryIndexSource } from '../memory-rows.js';
 import { indexText, TERMS_VERSION, wordIndexText } from '../tokenize.js';
 import type { TermFrequencies } from './term-frequency.js';
+import type { TextSearchIndex } from './text-search-index.js';
 
 export const TERMS_VERSION_KEY = 'fts_terms_version';
 
@@ -27,7 +28,7 @@ function hasTable(db: Database.Database, name: string): boolean {
 }
 
 /** Re-index the rows whose terms changed since the database's terms version; a no-op when current. */
-export function refreshFtsTerms(db: Database.Database, frequencies: TermFrequencies): RefreshCounts | null {
+export function refreshFtsTerms(db: Database.Database, frequencies: TermFrequencies, textIndex?: TextSearchIndex): RefreshCounts | null {
   const read = (): number => Number((db.prepare('SELECT value FROM state WHERE key = ?').get(TERMS_VERSION_KEY) as { value: string } | undefined)?.value ?? 1);
   if (read() >= TERMS_VERSION) return null;
   const run = db.transaction((): RefreshCounts | null => {
@@ -47,6 +48,8 @@ export function refreshFtsTerms(db: Database.Database, frequencies: TermFrequenc
       db.prepare('INSERT INTO memories_fts (rowid, terms) VALUES (?, ?)').run(row.rowid, after);
       frequencies.removed(before);
       frequencies.added(after);
+      textIndex?.removed(row.rowid, before);
+      textIndex?.added(row.rowid, after);
       counts.memories++;
     }
     if (hasTable(db, 'turns_fts')) {

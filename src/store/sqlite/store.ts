@@ -32,6 +32,7 @@ import { sqliteEmbeddingCache } from './embed-cache.js';
 import { sqliteLedger } from './ledger.js';
 import { TermFrequencies } from './term-frequency.js';
 import { addBands, bandKeys, BandSigner, bandsComplete, fillBands, initBands, removeBands, restartFill, type FillProgress } from './memory-bands.js';
+import { TextSearchIndex } from './text-search-index.js';
 import { SqliteVectors, type SqliteVectorIndexOptions } from './vectors.js';
 import { SqliteVectorStaging, STAGED_MODEL_KEY } from './vector-staging.js';
 import {
@@ -54,6 +55,11 @@ import { reviewWhere as sharedReviewWhere, type StoredReviewRow as ReviewRow } f
 /** The terms a memory is indexed under: its text, its tags and its context (`memoryIndexSource`). */
 function ftsTerms(memory: Pick<Memory, 'text' | 'tags' | 'context'>): string {
   return indexText(memoryIndexSource(memory));
+}
+
+/** A memories row's index terms (what `ftsTerms` gave when it was written). */
+function rowIndexText(row: { text: string; tags: string; context: string | null }): string {
+  return ftsTerms({ text: row.text, tags: JSON.parse(row.tags) as string[], context: row.context });
 }
 
 /** FTS5 MATCH expression: OR of quoted terms (BM25 ranks documents matching more and rarer terms first). */
@@ -109,6 +115,8 @@ export class SqliteStore implements Store {
   readonly vectorStaging: SqliteVectorStaging;
   private substrateStore: SqliteSubstrate | null = null;
   private readonly termFrequencies = new TermFrequencies(() => this.db);
+  /** BM25 postings of our own beside memories_fts (./text-search-index.ts). */
+  private readonly textIndex = new TextSearchIndex(() => this.db);
   private readonly statements = new Map<string, Database.Statement>();
   private readonly textSearchWorker: TextSearchOffload | null;
   /** Seen complete: every memory's near-duplicate bands are in memory_bands (./memory-bands.ts). */
@@ -145,8 +153,10 @@ export class SqliteStore implements Store {
     this.database = openDatabase(this.options.path, this.options);
     // Terms version 2 (CJK, emoji): re-index the rows it changes, once (see fts-refresh.ts).
     if (!this.database.readonly) {
-      refreshFtsTerms(this.database, this.termFrequencies);
+      refreshFtsTerms(this.database, this.termFrequencies, this.textIndex);
       initBands(this.database);
+      // Migration 013's postings, filled once from the memories (checkpointed batches; see text-search-index.ts).
+      this.textIndex.backfill(rowIndexText);
     }
   }
 
@@ -157,6 +167,7 @@ export class SqliteStore implements Store {
     this.statements.clear();
     this.termFrequencies.reset();
     this.bandsDone = false;
+    this.textIndex.reset();
     this.vectorIndex.reset();
     this.substrateStore = null;
   }
@@ -220,6 +231,7 @@ export class SqliteStore implements Store {
     this.statement('INSERT INTO memories_fts (rowid, terms) VALUES (?, ?)').run(rowid, terms);
     this.termFrequencies.added(terms);
     addBands((sql) => this.statement(sql), rowid, this.bandSigner.keys(memory.text, memory.project));
+    this.textIndex.added(rowid, terms);
     if (write.embedding) {
       this.claimVectorModel(write.embedding.model);
       this.insertVector(rowid, write.embedding.vector);
@@ -266,6 +278,8 @@ export class SqliteStore implements Store {
         db.prepare('INSERT INTO memories_fts (rowid, terms) VALUES (?, ?)').run(row.rowid, after);
         this.termFrequencies.removed(before);
         this.termFrequencies.added(after);
+        this.textIndex.removed(row.rowid, before);
+        this.textIndex.added(row.rowid, after);
       }
       if (patch.text !== undefined) {
         const prepare = (sql: string): Database.Statement => this.statement(sql);
@@ -387,9 +401,15 @@ export class SqliteStore implements Store {
   /** Full-text search on this thread's connection. */
   private searchTextHere(query: string, options: TextSearchOptions): ScoredId[] {
     const terms = queryTerms(query, 64);
-    const match = options.rarestTerms === undefined ? matchExpression(this.selectTerms(terms)) : this.probeExpression(terms, options.rarestTerms);
+    const selected = options.rarestTerms === undefined ? this.selectTerms(terms) : null;
+    const match = selected !== null ? matchExpression(selected) : this.probeExpression(terms, options.rarestTerms as number);
     if (match === null) return [];
     const { where, params } = filterSql(options);
+    if (selected !== null) {
+      // FTS5's ranking from postings read whole, when the index can answer (./text-search-index.ts).
+      const ranked = this.textIndex.search(selected, options.limit, (rowids) => this.idsForRowids(rowids, where, params));
+      if (ranked !== null) return ranked.map((row) => ({ id: row.id, score: row.score }));
+    }
     const rows = this.statement(
       `SELECT m.id AS id, f.rank AS rank
          FROM memories_fts f JOIN memories m ON m.rowid = f.rowid
@@ -779,11 +799,13 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * Recount the terms' document frequencies from the full-text index, for code that wrote
-   * `memories_fts` directly (a copy from PostgreSQL).
+   * Recount the terms' document frequencies from the full-text index and rebuild the BM25
+   * postings from the memories, for code that wrote `memories_fts` directly (a copy from PostgreSQL).
    */
   rebuildTermFrequencies(): void {
     this.termFrequencies.rebuild();
+    this.textIndex.clear();
+    this.textIndex.backfill(rowIndexText);
   }
 
   /** A prepared statement kept for the connection's life (hot paths: preparing costs tens of µs). */
