@@ -69,6 +69,21 @@ export interface ContextInput {
    * used instead of running its queries. Exclusions and project isolation still apply here.
    */
   pool?: readonly Memory[];
+  /**
+   * Turns of the favoured session its transcript holds and the store does not yet (after /compact:
+   * the compact boundary and summary whose ingest the session-start hook leaves to a detached
+   * child, src/hooks/compact-tail.ts), as ingest will store them: read after the stored ones,
+   * numbered on from them.
+   */
+  pendingTurns?: ReadonlyArray<Pick<TurnRecord, 'role' | 'text' | 'flags' | 'at'>>;
+}
+
+/** `stored` followed by `pending`, numbered on from the last stored turn as ingest numbers them. */
+function withPending(stored: readonly TurnRecord[], pending: NonNullable<ContextInput['pendingTurns']>, session: string): TurnRecord[] {
+  let seq = stored.reduce((max, t) => Math.max(max, t.seq), 0);
+  const line = stored.reduce((max, t) => Math.max(max, t.sourceLine), 0);
+  const added = pending.map((t, i): TurnRecord => ({ id: `${session}:pending:${i}`, sessionId: session, seq: ++seq, role: t.role, text: t.text, toolName: null, toolInput: null, toolUseId: null, isError: false, flags: [...t.flags], at: t.at, sourceUuid: null, sourceLine: line + i + 1 }));
+  return [...stored, ...added];
 }
 
 /** The text of a session's latest compaction summary (what the agent's context window holds after /compact), or ''. */
@@ -264,10 +279,11 @@ export async function buildContext(deps: ContextDeps, input: ContextInput = {}):
   }
 
   // A session with a history (after /compact, on resume), no query: its details by the value model.
-  const sessionTurns =
+  const storedTurns =
     input.favorSession && input.workingSet !== false && deps.store.capabilities.substrate && deps.store.substrate
       ? await deps.store.substrate.getTurns(input.favorSession, { limit: 50_000 })
       : [];
+  const sessionTurns = input.pendingTurns && input.pendingTurns.length > 0 && input.favorSession && storedTurns.length > 0 ? withPending(storedTurns, input.pendingTurns, input.favorSession) : storedTurns;
   if (input.favorSession && sessionTurns.length > 0 && !input.query) {
     const { candidates } = await gatherCandidates(deps, input, filter);
     const pack = await packSession(deps, {

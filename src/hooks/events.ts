@@ -5,6 +5,7 @@ import type { PreparedContext } from '../context/prepare.js';
 import type { RecallHit } from '../recall/recall.js';
 import type { Memory } from '../types.js';
 import { estimateTokens } from '../tokens.js';
+import type { PendingTurn } from './compact-tail.js';
 
 /** The hook events cairn answers, by their CLI names, with Claude Code's names as aliases. */
 export const HOOK_EVENTS = ['session-start', 'prompt', 'pre-compact', 'stop', 'session-end', 'subagent-stop'] as const;
@@ -198,6 +199,8 @@ export async function prepareCompactContext(cairn: Cairn, settings: HookSettings
 export interface CompactStart {
   generation: string | null;
   reason?: string;
+  /** The compaction lines the hook read from the transcript and left to a detached ingest (src/hooks/compact-tail.ts): the context is built with them. */
+  pendingTurns?: PendingTurn[];
 }
 
 /**
@@ -246,6 +249,7 @@ export async function sessionStart(cairn: Cairn, input: HookInput, settings: Hoo
     ...(prepared ? { prepared } : {}),
     // After /compact: the pool gathered at PreCompact for this session and store state.
     ...(pool ? { pool } : {}),
+    ...(compacted && compactStart?.pendingTurns ? { pendingTurns: compactStart.pendingTurns } : {}),
   });
   if (result.markdown.length === 0) {
     if (!echoed) return { kind: 'none' };

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { Readable, Writable } from 'node:stream';
 import { isPostgresStore, loadConfig, openCairn, type Config } from '../config.js';
 import { sqliteGeneration } from '../context/cache.js';
+import { compactTail } from './compact-tail.js';
 import { isHeadlessEntrypoint } from '../ingest/readers/shared.js';
 import { packagePath, packageVersion } from '../paths.js';
 import type { Cairn } from '../cairn.js';
@@ -389,11 +390,21 @@ export async function runHook(eventName: string, io: HookIo, settings: HookSetti
     cairn = (await openCairn(config, { cwd, actor: 'hook', session, logger })).cairn;
     let output: HookOutput;
     let cacheOutcome: string | undefined;
+    /** The transcript whose new lines this hook read without ingesting them: ingested after the output, as the stop hooks do. */
+    let deferredIngest: string | null = null;
     switch (event) {
       case 'session-start': {
         const cache = startupCache(config, io.env, (outcome) => (cacheOutcome = outcome));
         // After /compact: the store as it was before this hook's ingest (of the compaction summary), for the pool prepared at PreCompact.
         const before = input.source === 'compact' && cache ? cache.generation() : null;
+        // After /compact, when all the transcript holds past its cursor is the boundary and summary
+        // Claude Code appended (PreCompact ingested the rest): built with them, ingested after, detached.
+        const tail = input.source === 'compact' && session && typeof input.transcript_path === 'string' && io.env.CAIRN_COMPACT_DEFER !== '0' ? await compactTail(cairn, input.transcript_path, session) : null;
+        if (tail) {
+          deferredIngest = input.transcript_path as string;
+          output = await sessionStart(cairn, input, settings, cache, { generation: before, pendingTurns: tail.turns });
+          break;
+        }
         const wroteMemories = await ingestTranscript(cairn, input, logger, headless);
         const compactStart: CompactStart | undefined = input.source === 'compact' ? (wroteMemories ? { generation: null, reason: 'ingest wrote memories' } : { generation: before }) : undefined;
         output = await sessionStart(cairn, input, settings, cache, compactStart);
@@ -409,13 +420,20 @@ export async function runHook(eventName: string, io: HookIo, settings: HookSetti
     }
     if (output.kind === 'json') io.stdout.write(`${JSON.stringify(output.value)}\n`);
     else if (output.kind === 'text') io.stdout.write(output.value);
+    if (deferredIngest !== null) {
+      if (io.env.CAIRN_HOOK_INLINE === '1') {
+        await ingestTranscript(cairn, input, logger, headless);
+        const cache = startupCache(config, io.env);
+        if (cache) await refreshStartupContext(cairn, settings, cache);
+      } else await ingestDetached(config, cwd, deferredIngest, io.env, headless);
+    }
     // While the client compacts, a detached child gathers what the SessionStart after it needs.
     const compactCache = event === 'pre-compact' && session && io.env.CAIRN_HOOK_CHILD !== '1' ? startupCache(config, io.env) : undefined;
     if (compactCache && session) {
       if (io.env.CAIRN_HOOK_INLINE === '1') await prepareCompactContext(cairn, settings, compactCache, session);
       else await spawnDetached(config, PREPARE_COMPACT_EVENT, { cwd, session_id: session }, io.env);
     }
-    logger.info('hook', { event, session, source: input.source, output: output.kind, ...(cacheOutcome ? { cache: cacheOutcome } : {}), ...codeCacheOutcome(), ms: Date.now() - started });
+    logger.info('hook', { event, session, source: input.source, output: output.kind, ...(cacheOutcome ? { cache: cacheOutcome } : {}), ...(deferredIngest !== null ? { ingest: 'deferred' } : {}), ...codeCacheOutcome(), ms: Date.now() - started });
     // The path this hook took, for bin/cairn-hook.cjs's code cache (it holds the code of each path it has seen).
     (globalThis as { __cairnHookPath?: string }).__cairnHookPath = `${String(input.source ?? '')}/${cacheOutcome?.split(':')[0] ?? ''}/${output.kind}`;
     return 0;
