@@ -188,20 +188,29 @@ export class SqliteStore implements Store {
     if (writes.length === 0) return [];
     const touch = options.touchDuplicatesAt;
     return this.db
-      .transaction(() =>
-        writes.map((write) => {
-          const result = this.writeOne(write);
+      .transaction(() => {
+        // The batch's bands go in at its end in key order: neighbouring keys share B-tree pages.
+        const bands: Array<[number, number]> = [];
+        const results = writes.map((write) => {
+          const result = this.writeOne(write, bands);
           if (!result.inserted && touch !== undefined) {
             this.statement('UPDATE memories SET access_count = access_count + 1, last_accessed_at = ? WHERE id = ?').run(touch, result.memory.id);
           }
           return result;
-        }),
-      )
+        });
+        bands.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+        const insert = this.statement('INSERT OR IGNORE INTO memory_bands (key, memory_rowid) VALUES (?, ?)');
+        for (const [key, rowid] of bands) insert.run(key, rowid);
+        return results;
+      })
       .immediate();
   }
 
-  /** One memory write; runs inside the caller's transaction. */
-  private writeOne(write: MemoryWrite): { memory: Memory; inserted: boolean } {
+  /**
+   * One memory write; runs inside the caller's transaction. With `bands`, the memory's band keys
+   * are added to it for the caller to insert (before its transaction commits) instead of inserted here.
+   */
+  private writeOne(write: MemoryWrite, bands?: Array<[number, number]>): { memory: Memory; inserted: boolean } {
     const db = this.db;
     const { memory } = write;
     if (write.closes) {
@@ -230,7 +239,8 @@ export class SqliteStore implements Store {
     const terms = ftsTerms(memory);
     this.statement('INSERT INTO memories_fts (rowid, terms) VALUES (?, ?)').run(rowid, terms);
     this.termFrequencies.added(terms);
-    addBands((sql) => this.statement(sql), rowid, this.bandSigner.keys(memory.text, memory.project));
+    if (bands) for (const key of this.bandSigner.keys(memory.text, memory.project)) bands.push([key, rowid]);
+    else addBands((sql) => this.statement(sql), rowid, this.bandSigner.keys(memory.text, memory.project));
     this.textIndex.added(rowid, terms);
     if (write.embedding) {
       this.claimVectorModel(write.embedding.model);
