@@ -117,6 +117,16 @@ describe('BM25 postings beside memories_fts', () => {
     await store.close();
   }, 120_000);
 
+  it('answers on a read-only connection too (accented and CJK terms are tokenized by FTS5 in the temp schema)', async () => {
+    const path = join(dir, 'readonly.db');
+    const store = await openSqliteStore(path);
+    await fill(createCairn({ store, embedder: null, clock, project: 'p1', actor: 'test' }), 120, 6);
+    await store.close();
+    const reader = await openSqliteStore(path, { readonly: true });
+    await expectSameAsFts5(reader);
+    await reader.close();
+  });
+
   it('leaves a query to FTS5 while the backfill has not finished', async () => {
     const store = await openSqliteStore(join(dir, 'unfinished.db'));
     const cairn = createCairn({ store, embedder: null, clock, project: 'p1', actor: 'test' });
