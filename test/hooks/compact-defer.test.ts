@@ -209,10 +209,12 @@ describe('SessionStart(compact) after a PreCompact ingest', () => {
     const expected = (await turnsOf(reference, repo, 'sess-e')).map((x) => [x.seq, x.role, x.text]);
     for (const afterMs of [30, 150, 400]) {
       const h = copyHome(home);
-      const child = spawn(process.execPath, [join(ROOT, 'bin', 'cairn.js'), '--home', h, 'ingest', transcript], { stdio: 'ignore' });
+      const child = spawn(process.execPath, [join(ROOT, 'bin', 'cairn.js'), '--home', h, 'ingest', '--fill-seconds', '0', transcript], { stdio: 'ignore' });
+      // Listened for from the start: a child that ends before the kill has already emitted it.
+      const exited = new Promise((done) => child.once('exit', done));
       await new Promise((done) => setTimeout(done, afterMs));
       child.kill('SIGKILL');
-      await new Promise((done) => child.once('exit', done));
+      await exited;
       await withCairn(h, repo, 'sess-e', async (c) => {
         const db = new Database(join(h, 'cairn.db'));
         try {
