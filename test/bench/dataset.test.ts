@@ -1,11 +1,20 @@
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { corpusKey, ensureCorpusDb, workingCopy } from '../../bench/src/dataset.js';
 import { tempDir } from '../helpers/cli.js';
 
 const cacheDir = tempDir('cairn-bench-cache-');
+const MIGRATIONS = fileURLToPath(new URL('../../src/store/sqlite/migrations/', import.meta.url));
+
+/** The newest SQLite migration: its version and the tables it creates. */
+function newestMigration(): { version: number; tables: string[] } {
+  const file = readdirSync(MIGRATIONS).filter((name) => /^\d+_.*\.sql$/.test(name)).sort().at(-1) as string;
+  const sql = readFileSync(join(MIGRATIONS, file), 'utf8');
+  return { version: Number.parseInt(file, 10), tables: [...sql.matchAll(/CREATE TABLE IF NOT EXISTS (\w+)/g)].map((m) => m[1] as string) };
+}
 afterAll(() => rmSync(cacheDir, { recursive: true, force: true }));
 
 describe('corpus databases', () => {
@@ -49,9 +58,12 @@ describe('corpus databases', () => {
       const spec = { seed: 5, size: 200 };
       const built = await ensureCorpusDb(dir, spec);
       const latest = built.manifest.schemaVersion;
-      // Make it the corpus an earlier schema would have cached: no `context` column, version latest - 1.
+      // Make it the corpus the schema before the newest migration would have cached: version
+      // latest - 1, without the tables the newest migration creates (whichever migration that is).
+      const newest = newestMigration();
+      expect(newest.version).toBe(latest);
       const db = new Database(built.path);
-      db.exec('ALTER TABLE memories DROP COLUMN context');
+      for (const table of newest.tables) db.exec(`DROP TABLE ${table}`);
       db.pragma(`user_version = ${latest - 1}`);
       db.close();
       const olderKey = corpusKey(spec, latest - 1);
@@ -71,7 +83,7 @@ describe('corpus databases', () => {
       const after = new Database(migrated.path, { readonly: true });
       try {
         expect(after.pragma('user_version', { simple: true })).toBe(latest);
-        expect(after.prepare("SELECT count(*) FROM pragma_table_info('memories') WHERE name = 'context'").pluck().get()).toBe(1);
+        for (const table of newest.tables) expect(after.prepare("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?").pluck().get(table), table).toBe(1);
         expect(after.prepare('SELECT count(*) FROM memories').pluck().get()).toBe(built.manifest.rows.inserted);
       } finally {
         after.close();
