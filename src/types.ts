@@ -508,6 +508,12 @@ export interface Store {
    * most `maxChunks` chunks (default: until complete); resumable after a crash.
    */
   fillNearDuplicateIndex?(options?: { chunk?: number; maxChunks?: number }): Promise<{ filled: number; complete: boolean }>;
+  /**
+   * Optional: fill a full-text index of the store's own (SQLite: migration 013's BM25 postings)
+   * for memories written before it existed, at most `maxBatches` checkpointed batches (default:
+   * until complete); resumable after a crash. Searches stay correct either way, only slower.
+   */
+  fillTextSearchIndex?(options?: { maxBatches?: number }): Promise<{ filled: number; complete: boolean }>;
   findByContentHash(contentHash: string, project: string | null): Promise<Memory | null>;
   listMemories(options: ListOptions): Promise<Memory[]>;
   countMemories(filter: MemoryFilter): Promise<number>;

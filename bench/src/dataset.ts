@@ -128,8 +128,9 @@ async function migrateEarlier(cacheDir: string, spec: CorpusSpec, schemaVersion:
     try {
       copyFileSync(path, tmp);
       const store = await openSqliteStore(tmp);
-      // What a migration leaves to the store to fill (the near-duplicate bands), as a fresh build holds it.
+      // What a migration leaves to the store to fill (the near-duplicate bands, the BM25 postings), as a fresh build holds it.
       await store.fillNearDuplicateIndex?.();
+      await store.fillTextSearchIndex?.();
       await store.close();
     } catch (error) {
       removeDb(tmp);

@@ -28,6 +28,7 @@ export const STORE_METHODS: Record<MethodsOf<Store>, Treatment> = {
   getMemoryTexts: 'pass',
   nearDuplicateCandidates: 'pass',
   fillNearDuplicateIndex: 'pass',
+  fillTextSearchIndex: 'pass',
   findByContentHash: 'pass',
   listMemories: 'pass',
   countMemories: 'pass',

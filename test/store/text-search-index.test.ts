@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -127,6 +127,32 @@ describe('BM25 postings beside memories_fts', () => {
     await reader.close();
   });
 
+  it.skipIf(!existsSync(join(repo, 'dist/cli/main.js')))('an upgraded store: opening it fills one batch, `cairn migrate up` and `cairn ingest` fill the rest (needs `npm run build`)', async () => {
+    const homes = ['migrate', 'ingest'].map((name) => join(dir, `upgraded-${name}`));
+    for (const home of homes) {
+      const store = await openSqliteStore(join(home, 'cairn.db'));
+      await fill(createCairn({ store, embedder: null, clock, project: 'p1', actor: 'test' }), 2_500, 7);
+      // What an older cairn leaves: memories, no postings.
+      store.db.exec(`DELETE FROM bm25_postings; DELETE FROM bm25_pending; DELETE FROM state WHERE key = '${BACKFILL_KEY}'`);
+      await store.close();
+    }
+    const cli = (home: string, ...args: string[]) => spawnSync(process.execPath, [join(repo, 'bin/cairn.js'), '--home', home, ...args], { encoding: 'utf8', env: { ...process.env, CAIRN_HOME: home } });
+    const migrated = cli(homes[0] as string, 'migrate', 'up', '--json');
+    expect(migrated.status, migrated.stderr).toBe(0);
+    expect(JSON.parse(migrated.stdout).postingsFilled).toBe(2_500); // migrate opens the raw database: nothing filled before
+    const transcripts = join(dir, 'no-transcripts');
+    mkdirSync(transcripts, { recursive: true });
+    const ingested = cli(homes[1] as string, 'ingest', transcripts, '--fill-seconds', '0', '--json');
+    expect(ingested.status, ingested.stderr).toBe(0);
+    expect(JSON.parse(ingested.stdout).postingsFilled).toBe(1_500); // the store's open took the first 1,000
+    for (const home of homes) {
+      const store = await openSqliteStore(join(home, 'cairn.db'));
+      expect(new TextSearchIndex(() => store.db).ready()).toBe(true);
+      await expectSameAsFts5(store);
+      await store.close();
+    }
+  }, 120_000);
+
   it('leaves a query to FTS5 while the backfill has not finished', async () => {
     const store = await openSqliteStore(join(dir, 'unfinished.db'));
     const cairn = createCairn({ store, embedder: null, clock, project: 'p1', actor: 'test' });
@@ -165,7 +191,7 @@ describe('BM25 postings beside memories_fts', () => {
          db.pragma('busy_timeout = 10000');
          const index = new TextSearchIndex(() => db);
          // One row a transaction, slowed down, so the kill lands in the middle.
-         index.backfill((row) => { const until = Date.now() + 2; while (Date.now() < until); return indexText(memoryIndexSource({ text: row.text, tags: JSON.parse(row.tags), context: row.context })); }, 1);`,
+         index.backfill((row) => { const until = Date.now() + 2; while (Date.now() < until); return indexText(memoryIndexSource({ text: row.text, tags: JSON.parse(row.tags), context: row.context })); }, { batch: 1 });`,
       );
       const child = spawn(process.execPath, [script, path], { stdio: 'ignore' });
       const reader = new Database(path, { readonly: true });
@@ -179,9 +205,18 @@ describe('BM25 postings beside memories_fts', () => {
       expect(stopped).not.toBe('done');
       expect(Number(stopped)).toBeGreaterThanOrEqual(200);
       expect(Number(stopped)).toBeLessThan(1500);
-      // The next open finishes it from the checkpoint.
+      // The next open goes on from the checkpoint, one bounded batch (never the whole store: a hook
+      // may be the one opening it); searches stay FTS5's until fillTextSearchIndex completes it.
       const reopened = await openSqliteStore(path);
+      const afterOpen = reopened.db.prepare('SELECT value FROM state WHERE key = ?').pluck().get(BACKFILL_KEY);
+      expect(afterOpen).not.toBe('done');
+      expect(Number(afterOpen)).toBe(Number(stopped) + 1000);
+      await expectSameAsFts5(reopened, undefined, false);
+      expect((await reopened.stats()).warnings?.join('\n')).toContain('BM25 index of older memories is not filled yet');
+      expect(await reopened.fillTextSearchIndex()).toEqual({ filled: 1500 - Number(stopped) - 1000, complete: true });
       expect(reopened.db.prepare('SELECT value FROM state WHERE key = ?').pluck().get(BACKFILL_KEY)).toBe('done');
+      expect(await reopened.fillTextSearchIndex()).toEqual({ filled: 0, complete: true });
+      expect((await reopened.stats()).warnings ?? []).not.toContainEqual(expect.stringContaining('BM25'));
       expect(postings(reopened)).toEqual(complete);
       await expectSameAsFts5(reopened);
       await reopened.close();
@@ -198,7 +233,7 @@ describe('BM25 postings beside memories_fts', () => {
         if (++calls === 25) throw new Error('boom');
         return row.text;
       };
-      expect(() => index.backfill(failing, 10)).toThrow('boom');
+      expect(() => index.backfill(failing, { batch: 10 })).toThrow('boom');
       expect(store.db.prepare('SELECT value FROM state WHERE key = ?').pluck().get(BACKFILL_KEY)).toBe(String(20 + firstRowid(store) - 1));
       store.db.exec(`DELETE FROM bm25_postings; DELETE FROM state WHERE key = '${BACKFILL_KEY}'`);
       await store.close();

@@ -71,7 +71,10 @@ export function registerIngestCommands(program: Command, run: Run): void {
       bar.done();
       // The memories went in without vectors (no model load while reading): fill them now, bounded.
       const vectors = await fillAfterWrite(ctx.config, cairn.deps.store, { seconds: opts.fillSeconds, by: 'ingest', background: ctx.io.env.CAIRN_HOOK_CHILD === '1' });
-      if (ctx.json) return ctx.printJson({ roots, ...summary, ...(vectors ? { vectors: { ...vectors, ms: Math.round(vectors.ms) } } : {}) });
+      // An upgraded store's older memories into the BM25 postings (each open fills only a batch; resumable).
+      const postings = await cairn.deps.store.fillTextSearchIndex?.();
+      const postingsFilled = postings && postings.filled > 0 ? postings.filled : 0;
+      if (ctx.json) return ctx.printJson({ roots, ...summary, ...(vectors ? { vectors: { ...vectors, ms: Math.round(vectors.ms) } } : {}), ...(postingsFilled > 0 ? { postingsFilled } : {}) });
       ctx.out(
         `${summary.filesChanged} of ${summary.files} files read · ${summary.sessions} sessions · ${summary.turns} new turns · ` +
           `${summary.toolCalls} tool calls · ${summary.corrections} corrections · ${summary.compactions} compactions`,
@@ -86,6 +89,7 @@ export function registerIngestCommands(program: Command, run: Run): void {
       for (const bad of summary.badLineSamples.slice(0, 10)) ctx.note(`bad line ${bad.path}:${bad.line}: ${bad.reason}`);
       for (const skip of summary.skippedSamples.slice(0, 10)) ctx.note(`skipped ${skip.path}: ${skip.reason}`);
       if (vectors) ctx.out(`vectors      ${fillLine(vectors)}`);
+      if (postingsFilled > 0) ctx.out(`index        BM25 postings of ${postingsFilled} older memories filled`);
     },
   );
 

@@ -5,6 +5,8 @@ import { isPostgresStore } from '../../config.js';
 import { invalid } from '../../errors.js';
 import { loadMigrations, openDatabase } from '../../store/sqlite/database.js';
 import { fillBands } from '../../store/sqlite/memory-bands.js';
+import { rowIndexText } from '../../store/sqlite/store.js';
+import { TextSearchIndex } from '../../store/sqlite/text-search-index.js';
 import type { CommandContext } from '../context.js';
 import type { Run } from './memory.js';
 
@@ -16,6 +18,8 @@ interface Report {
   applied?: number[];
   /** SQLite: memories whose near-duplicate bands this run filled (migration 012's backfill). */
   bandsFilled?: number;
+  /** SQLite: memories whose BM25 postings this run filled (migration 013's backfill). */
+  postingsFilled?: number;
 }
 
 async function postgres(url: string, apply: boolean): Promise<Report> {
@@ -46,11 +50,14 @@ function sqlite(spec: string, apply: boolean): Report {
   };
   const before = version();
   let bandsFilled: number | undefined;
+  let postingsFilled: number | undefined;
   if (apply) {
     const db = openDatabase(path);
     try {
       // Memories written before memory_bands existed: filled here, a chunk a transaction (resumable).
       bandsFilled = fillBands(db).filled;
+      // Memories written before the BM25 postings existed (opening the store filled at most a batch).
+      postingsFilled = new TextSearchIndex(() => db).backfill(rowIndexText);
     } finally {
       db.close();
     }
@@ -63,6 +70,7 @@ function sqlite(spec: string, apply: boolean): Report {
     pending: migrations.filter((m) => m.version > current).map((m) => ({ version: m.version, name: m.name })),
     ...(apply ? { applied: migrations.filter((m) => m.version > before && m.version <= current).map((m) => m.version) } : {}),
     ...(bandsFilled !== undefined ? { bandsFilled } : {}),
+    ...(postingsFilled !== undefined ? { postingsFilled } : {}),
   };
 }
 
@@ -72,6 +80,7 @@ function print(ctx: CommandContext, report: Report): void {
   ctx.out(`schema   v${report.current} (this cairn knows v${report.latest})`);
   if (report.applied) ctx.out(report.applied.length > 0 ? `applied  ${report.applied.map((v) => `v${v}`).join(', ')}` : 'applied  nothing (already up to date)');
   if (report.bandsFilled) ctx.out(`filled   near-duplicate bands of ${report.bandsFilled} memories`);
+  if (report.postingsFilled) ctx.out(`filled   BM25 postings of ${report.postingsFilled} memories`);
   if (report.pending.length > 0) ctx.out(`pending  ${report.pending.map((m) => `${m.version}_${m.name}`).join(', ')}`);
   else if (!report.applied) ctx.out('pending  none');
 }
@@ -85,8 +94,8 @@ export function registerMigrateCommand(program: Command, run: Run): void {
         'Schema migrations of the configured store (--store / CAIRN_STORE / config "store"; SQLite by default).\n' +
           '`up` (the default) applies what is pending, each migration in a transaction (PostgreSQL: under an advisory lock, so\n' +
           'several processes can start at once); `status` only reports. Stores also migrate forward when they open.\n' +
-          'SQLite: `up` also fills the near-duplicate bands of memories stored before they existed (resumable; remember\n' +
-          'otherwise fills them a chunk at a time).',
+          'SQLite: `up` also fills the near-duplicate bands and the BM25 postings of memories stored before they existed\n' +
+          '(resumable; otherwise remember fills the bands a chunk at a time, each open of the store and `cairn ingest` the postings).',
       )
       .argument('[action]', 'up | status', 'up'),
     async (ctx, action: string) => {

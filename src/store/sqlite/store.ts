@@ -57,8 +57,11 @@ function ftsTerms(memory: Pick<Memory, 'text' | 'tags' | 'context'>): string {
   return indexText(memoryIndexSource(memory));
 }
 
-/** A memories row's index terms (what `ftsTerms` gave when it was written). */
-function rowIndexText(row: { text: string; tags: string; context: string | null }): string {
+/** Memories whose BM25 postings (migration 013) one open of an upgraded store fills: ~0.1 ms each. */
+const OPEN_BACKFILL_ROWS = 1_000;
+
+/** A memories row's index terms, as written to `memories_fts` (what `ftsTerms` gave) and to the BM25 postings. */
+export function rowIndexText(row: { text: string; tags: string; context: string | null }): string {
   return ftsTerms({ text: row.text, tags: JSON.parse(row.tags) as string[], context: row.context });
 }
 
@@ -155,8 +158,10 @@ export class SqliteStore implements Store {
     if (!this.database.readonly) {
       refreshFtsTerms(this.database, this.termFrequencies, this.textIndex);
       initBands(this.database);
-      // Migration 013's postings, filled once from the memories (checkpointed batches; see text-search-index.ts).
-      this.textIndex.backfill(rowIndexText);
+      // Migration 013's postings for memories stored before it: a bounded step per open, so a hook
+      // or a recall on a large upgraded store is never held up (searches use FTS5 until they are
+      // complete); `cairn ingest` and `cairn migrate up` fill the rest (fillTextSearchIndex).
+      this.textIndex.backfill(rowIndexText, { batch: OPEN_BACKFILL_ROWS, maxBatches: 1 });
     }
   }
 
@@ -361,6 +366,17 @@ export class SqliteStore implements Store {
     const progress = fillBands(this.db, options);
     if (progress.complete) this.bandsDone = true;
     return progress;
+  }
+
+  /**
+   * Fill migration 013's BM25 postings for memories stored before it, in checkpointed batches
+   * (resumable after a crash), at most `maxBatches` (default: until complete). Until complete,
+   * searches rank with FTS5. A read-only store fills nothing.
+   */
+  async fillTextSearchIndex(options: { maxBatches?: number } = {}): Promise<{ filled: number; complete: boolean }> {
+    if (this.db.readonly) return { filled: 0, complete: this.textIndex.ready() };
+    const filled = this.textIndex.backfill(rowIndexText, options);
+    return { filled, complete: this.textIndex.ready() };
   }
 
   /** Fill the near-duplicate bands again from the first memory (after rows were written past the store: `cairn copy`). */
@@ -651,6 +667,9 @@ export class SqliteStore implements Store {
     const vectorIndex = await this.vectorIndex.probe(vectors);
     this.capabilities.ann = this.vectorIndex.annAvailable;
     const warnings = vectorIndex.warning === null ? [] : [vectorIndex.warning];
+    if (!this.textIndex.ready()) {
+      warnings.push('the BM25 index of older memories is not filled yet: searches rank with the slower FTS5 bm25() until `cairn ingest` or `cairn migrate up` fills it');
+    }
     if (!this.bandsDone && !bandsComplete(db)) {
       warnings.push('near-duplicate bands of older memories are not filled yet: remember checks with the slower full-text probe and fills a few a call; `cairn migrate` fills them all now');
     }

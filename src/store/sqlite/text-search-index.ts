@@ -374,12 +374,18 @@ export class TextSearchIndex {
   }
 
   /**
-   * Fill the postings from the memories' index texts, `BACKFILL_BATCH` rows a transaction, each
-   * committed with its checkpoint (a killed backfill resumes after the last committed batch).
+   * Fill the postings from the memories' index texts, `batch` rows a transaction (default
+   * `BACKFILL_BATCH`), each committed with its checkpoint (a killed backfill resumes after the last
+   * committed batch), at most `maxBatches` transactions (default: until done).
    * `indexTextOf` gives a memories row's index text (as written to `memories_fts`).
    * @returns the number of rows read.
    */
-  backfill(indexTextOf: (row: { text: string; tags: string; context: string | null }) => string, batch = BACKFILL_BATCH): number {
+  backfill(
+    indexTextOf: (row: { text: string; tags: string; context: string | null }) => string,
+    options: { batch?: number; maxBatches?: number } = {},
+  ): number {
+    const batch = options.batch ?? BACKFILL_BATCH;
+    let batches = options.maxBatches ?? Number.POSITIVE_INFINITY;
     const db = this.db();
     const s = this.prepared();
     let total = 0;
@@ -429,7 +435,7 @@ export class TextSearchIndex {
       total += rows.length;
       return true;
     });
-    while (step.immediate()) {
+    while (batches-- > 0 && step.immediate()) {
       // one batch a transaction
     }
     return total;
