@@ -5,12 +5,12 @@
  * (a chunk and its cursor commit together); a plain re-run completes it, equal to the bands
  * computed from the texts.
  */
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadMigrations, openDatabase } from '../../src/store/sqlite/database.js';
 import { BANDS_STATE_KEY, BANDS_VERSION, bandKeys } from '../../src/store/sqlite/memory-bands.js';
+import { spawnBuiltCli, type BuiltCliExit } from '../helpers/built-cli.js';
 import { tempDir } from '../helpers/cli.js';
 import { readDatabaseCopy } from '../helpers/db-copy.js';
 import { oneCpuHeavyFileAtATime } from '../helpers/cpu-heavy.js';
@@ -18,23 +18,12 @@ import { oneCpuHeavyFileAtATime } from '../helpers/cpu-heavy.js';
 await oneCpuHeavyFileAtATime(); // test/helpers/cpu-heavy.ts
 
 const repo = resolve(import.meta.dirname, '../..');
-const bin = join(repo, 'bin/cairn.js');
 const built = existsSync(join(repo, 'dist/cli/main.js'));
 const MEMORIES = 12_000;
 const KILL_AFTER_MS = [500, 900, 1300, 1800, 2400];
 
-function migrateUp(home: string, killAfterMs: number | null): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [bin, '--home', home, 'migrate', 'up'], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = killAfterMs === null ? null : setTimeout(() => child.kill('SIGKILL'), killAfterMs);
-    child.on('error', fail);
-    child.on('exit', (code, signal) => {
-      if (timer) clearTimeout(timer);
-      done({ code, signal, stderr });
-    });
-  });
+function migrateUp(home: string, killAfterMs: number | null): Promise<BuiltCliExit> {
+  return spawnBuiltCli(home, ['migrate', 'up'], { killAfterMs });
 }
 
 interface Inspected {

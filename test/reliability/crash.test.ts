@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadMigrations, openDatabase } from '../../src/store/sqlite/database.js';
+import { spawnBuiltCli, type BuiltCliExit } from '../helpers/built-cli.js';
 import { tempDir } from '../helpers/cli.js';
 import { readDatabaseCopy } from '../helpers/db-copy.js';
 import { oneCpuHeavyFileAtATime } from '../helpers/cpu-heavy.js';
@@ -34,24 +35,10 @@ function delays(seed: number, n: number, max: number): number[] {
   return out;
 }
 
-interface Exit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stderr: string;
-}
+type Exit = BuiltCliExit;
 
 function cairn(home: string, args: string[], killAfterMs: number | null = null): Promise<Exit> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [bin, '--home', home, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
-    let stderr = '';
-    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = killAfterMs === null ? null : setTimeout(() => child.kill('SIGKILL'), killAfterMs);
-    child.on('error', fail);
-    child.on('exit', (code, signal) => {
-      if (timer) clearTimeout(timer);
-      done({ code, signal, stderr });
-    });
-  });
+  return spawnBuiltCli(home, args, { killAfterMs, env: { NO_COLOR: '1' } });
 }
 
 function inspect(home: string): { integrity: string; texts: string[]; vectors: number; version: number } {
