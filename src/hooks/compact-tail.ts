@@ -1,17 +1,25 @@
 import { closeSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Cairn } from '../cairn.js';
-import { LIMITS, bound, contentText } from '../ingest/text.js';
+import { LIMITS, bound, contentText, tagContent } from '../ingest/text.js';
 import { storable } from '../ingest/wellformed.js';
 import { sanitize } from '../privacy/redact.js';
 import type { TurnRecord } from '../types.js';
 
 /**
- * After /compact, what Claude Code appended to a transcript the PreCompact hook had ingested: the
- * compact boundary and the summary. SessionStart(compact) reads them here — a small parse, none of
- * the ingest and distill modules — builds its context with them, and leaves their ingest to a
- * detached child (src/hooks/run.ts). Anything else past the ingest cursor sends the hook down the
- * synchronous path, which ingests first as before.
+ * After /compact, what Claude Code wrote to a transcript the PreCompact hook had ingested, read by
+ * SessionStart(compact) here — a small parse, none of the ingest and distill modules — so that it
+ * builds its context without ingesting first and leaves the ingest to a detached child
+ * (src/hooks/run.ts). Each line is decided by what ingest (src/ingest/readers/claude-code.ts) does
+ * with it: lines it stores nothing from are passed over, the compact boundary, the summary and the
+ * `/compact` command become the turns ingest would store, and anything else — a line of another
+ * kind, one ingest would take facts from, anything doubtful — sends the hook down the synchronous
+ * path, which ingests first as before.
+ *
+ * Claude Code 2.1.197 writes the compaction (boundary, summary, the `/compact` command and its
+ * output) only after the SessionStart hooks are done: while the hook runs, all that is new is a
+ * `mode` line (test/hooks/fixtures/claude-code-2.1.197-compact). The boundary and summary are read
+ * here all the same, for a client that writes them first.
  */
 
 /** Up to this many bytes past the ingest cursor are read here; more goes through ingest (the bound the hooks' inline ingests use too). */
@@ -27,7 +35,7 @@ const CONTINUED = 'This session is being continued from a previous conversation'
 export type PendingTurn = Pick<TurnRecord, 'role' | 'text' | 'flags' | 'at'>;
 
 export interface CompactTail {
-  /** The boundary and summary turns, in transcript order. */
+  /** The turns ingest will store from the tail (none, or the compaction's), in transcript order. */
   turns: PendingTurn[];
   /** Bytes past the ingest cursor. */
   bytes: number;
@@ -51,57 +59,98 @@ function storedText(raw: string, max: number): string {
   return (bounded === sanitized ? sanitized : sanitize(storable(bounded)).text).trim();
 }
 
-/** One tail line as a pending turn; null for any line that is not a compact boundary or summary of `session`. */
-function tailTurn(line: unknown, session: string): PendingTurn | null {
-  if (!isObject(line) || line.sessionId !== session || line.isSidechain === true) return null;
+/** How Claude Code writes the `/compact` command (and any slash command) as a user message. */
+const COMMAND_NAME = '<command-name>';
+/** The meta line before a slash command's lines; ingest stores nothing from it, with or without `isMeta`. */
+const CAVEAT = '<local-command-caveat>';
+
+/** Line types ingest passes over whole (the reader's `PASSED_OVER`, and `mode` / `last-prompt`, which it counts as unknown and stores nothing from). */
+const NOTHING_STORED = new Set(['progress', 'file-history-snapshot', 'attachment', 'agent-name', 'pr-link', 'mode', 'last-prompt']);
+/** `system` subtypes ingest stores nothing from (bookkeeping). */
+const SYSTEM_NOTHING = new Set(['stop_hook_summary', 'turn_duration']);
+/** Queue operations that only change which prompts wait (kept in the cursor; a `remove` stores the prompt as a turn). */
+const QUEUE_NOTHING = new Set(['enqueue', 'dequeue', 'popAll']);
+
+/** What ingest does with one tail line: a turn it stores, nothing, or a reason to leave the line to ingest. */
+type LineOutcome = { turn: PendingTurn } | { nothing: true } | { ingest: string };
+
+const NOTHING: LineOutcome = { nothing: true };
+
+function tailLine(line: unknown, session: string): LineOutcome {
+  if (!isObject(line)) return { ingest: 'a line that is not an object' };
+  const type = line.type;
+  if (typeof type === 'string' && NOTHING_STORED.has(type)) return NOTHING;
+  if (line.sessionId !== session || line.isSidechain === true) return { ingest: `a ${String(type)} line of another session or a sidechain` };
+  if (type === 'queue-operation') return typeof line.operation === 'string' && QUEUE_NOTHING.has(line.operation) ? NOTHING : { ingest: `queue operation ${String(line.operation)}` };
   const at = timeOf(line.timestamp);
-  if (line.type === 'system' && line.subtype === 'compact_boundary') {
+  if (type === 'system') {
+    if (typeof line.subtype === 'string' && SYSTEM_NOTHING.has(line.subtype)) return NOTHING;
+    if (line.subtype !== 'compact_boundary') return { ingest: `a system ${String(line.subtype)} line` };
     const meta = isObject(line.compactMetadata) ? line.compactMetadata : null;
     const trigger = meta?.trigger === 'manual' || meta?.trigger === 'auto' ? meta.trigger : null;
     const preTokens = typeof meta?.preTokens === 'number' ? meta.preTokens : null;
     const details = [trigger, preTokens !== null ? `${preTokens} tokens` : null].filter((d) => d !== null).join(', ');
-    return { role: 'system', text: details.length > 0 ? `Conversation compacted (${details})` : 'Conversation compacted', flags: ['compact-boundary'], at };
+    return { turn: { role: 'system', text: details.length > 0 ? `Conversation compacted (${details})` : 'Conversation compacted', flags: ['compact-boundary'], at } };
   }
-  if (line.type !== 'user' || line.isMeta === true || !isObject(line.message)) return null;
+  if (type !== 'user') return { ingest: `a ${String(type)} line` };
+  if (line.isMeta === true) return NOTHING;
+  if (!isObject(line.message)) return { ingest: 'a user line without a message' };
   const content = line.message.content;
-  if (line.isCompactSummary !== true && !(typeof content === 'string' && content.startsWith(CONTINUED))) return null;
-  const raw = contentText(content);
-  // A longer summary is cut by ingest in another order: left to ingest.
-  if (raw.length > 64 * 1024) return null;
-  const text = storedText(raw, LIMITS.summary);
-  return text.length > 0 ? { role: 'summary', text, flags: ['compact-summary'], at } : null;
+  if (line.isCompactSummary === true || (typeof content === 'string' && content.startsWith(CONTINUED))) {
+    const raw = contentText(content);
+    // A longer summary is cut by ingest in another order: left to ingest.
+    if (raw.length > 64 * 1024) return { ingest: 'a summary over 64 KB' };
+    const text = storedText(raw, LIMITS.summary);
+    return text.length > 0 ? { turn: { role: 'summary', text, flags: ['compact-summary'], at } } : { ingest: 'an empty summary' };
+  }
+  // Plain strings only: ingest strips <system-reminder> spans and joins blocks first, left to it.
+  if (typeof content !== 'string' || content.includes('<system-reminder')) return { ingest: 'a user message' };
+  const text = content.trim();
+  if (text.startsWith(CAVEAT)) return NOTHING;
+  if (text.startsWith(COMMAND_NAME)) {
+    // Stored as the command line, flagged `slash-command` (no facts are taken from it).
+    const name = (tagContent(text, 'command-name') ?? '').trim();
+    const args = (tagContent(text, 'command-args') ?? '').trim();
+    const command = storedText(`${name.startsWith('/') ? name : `/${name}`}${args.length > 0 ? ` ${args}` : ''}`, LIMITS.message);
+    return command.length > 1 && command.length <= 1024 ? { turn: { role: 'user', text: command, flags: ['slash-command'], at } } : { ingest: 'a slash command' };
+  }
+  // The command's output (ingest takes facts from it), prompts, tool results: left to ingest.
+  return { ingest: 'a user message' };
 }
 
 /**
- * The compaction lines `path` holds past its ingest cursor, when they are all it holds there: a
- * cursor exists (the PreCompact hook ingested the transcript), no ingest run waits to be distilled,
- * at most {@link COMPACT_TAIL_MAX_BYTES} are new, and every new line — whole, valid UTF-8 JSON — is
- * `session`'s compact boundary or summary, with a summary among them. Null otherwise: the caller
- * ingests as before (ingest checks what this does not, such as a replaced file's head).
+ * What `path` holds past its ingest cursor, when ingest would store nothing from it but the turns
+ * read here: a cursor exists (the PreCompact hook ingested the transcript), no ingest run waits to
+ * be distilled, 1 to {@link COMPACT_TAIL_MAX_BYTES} bytes are new, and every new line — whole,
+ * valid UTF-8 JSON — is one {@link tailLine} decides (`session`'s compaction lines, or lines ingest
+ * passes over). Otherwise why not, in a few words: the caller ingests first, as before (ingest
+ * checks what this does not, such as a replaced file's head).
  */
-export async function compactTail(cairn: Cairn, path: string, session: string): Promise<CompactTail | null> {
+export async function compactTail(cairn: Cairn, path: string, session: string): Promise<CompactTail | string> {
   const substrate = cairn.deps.store.substrate;
-  if (!cairn.deps.store.capabilities.substrate || !substrate) return null;
+  if (!cairn.deps.store.capabilities.substrate || !substrate) return 'no ingest cursors in this store';
   let file: string;
   let size: number;
   try {
     file = realpathSync(resolve(path));
     size = statSync(file).size;
   } catch {
-    return null;
+    return 'transcript not readable';
   }
   const cursor = await substrate.getCursor(file);
-  if (cursor === null || cursor.offset > size || cursor.size > size) return null;
+  if (cursor === null) return 'transcript never ingested';
+  if (cursor.offset > size || cursor.size > size) return 'transcript shrank';
   const bytes = size - cursor.offset;
-  if (bytes === 0 || bytes > COMPACT_TAIL_MAX_BYTES) return null;
+  if (bytes === 0) return 'nothing new';
+  if (bytes > COMPACT_TAIL_MAX_BYTES) return 'over 4 MB new';
   const runs = await cairn.deps.store.getState(RUNS_KEY);
-  if (runs !== null && runs !== '') return null;
+  if (runs !== null && runs !== '') return 'a distill pending';
   const buffer = Buffer.allocUnsafe(bytes);
   let fd: number;
   try {
     fd = openSync(file, 'r');
   } catch {
-    return null;
+    return 'transcript not readable';
   }
   let read = 0;
   try {
@@ -111,16 +160,16 @@ export async function compactTail(cairn: Cairn, path: string, session: string): 
       read += n;
     }
   } catch {
-    return null;
+    return 'transcript not readable';
   } finally {
     closeSync(fd);
   }
-  if (read !== bytes || buffer[bytes - 1] !== 0x0a) return null;
+  if (read !== bytes || buffer[bytes - 1] !== 0x0a) return 'a line not finished';
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(buffer);
   } catch {
-    return null;
+    return 'not UTF-8';
   }
   const turns: PendingTurn[] = [];
   for (const line of text.split('\n')) {
@@ -129,11 +178,11 @@ export async function compactTail(cairn: Cairn, path: string, session: string): 
     try {
       value = JSON.parse(line);
     } catch {
-      return null;
+      return 'a line not JSON';
     }
-    const turn = tailTurn(value, session);
-    if (turn === null) return null;
-    turns.push(turn);
+    const outcome = tailLine(value, session);
+    if ('ingest' in outcome) return outcome.ingest;
+    if ('turn' in outcome) turns.push(outcome.turn);
   }
-  return turns.some((t) => t.role === 'summary') ? { turns, bytes } : null;
+  return { turns, bytes };
 }

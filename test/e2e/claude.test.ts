@@ -153,6 +153,12 @@ describe.skipIf(reason !== null)('Claude Code (real client) with cairn', () => {
     expect(compaction, 'a compaction request was sent').toBeDefined();
     expect(readable(compaction!)).toContain('Keep these exact details verbatim');
     expect(readable(compaction!)).toContain('ALPHA-7731');
+    // The start after it left the transcript's ingest to a detached child: what the client had
+    // written past PreCompact's ingest by then is lines ingest stores nothing from (the boundary and
+    // summary come after the hook: test/hooks/fixtures/claude-code-2.1.197-compact).
+    const starts = readFileSync(join(box.cairnHome, 'logs', 'hooks.log'), 'utf8').split('\n').filter((l) => l.includes('"event":"session-start"') && l.includes('"source":"compact"'));
+    expect(starts, 'one session-start after /compact').toHaveLength(1);
+    expect(starts[0], 'its ingest deferred').toContain('"ingest":"deferred"');
     const afterCompact = fake.requests.length;
     expect((await claude(box, fake, ['--resume', session, 'Carry on with the release.'])).code).toBe(0);
     const next = fake.requests.slice(afterCompact).find((r) => r.api === 'anthropic' && (bodyOf(r).tools ?? []).length > 0);

@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import type { Cairn } from '../../src/cairn.js';
 import { loadConfig, openCairn } from '../../src/config.js';
-import { compactTail, COMPACT_TAIL_MAX_BYTES } from '../../src/hooks/compact-tail.js';
+import { compactTail, COMPACT_TAIL_MAX_BYTES, type CompactTail } from '../../src/hooks/compact-tail.js';
 import { DEFAULT_HOOK_SETTINGS, preCompact } from '../../src/hooks/events.js';
 import { ingestTranscript, runHook } from '../../src/hooks/run.js';
 import { silentLogger } from '../../src/runtime.js';
@@ -92,6 +92,12 @@ async function startCompact(home: string, repo: string, input: Record<string, un
   return out;
 }
 
+/** The turns of a tail read whole (failing the test with the reason when it was not). */
+function tailTurns(tail: CompactTail | string): CompactTail['turns'] {
+  if (typeof tail === 'string') throw new Error(`tail not read: ${tail}`);
+  return tail.turns;
+}
+
 const hookLog = (home: string): string => readFileSync(join(home, 'logs', 'hooks.log'), 'utf8');
 
 describe('SessionStart(compact) after a PreCompact ingest', () => {
@@ -132,12 +138,12 @@ describe('SessionStart(compact) after a PreCompact ingest', () => {
   it('reads the tail as ingest stores it: redacted, the boundary’s trigger and size', async () => {
     const { home, repo, transcript, t } = await beforeCompaction('sess-b');
     appendSummary(transcript, t);
-    const tail = await withCairn(home, repo, 'sess-b', (c) => compactTail(c, transcript, 'sess-b'));
-    expect(tail?.turns.map((x) => x.role)).toEqual(['system', 'summary']);
+    const tail = tailTurns(await withCairn(home, repo, 'sess-b', (c) => compactTail(c, transcript, 'sess-b')));
+    expect(tail.map((x) => x.role)).toEqual(['system', 'summary']);
     await withCairn(home, repo, 'sess-b', (c) => ingestTranscript(c, { transcript_path: transcript }, silentLogger, false));
     const stored = (await turnsOf(home, repo, 'sess-b')).slice(-2);
-    expect(tail?.turns).toEqual(stored.map((x) => ({ role: x.role, text: x.text, flags: x.flags, at: x.at })));
-    expect(tail?.turns[1]?.text).not.toContain('x'.repeat(90));
+    expect(tail).toEqual(stored.map((x) => ({ role: x.role, text: x.text, flags: x.flags, at: x.at })));
+    expect(tail[1]?.text).not.toContain('x'.repeat(90));
   });
 
   it('ingests first when PreCompact did not ingest, when other lines came, or when the tail does not read cleanly', async () => {
@@ -146,31 +152,38 @@ describe('SessionStart(compact) after a PreCompact ingest', () => {
     appendSummary(transcript, t);
     const summaryLines = `${t.lines.slice(-2).join('\n')}\n`;
     const tailOf = (home: string, path: string, session = 'sess-c') => withCairn(home, repo, 'sess-c', (c) => compactTail(c, path, session));
-    expect(await tailOf(pristine, transcript)).not.toBeNull();
+    expect(typeof (await tailOf(pristine, transcript))).toBe('object');
     // Another session's lines; no cursor (a copy never ingested).
-    expect(await tailOf(pristine, transcript, 'other')).toBeNull();
+    expect(await tailOf(pristine, transcript, 'other')).toMatch(/another session/);
     const fresh = join(dir('cairn-cd-fresh-'), 'fresh.jsonl');
     writeFileSync(fresh, readFileSync(transcript));
-    expect(await tailOf(pristine, fresh)).toBeNull();
-    const cases: Array<[string, string | Buffer]> = [
-      ['an assistant turn after the summary', `${summaryLines}${JSON.stringify({ type: 'assistant', sessionId: 'sess-c', message: { role: 'assistant', content: 'Continuing.' } })}\n`],
-      ['a boundary without a summary', `${t.lines.at(-2)}\n`],
-      ['truncated JSON', `${summaryLines}{"type":"user","sessionId":"sess-c","mess\n`],
-      ['a line not finished', summaryLines.slice(0, -10)],
-      ['non-UTF-8 bytes', Buffer.concat([Buffer.from(summaryLines), Buffer.from([0xff, 0xfe, 0x0a])])],
-      ['a huge line', `${summaryLines}${JSON.stringify({ type: 'user', sessionId: 'sess-c', isCompactSummary: true, message: { content: 'y '.repeat(COMPACT_TAIL_MAX_BYTES / 2) } })}\n`],
+    expect(await tailOf(pristine, fresh)).toBe('transcript never ingested');
+    const line = (value: Record<string, unknown>): string => `${JSON.stringify({ sessionId: 'sess-c', timestamp: '2026-03-01T09:30:00.000Z', ...value })}\n`;
+    const cases: Array<[string, string | Buffer, RegExp]> = [
+      ['an assistant turn after the summary', `${summaryLines}${line({ type: 'assistant', message: { role: 'assistant', content: 'Continuing.' } })}`, /assistant/],
+      ['the /compact command’s output (ingest takes facts from it)', `${summaryLines}${line({ type: 'user', message: { role: 'user', content: '<local-command-stdout>Compacted. See docs/RELEASING.md</local-command-stdout>' } })}`, /user message/],
+      ['a prompt taken from the queue', `${summaryLines}${line({ type: 'queue-operation', operation: 'remove' })}`, /queue operation remove/],
+      ['a system line ingest stores', `${summaryLines}${line({ type: 'system', subtype: 'local_command', content: '<command-name>/model</command-name>' })}`, /system local_command/],
+      ['a line kind ingest does not know', `${summaryLines}${line({ type: 'brand-new-kind' })}`, /brand-new-kind/],
+      ['a user message with a reminder', `${summaryLines}${line({ type: 'user', message: { role: 'user', content: '<system-reminder>x</system-reminder><command-name>/compact</command-name>' } })}`, /user message/],
+      ['a sidechain’s caveat', `${summaryLines}${line({ type: 'user', isSidechain: true, message: { role: 'user', content: '<local-command-caveat>Caveat</local-command-caveat>' } })}`, /sidechain/],
+      ['truncated JSON', `${summaryLines}{"type":"user","sessionId":"sess-c","mess\n`, /not JSON/],
+      ['a line not finished', summaryLines.slice(0, -10), /not finished/],
+      ['non-UTF-8 bytes', Buffer.concat([Buffer.from(summaryLines), Buffer.from([0xff, 0xfe, 0x0a])]), /UTF-8/],
+      ['a huge line', `${summaryLines}${JSON.stringify({ type: 'user', sessionId: 'sess-c', isCompactSummary: true, message: { content: 'y '.repeat(COMPACT_TAIL_MAX_BYTES / 2) } })}\n`, /4 MB/],
     ];
-    for (const [name, extra] of cases) {
+    for (const [name, extra, reason] of cases) {
       const home = copyHome(pristine);
       writeFileSync(transcript, ingested);
       appendFileSync(transcript, extra);
-      expect(await tailOf(home, transcript), name).toBeNull();
+      expect(await tailOf(home, transcript), name).toMatch(reason);
       // The hook still answers, through the synchronous path, and never crashes.
       const out = await startCompact(home, repo, { session_id: 'sess-c', cwd: repo, transcript_path: transcript, source: 'compact' }, { CAIRN_HOOK_INLINE: '1' });
       expect(out, name).toContain('src/limiter.ts:3');
       const last = hookLog(home).split('\n').filter((l) => l.includes('"event":"session-start"')).at(-1);
       expect(last, name).toContain('"source":"compact"');
       expect(last, name).not.toContain('deferred');
+      expect(last, name).toContain('"ingest":"first: ');
     }
   }, 60_000);
 
