@@ -1,3 +1,4 @@
+import { closeSync, openSync, readSync } from 'node:fs';
 import type { Cairn } from '../cairn.js';
 import { candidatePool, DEFAULT_CONTEXT_BUDGET, prepareNoQueryContext, type ContextResult } from '../context/build.js';
 import { contextCachePath, readCachedContext, RecordingFileReader, writeCachedContext, type ContextCacheKey } from '../context/cache.js';
@@ -5,6 +6,7 @@ import type { PreparedContext } from '../context/prepare.js';
 import type { RecallHit } from '../recall/recall.js';
 import type { Memory } from '../types.js';
 import { estimateTokens } from '../tokens.js';
+import { detectFormat } from '../ingest/detect.js';
 import type { PendingTurn } from './compact-tail.js';
 
 /** The hook events cairn answers, by their CLI names, with Claude Code's names as aliases. */
@@ -306,8 +308,34 @@ export async function promptSubmit(cairn: Cairn, input: HookInput, settings: Hoo
   };
 }
 
+/**
+ * Whether the client puts PreCompact's output into its compaction request. Claude Code appends it
+ * to the summary's instructions. Codex (0.171: PreCompact output is continue / stopReason /
+ * systemMessage only, and its compaction prompt is fixed — test/e2e/codex-compact.test.ts) does
+ * not, so a list printed there reaches no model and must not be recorded as given to the summary.
+ * Told apart by the transcript the hook names.
+ */
+function guidanceReachesSummary(input: HookInput): boolean {
+  const path = input.transcript_path;
+  if (typeof path !== 'string' || path.length === 0) return true;
+  let fd: number | null = null;
+  try {
+    fd = openSync(path, 'r');
+    const head = Buffer.alloc(64 * 1024);
+    const read = readSync(fd, head, 0, head.length, 0);
+    const detected = detectFormat(path, head.subarray(0, read).toString('utf8'));
+    return detected.format === null || detected.format === 'claude-code';
+  } catch {
+    return true;
+  } finally {
+    if (fd !== null) closeSync(fd);
+  }
+}
+
 /** pre-compact: the must-keep details, appended by Claude Code to its compaction instructions. */
 export async function preCompact(cairn: Cairn, input: HookInput, settings: HookSettings): Promise<HookOutput> {
+  // Other clients (Codex): the hook still ingested, and its child still prepares the post-compact pool.
+  if (!guidanceReachesSummary(input)) return { kind: 'none' };
   const result = await cairn.context({
     budget: settings.preCompactBudget,
     core: false,

@@ -71,6 +71,7 @@ export function isCairnHookCommand(command: unknown): boolean {
 export const CODEX_HOOKS: ReadonlyArray<{ event: string; cairn: string; timeout: number }> = [
   { event: 'SessionStart', cairn: 'session-start', timeout: 30 },
   { event: 'UserPromptSubmit', cairn: 'prompt', timeout: 10 },
+  { event: 'PreCompact', cairn: 'pre-compact', timeout: 60 },
   { event: 'Stop', cairn: 'stop', timeout: 10 },
 ];
 

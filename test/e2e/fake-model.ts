@@ -17,8 +17,11 @@ export interface RecordedRequest {
   raw: string;
 }
 
-/** What the model answers: text, or a call to one tool with these arguments. */
-export type ScriptedTurn = { text: string } | { tool: string; input: Record<string, unknown>; namespace?: string };
+/**
+ * What the model answers: text, or a call to one tool with these arguments. `inputTokens` is the
+ * prompt size the answer reports (default 10): a large one makes a client compact its context.
+ */
+export type ScriptedTurn = ({ text: string } | { tool: string; input: Record<string, unknown>; namespace?: string }) & { inputTokens?: number };
 
 /** Decides the answer from the request (after the request is recorded). */
 export type Script = (request: RecordedRequest, all: RecordedRequest[]) => ScriptedTurn;
@@ -79,7 +82,12 @@ function openaiStream(res: ServerResponse, body: { model?: string }, turn: Scrip
   sse(res, 'response.output_item.done', { type: 'response.output_item.done', output_index: 0, item });
   sse(res, 'response.completed', {
     type: 'response.completed',
-    response: { ...base, status: 'completed', output: [item], usage: { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 } },
+    response: {
+      ...base,
+      status: 'completed',
+      output: [item],
+      usage: { input_tokens: turn.inputTokens ?? 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: (turn.inputTokens ?? 10) + 5 },
+    },
   });
   res.end();
 }

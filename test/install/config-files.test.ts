@@ -100,7 +100,7 @@ describe('cairn install codex: TOML through a TOML library', () => {
     const hooks = join(userHome, '.codex', 'hooks.json');
     expect((parseToml(readFileSync(config, 'utf8')) as { mcp_servers: { cairn: { command: string } } }).mcp_servers.cairn.command).toBe(process.execPath);
     const events = JSON.parse(readFileSync(hooks, 'utf8')) as { hooks: Record<string, Array<{ hooks: Array<{ command: string }> }>> };
-    expect(Object.keys(events.hooks)).toEqual(['SessionStart', 'UserPromptSubmit', 'Stop']);
+    expect(Object.keys(events.hooks)).toEqual(['SessionStart', 'UserPromptSubmit', 'PreCompact', 'Stop']);
     expect(events.hooks.SessionStart?.[0]?.hooks[0]?.command).toMatch(/bin\/cairn-hook\.cjs session-start$/);
     await cli(['install', 'codex', '--uninstall']);
     expect(existsSync(config)).toBe(false);
