@@ -6,7 +6,8 @@
  *   path or URL in any other argument;
  * - a tool's output: for a shell, the exit status and first error line (the command's note), the
  *   error lines, test outcomes, `path:line`s, versions, URLs, and the calls and `--names` of any code
- *   it printed; for a read, the definitions with their line numbers, the calls the code makes and
+ *   it printed, and when the command prints part of one file (`cat`, `sed -n 'A,Bp'`, `nl -ba … |
+ *   sed -n`, `head`: how Codex reads code, shell-read.ts) that file's definitions and lines; for a read, the definitions with their line numbers, the calls the code makes and
  *   where, its `--names` (CSS custom properties, options) and the file names it holds; for a search,
  *   the `path:line`s and the calls in the hits; for anything else, paths, URLs, errors, calls;
  * - code being written (edit and write content): its definitions, calls and `--names`;
@@ -18,6 +19,7 @@
  * spans are removed first and every fact is redacted in its line's context (sink.ts).
  */
 import { stripPrivate } from '../../privacy/redact.js';
+import { printedText, shellRead } from './shell-read.js';
 import type { TurnRole } from '../../types.js';
 import {
   isConfigFile,
@@ -262,6 +264,9 @@ function resultFacts(sink: FactSink, output: string, input: TurnFactInput): stri
     scanUrls(output, sink);
     // A shell prints code too (`cat`, `sed -n`, `git diff`: how some agents read files).
     scanCalls(output, sink);
+    // A command that prints part of one file is a read: its definitions keep their path and line.
+    const read = shellRead(call?.command);
+    if (read !== null) scanDefinitions(printedText(output), sink, read);
     scanDashedNames(output, sink);
     if (call?.command == null) return null;
     const exit = exitStatus(output);
