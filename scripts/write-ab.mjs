@@ -9,12 +9,15 @@
  * Run it for two builds back to back (and again in the other order) for an A/B: on a loaded
  * machine CPU time per call (all threads, process.cpuUsage) is the steadier figure. Prints one
  * JSON line: p50/p95 wall, p50/mean CPU, how many calls reported similar memories, and with an
- * embedder the p50 of embedding the same texts alone.
+ * embedder the p50 of embedding the same texts alone. With `STATEMENTS=1`, a second line: wall time
+ * per SQL statement inside the timed calls (better-sqlite3's run/get/all/iterate wrapped), mean and
+ * p50 per call, and the mean of the slowest 5% of calls (where a p95 goes).
  */
 import { copyFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { createRequire } from 'node:module';
 
 const [buildArg, corpus, kind = 'none', callsArg = '300', warmArg = '30'] = process.argv.slice(2);
 if (!buildArg || !corpus || !['none', 'hash', 'minilm'].includes(kind)) {
@@ -26,6 +29,29 @@ const load = (path) => import(pathToFileURL(join(build, path)).href);
 const { createCairn, openSqliteStore } = await load('dist/index.js');
 const testing = await load('dist/testing.js');
 const { generateCorpus, CORPUS_NOW } = await import(pathToFileURL(resolve(import.meta.dirname, '../bench/dist/corpus.js')).href);
+
+// Per-statement wall time (STATEMENTS=1): the build's better-sqlite3 Statement methods, wrapped.
+let statementTimes = null;
+if (process.env.STATEMENTS === '1') {
+  const Database = createRequire(join(build, 'package.json'))('better-sqlite3');
+  const probe = new Database(':memory:');
+  const proto = Object.getPrototypeOf(probe.prepare('SELECT 1'));
+  probe.close();
+  for (const method of ['run', 'get', 'all', 'iterate']) {
+    const original = proto[method];
+    proto[method] = function (...args) {
+      if (statementTimes === null) return original.apply(this, args);
+      const t0 = process.hrtime.bigint();
+      try {
+        return original.apply(this, args);
+      } finally {
+        const key = this.source.replace(/\s+/g, ' ').slice(0, 100);
+        statementTimes.set(key, (statementTimes.get(key) ?? 0) + Number(process.hrtime.bigint() - t0) / 1e6);
+      }
+    };
+  }
+}
+const perCall = [];
 
 const calls = Number(callsArg);
 const warmup = Number(warmArg);
@@ -48,10 +74,13 @@ let similar = 0;
 try {
   for (const input of inputs.slice(0, warmup)) await cairn.remember(input);
   for (const input of inputs.slice(warmup)) {
+    if (process.env.STATEMENTS === '1') statementTimes = new Map();
     const c0 = process.cpuUsage();
     const t0 = process.hrtime.bigint();
     const written = await cairn.remember(input);
     wall.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    if (statementTimes) perCall.push(statementTimes);
+    statementTimes = null;
     const c = process.cpuUsage(c0);
     cpu.push((c.user + c.system) / 1000);
     if (written.similar.length > 0) similar++;
@@ -88,3 +117,10 @@ console.log(
     bandsFilled: filled?.filled ?? null,
   }),
 );
+if (perCall.length > 0) {
+  const slowest = wall.map((ms, i) => [ms, i]).sort((a, b) => b[0] - a[0]).slice(0, Math.ceil(wall.length / 20)).map(([, i]) => perCall[i]);
+  const keys = new Set(perCall.flatMap((times) => [...times.keys()]));
+  const mean = (list, key) => list.reduce((sum, times) => sum + (times.get(key) ?? 0), 0) / list.length;
+  const rows = [...keys].map((key) => ({ statement: key, mean: +mean(perCall, key).toFixed(3), p50: quantile(perCall.map((times) => times.get(key) ?? 0), 0.5), slowest5pcMean: +mean(slowest, key).toFixed(3) }));
+  console.log(JSON.stringify({ statements: rows.sort((a, b) => b.mean - a.mean).slice(0, 12) }));
+}
