@@ -10,7 +10,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { estimateTokens } from 'cairn-memory';
 import { contextHeader, DEFAULT_HOOK_SETTINGS, gatherCandidates, loadConfig, openCairn, runHook, sessionCandidates, type Detail } from 'cairn-memory/testing';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
-import { coverage, recencyBaseline, type CompactSplit } from './fidelity.js';
+import { coverage, recencyBaseline as claudeRecency, type CompactSplit } from './fidelity.js';
 import { classifyMisses, type Miss } from './fidelity-misses.js';
 import { round } from './stats.js';
 
@@ -80,6 +80,11 @@ export interface MeasureInput {
   needed: string[];
   half: 'tuning' | 'report';
   seed: number;
+  /**
+   * Another agent's transcript (Codex): its session and folder, and its recency cut. Claude Code's
+   * are read from the lines. Misses are classified for Claude Code's transcripts only.
+   */
+  agent?: { session: string; cwd: string | null; recency: (split: CompactSplit, tokens: number) => string };
 }
 
 /** A cut's candidate details as the context saw them, for fitting and replaying the value model offline. */
@@ -99,10 +104,11 @@ export async function measureCut(input: MeasureInput): Promise<{ figures: CutFig
     const home = join(work, 'home');
     mkdirSync(home);
     const transcript = join(work, basename(input.file));
-    const first = JSON.parse(split.before.find((l) => l.includes('"sessionId"')) ?? '{}') as { sessionId?: string; cwd?: string; agentId?: string };
+    const first = input.agent ? { sessionId: input.agent.session, cwd: input.agent.cwd ?? undefined } : (JSON.parse(split.before.find((l) => l.includes('"sessionId"')) ?? '{}') as { sessionId?: string; cwd?: string; agentId?: string });
     const parent = first.sessionId ?? basename(input.file, '.jsonl');
     // A subagent's transcript is its own session in cairn (the reader keys it `<parent>/agent-<id>`).
-    const sessionId = typeof first.agentId === 'string' ? `${parent}/agent-${first.agentId}` : parent;
+    const sessionId = 'agentId' in first && typeof first.agentId === 'string' ? `${parent}/agent-${first.agentId}` : parent;
+    const recencyBaseline = input.agent?.recency ?? claudeRecency;
     const base = { session_id: sessionId, transcript_path: transcript, cwd: first.cwd ?? work };
     writeFileSync(transcript, `${split.before.join('\n')}\n`);
     await hook('pre-compact', { ...base, hook_event_name: 'PreCompact', trigger: split.trigger ?? 'auto' }, home);
@@ -211,7 +217,7 @@ export async function measureCut(input: MeasureInput): Promise<{ figures: CutFig
     const absent = needed.filter((d) => !pool.includes(d));
     figures.notCandidates = absent.slice(0, 60);
     figures.notCandidatesCount = absent.length;
-    figures.misses = classifyMisses({ needed, hookText: `${split.summary}\n${hookText}`, candidateLines: candidates.details.map((d) => d.line), factTexts, storedText, before: split.before });
+    if (!input.agent) figures.misses = classifyMisses({ needed, hookText: `${split.summary}\n${hookText}`, candidateLines: candidates.details.map((d) => d.line), factTexts, storedText, before: split.before });
     return { figures, candidates };
   } finally {
     rmSync(work, { recursive: true, force: true });

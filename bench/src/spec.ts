@@ -67,7 +67,7 @@ export const SPEC_SUITES: readonly SuiteSpec[] = [
   {
     name: 'fidelity',
     measures:
-      "on real transcripts, at each compaction (real ones with Claude Code's summary, and cut points chosen at fixed shares of other sessions): share of the exact details used after it (and known before it) carried by the summary, a recency cut, cairn at its default budget, cairn at the summary's token count, summary + cairn, and cairn at 1K/2K/4K/8K per ranker — tuning half and report half",
+      "on real transcripts, at each compaction (real ones with Claude Code's summary, and cut points chosen at fixed shares of other sessions): share of the exact details used after it (and known before it) carried by the summary, a recency cut, cairn at its default budget, cairn at the summary's token count, summary + cairn, and cairn at 1K/2K/4K/8K per ranker — tuning half and report half; the same on Codex rollouts (`compacted` lines and cut points), in `codex` rows with halves of their own",
     anchor: "Claude Code's own summary, measured",
     target: "≥ 2× the summary's share; ≥ 0.90 with summary + cairn (report half)",
   },

@@ -16,6 +16,7 @@ import { DEFAULT_HOOK_SETTINGS } from 'cairn-memory/testing';
 import { assignHalves, cutPoints, neededDetails, splitAtCompactions, type CompactSplit } from '../fidelity.js';
 import { fitOnTuning, pooledShare, replayLearning, replayShare, topWeights, type ReplayCut } from '../fidelity-model.js';
 import { FIDELITY_BUDGETS, FIDELITY_RANKERS, measureCut, type CutFigures } from '../fidelity-run.js';
+import { codexNeeded, codexRecency, codexSession, codexSplits } from '../fidelity-codex.js';
 import { tallyMisses } from '../fidelity-misses.js';
 import { atLeast, metric } from '../metrics.js';
 import { round } from '../stats.js';
@@ -94,9 +95,11 @@ function pooled(cuts: CutFigures[], pick: (c: CutFigures) => number | null | und
 
 const label = (budget: number): string => `${budget / 1000}K`;
 
-function halfMetrics(half: 'tuning' | 'report', cuts: CutFigures[]): Metric[] {
+/** Rows of one half; another agent's rows (`agent`) carry its name and are not judged (the targets are Claude Code's). */
+function halfMetrics(half: 'tuning' | 'report', cuts: CutFigures[], agent?: { prefix: string; summary: string }): Metric[] {
   const real = cuts.filter((c) => c.real);
-  const judged = half === 'report';
+  const judged = half === 'report' && agent === undefined;
+  const name = `${agent?.prefix ?? ''}${half}`;
   const needed = (list: CutFigures[]): number => list.reduce((n, c) => n + c.needed, 0);
   const realNote = `${real.length} real compactions, ${needed(real)} needed details`;
   const allNote = `${cuts.length} cuts (${real.length} real), ${needed(cuts)} needed details`;
@@ -105,29 +108,29 @@ function halfMetrics(half: 'tuning' | 'report', cuts: CutFigures[]): Metric[] {
   if (real.length > 0 && summary !== null) {
     const atSummary = pooled(real, (c) => c.atSummary?.cairn.composite);
     out.push(
-      metric(`${half}: Claude Code summary`, summary, 'share', { anchor: 'Claude Code’s own summary, measured', note: realNote }),
-      metric(`${half}: cairn at the summary's token count`, atSummary, 'share', {
+      metric(`${name}: ${agent?.summary ?? 'Claude Code summary'}`, summary, 'share', { anchor: `${agent?.summary ?? 'Claude Code’s own summary'}, measured`, note: realNote }),
+      metric(`${name}: cairn at the summary's token count`, atSummary, 'share', {
         ...(judged ? { target: atLeast(round(2 * summary)) } : {}),
         anchor: '≥ 2× the summary’s share',
         note: `equal o200k tokens: summary ~${Math.round(real.reduce((a, c) => a + (c.summaryRealTokens ?? 0), 0) / real.length)}, cairn ~${Math.round(real.reduce((a, c) => a + (c.cairnRealTokens ?? 0), 0) / real.length)}`,
       }),
-      metric(`${half}: cairn at its default budget (session-start hook)`, pooled(real, (c) => c.hookContext), 'share', {
+      metric(`${name}: cairn at its default budget (session-start hook)`, pooled(real, (c) => c.hookContext), 'share', {
         note: `~${Math.round(real.reduce((a, c) => a + c.hookContextTokens, 0) / real.length)} tokens`,
       }),
-      metric(`${half}: summary + cairn (hook, default budget)`, pooled(real, (c) => c.summaryPlusHook), 'share', judged ? { target: atLeast(0.9) } : {}),
-      metric(`${half}: summary + cairn at the summary's token count`, pooled(real, (c) => c.atSummary?.summaryPlusCairn), 'share'),
-      metric(`${half}: recency cut at the summary's token count`, pooled(real, (c) => c.atSummary?.recency), 'share', { anchor: 'baseline' }),
-      ...FIDELITY_RANKERS.filter((r) => r !== 'composite').map((r) => metric(`${half}: cairn at the summary's token count, ranker ${r}`, pooled(real, (c) => c.atSummary?.cairn[r]), 'share')),
+      metric(`${name}: summary + cairn (hook, default budget)`, pooled(real, (c) => c.summaryPlusHook), 'share', judged ? { target: atLeast(0.9) } : {}),
+      metric(`${name}: summary + cairn at the summary's token count`, pooled(real, (c) => c.atSummary?.summaryPlusCairn), 'share'),
+      metric(`${name}: recency cut at the summary's token count`, pooled(real, (c) => c.atSummary?.recency), 'share', { anchor: 'baseline' }),
+      ...FIDELITY_RANKERS.filter((r) => r !== 'composite').map((r) => metric(`${name}: cairn at the summary's token count, ranker ${r}`, pooled(real, (c) => c.atSummary?.cairn[r]), 'share')),
     );
   }
   const measured = cuts.filter((c) => c.product !== null);
   const sum = (pick: (p: NonNullable<CutFigures['product']>) => number): number => measured.reduce((n, c) => n + pick(c.product!), 0);
   if (measured.length > 0) {
     out.push(
-      metric(`${half}: product learn-from-use: injected items used afterwards`, sum((p) => p.injected) === 0 ? null : round(sum((p) => p.used) / sum((p) => p.injected)), 'share', {
+      metric(`${name}: product learn-from-use: injected items used afterwards`, sum((p) => p.injected) === 0 ? null : round(sum((p) => p.used) / sum((p) => p.injected)), 'share', {
         note: `${measured.length} real compactions through the hook, then cairn ingest: ${sum((p) => p.used)} of ${sum((p) => p.injected)} items`,
       }),
-      metric(`${half}: product learn-from-use: needed details nothing injected carried`, sum((p) => p.needed) === 0 ? null : round(sum((p) => p.missed) / sum((p) => p.needed)), 'share', {
+      metric(`${name}: product learn-from-use: needed details nothing injected carried`, sum((p) => p.needed) === 0 ? null : round(sum((p) => p.missed) / sum((p) => p.needed)), 'share', {
         note: `${sum((p) => p.missed)} of ${sum((p) => p.needed)} needed (the bench finds ${measured.reduce((n, c) => n + c.needed, 0)}; it counts the whole hook text, the product only the items the ledger names)`,
       }),
     );
@@ -135,17 +138,66 @@ function halfMetrics(half: 'tuning' | 'report', cuts: CutFigures[]): Metric[] {
   for (const budget of FIDELITY_BUDGETS) {
     const key = String(budget);
     out.push(
-      metric(`${half}: cairn @${label(budget)} (all cuts)`, pooled(cuts, (c) => c.byBudget[key]?.cairn.composite), 'share', budget === FIDELITY_BUDGETS[0] ? { note: allNote } : {}),
-      metric(`${half}: recency cut @${label(budget)} (all cuts)`, pooled(cuts, (c) => c.byBudget[key]?.recency), 'share'),
-      ...FIDELITY_RANKERS.filter((r) => r !== 'composite').map((r) => metric(`${half}: cairn @${label(budget)}, ranker ${r}`, pooled(cuts, (c) => c.byBudget[key]?.cairn[r]), 'share')),
+      metric(`${name}: cairn @${label(budget)} (all cuts)`, pooled(cuts, (c) => c.byBudget[key]?.cairn.composite), 'share', budget === FIDELITY_BUDGETS[0] ? { note: allNote } : {}),
+      metric(`${name}: recency cut @${label(budget)} (all cuts)`, pooled(cuts, (c) => c.byBudget[key]?.recency), 'share'),
+      ...FIDELITY_RANKERS.filter((r) => r !== 'composite').map((r) => metric(`${name}: cairn @${label(budget)}, ranker ${r}`, pooled(cuts, (c) => c.byBudget[key]?.cairn[r]), 'share')),
     );
   }
   return out;
 }
 
+/**
+ * Codex rollouts (issue #15 item 8): the same measure through the same hooks, over the rollouts
+ * under transcripts/codex — real compactions (`compacted` lines) and cut points — with halves of
+ * their own. Rows are prefixed `codex`; none is judged (the targets are set on Claude Code's).
+ */
+async function codexPart(ctx: BenchContext, hash: ReturnType<typeof createHash>): Promise<{ cuts: CutFigures[]; sessions: number; metrics: Metric[] }> {
+  const root = join(ctx.dataDir, 'transcripts', 'codex');
+  if (!existsSync(root)) return { cuts: [], sessions: 0, metrics: [] };
+  // One file per session: the longest (fixtures hold a session's turns in parts too).
+  const units = new Map<string, { file: string; lines: string[]; cwd: string | null }>();
+  for (const file of transcriptFiles(root)) {
+    const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l.length > 0);
+    const session = codexSession(lines);
+    if (!session) continue;
+    const known = units.get(session.id);
+    if (!known || known.lines.length < lines.length) units.set(session.id, { file, lines, cwd: session.cwd });
+  }
+  const plan: Array<{ session: string; file: string; cwd: string | null; cut: string; split: CompactSplit; needed: string[] }> = [];
+  for (const [session, unit] of [...units.entries()].sort((a, b) => a[1].file.localeCompare(b[1].file))) {
+    hash.update(unit.lines.join('\n'));
+    const name = basename(unit.file, '.jsonl');
+    for (const split of codexSplits(unit.lines)) {
+      const needed = codexNeeded(split);
+      if (needed.length >= MIN_NEEDED) plan.push({ session, file: unit.file, cwd: unit.cwd, cut: `${name}${split.real ? '#' : '@'}${split.before.length}`, split, needed });
+    }
+  }
+  const halves = assignHalves(plan.map((p) => ({ id: p.session, real: plan.some((q) => q.session === p.session && q.split.real) })));
+  const cuts: CutFigures[] = [];
+  for (const item of plan) {
+    const half = halves.get(item.session) ?? 'report';
+    ctx.log(`fidelity: codex ${item.cut} (${half}${item.split.real ? ', real compaction' : ''}): ${item.needed.length} needed details`);
+    const { figures } = await measureCut({ file: item.file, cut: item.cut, split: item.split, needed: item.needed, half, seed: ctx.seed, agent: { session: item.session, cwd: item.cwd, recency: codexRecency } });
+    cuts.push(figures);
+  }
+  const agent = { prefix: 'codex ', summary: 'Codex summary' };
+  const metrics: Metric[] = [];
+  for (const half of ['report', 'tuning'] as const) {
+    const list = cuts.filter((c) => c.half === half);
+    if (list.length === 0) {
+      metrics.push(metric(`codex ${half}: cuts measured`, 0, 'cuts', { note: `no Codex rollout of this half has a compaction or cut point with ≥ ${MIN_NEEDED} needed details` }));
+      continue;
+    }
+    metrics.push(...halfMetrics(half, list, agent));
+    // A cut point has no summary to sit beside: the hook's own share is the row to read there.
+    metrics.push(metric(`codex ${half}: cairn's post-compact hook alone (all cuts)`, pooled(list, (c) => c.hookContext), 'share', { note: `${list.length} cuts, ${list.reduce((n, c) => n + c.needed, 0)} needed details, ~${Math.round(list.reduce((a, c) => a + c.hookContextTokens, 0) / list.length)} tokens` }));
+  }
+  return { cuts, sessions: units.size, metrics };
+}
+
 export const fidelitySuite: Suite = {
   name: 'fidelity',
-  description: 'share of post-/compact exact details restored: Claude Code summary vs cairn (per budget and ranker) vs both vs a recency cut; tuning and report halves',
+  description: 'share of post-/compact exact details restored: Claude Code summary vs cairn (per budget and ranker) vs both vs a recency cut; tuning and report halves; the same on Codex rollouts (codex rows)',
   async run(ctx: BenchContext): Promise<SuiteOutcome> {
     const root = join(ctx.dataDir, 'transcripts', 'claude-code');
     if (!existsSync(root)) return { status: 'skipped', reason: `no transcripts at ${root} (the shared data folder)` };
@@ -182,6 +234,8 @@ export const fidelitySuite: Suite = {
       modelCuts.push({ cut: item.cut, sessionId: item.unit.sessionId, half, candidates, startedAt: startOf(item.unit.lines), position: item.split.before.length, project: cwdOf(item.unit.lines) });
     }
     const metrics: Metric[] = [...halfMetrics('report', cuts.filter((c) => c.half === 'report')), ...halfMetrics('tuning', cuts.filter((c) => c.half === 'tuning'))];
+    const codex = await codexPart(ctx, hash);
+    metrics.push(...codex.metrics);
     // Why the default budget's context missed what it missed — tuning half only: reading the
     // report half's misses would be tuning on it.
     const tuningMisses = cuts.filter((c) => c.half === 'tuning').flatMap((c) => c.misses);
@@ -227,7 +281,7 @@ export const fidelitySuite: Suite = {
       }
     }
     const dataset: Dataset = {
-      name: `claude-code transcripts: ${units.size} sessions/agents, ${cuts.filter((c) => c.real).length} real compactions, ${cuts.filter((c) => !c.real).length} cut points`,
+      name: `claude-code transcripts: ${units.size} sessions/agents, ${cuts.filter((c) => c.real).length} real compactions, ${cuts.filter((c) => !c.real).length} cut points; codex rollouts: ${codex.sessions} sessions, ${codex.cuts.filter((c) => c.real).length} real compactions, ${codex.cuts.filter((c) => !c.real).length} cut points`,
       sha256: hash.digest('hex'),
       generator: null,
       buildMs: null,
@@ -241,7 +295,7 @@ export const fidelitySuite: Suite = {
       status: 'ok',
       datasets: [dataset],
       metrics,
-      details: { sessions, cuts, model: { shipped: DEFAULT_VALUE_MODEL, refit: fit.model, refitTop: topWeights(fit.model), examples: fit.examples, positives: fit.positives }, replay, defaultBudget: DEFAULT_HOOK_SETTINGS.sessionStartBudget, halves: Object.fromEntries(halves), neededTotal: cuts.reduce((n, c) => n + c.needed, 0) },
+      details: { sessions, cuts, codexCuts: codex.cuts, model: { shipped: DEFAULT_VALUE_MODEL, refit: fit.model, refitTop: topWeights(fit.model), examples: fit.examples, positives: fit.positives }, replay, defaultBudget: DEFAULT_HOOK_SETTINGS.sessionStartBudget, halves: Object.fromEntries(halves), neededTotal: cuts.reduce((n, c) => n + c.needed, 0) },
     };
   },
 };
