@@ -139,6 +139,8 @@ export async function compactTail(cairn: Cairn, path: string, session: string): 
   }
   const cursor = await substrate.getCursor(file);
   if (cursor === null) return 'transcript never ingested';
+  // Codex fires SessionStart(compact) too; its rollout files are left to ingest.
+  if (cursor.state.format !== 'claude-code') return 'not a Claude Code transcript';
   if (cursor.offset > size || cursor.size > size) return 'transcript shrank';
   const bytes = size - cursor.offset;
   if (bytes === 0) return 'nothing new';

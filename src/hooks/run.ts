@@ -392,7 +392,7 @@ export async function runHook(eventName: string, io: HookIo, settings: HookSetti
     let cacheOutcome: string | undefined;
     /** The transcript whose new lines this hook read without ingesting them: ingested after the output, as the stop hooks do. */
     let deferredIngest: string | null = null;
-    /** Why SessionStart(compact) ingested before building (src/hooks/compact-tail.ts), for the hook log. */
+    /** Why SessionStart(compact) did not leave the transcript's ingest to a detached child (src/hooks/compact-tail.ts), for the hook log. */
     let ingestFirst: string | null = null;
     switch (event) {
       case 'session-start': {
@@ -401,7 +401,7 @@ export async function runHook(eventName: string, io: HookIo, settings: HookSetti
         const before = input.source === 'compact' && cache ? cache.generation() : null;
         // After /compact, when ingest would store nothing from what the transcript holds past its
         // cursor (PreCompact ingested the rest) but the compaction's own turns: built with them,
-        // ingested after, detached. Else the reason goes to the hook log.
+        // ingested after, detached. Else ingested first (when anything is new), the reason in the hook log.
         const tail = input.source === 'compact' && session && typeof input.transcript_path === 'string' && io.env.CAIRN_COMPACT_DEFER !== '0' ? await compactTail(cairn, input.transcript_path, session) : null;
         if (typeof tail === 'string') ingestFirst = tail;
         else if (tail) {
@@ -437,7 +437,7 @@ export async function runHook(eventName: string, io: HookIo, settings: HookSetti
       if (io.env.CAIRN_HOOK_INLINE === '1') await prepareCompactContext(cairn, settings, compactCache, session);
       else await spawnDetached(config, PREPARE_COMPACT_EVENT, { cwd, session_id: session }, io.env);
     }
-    logger.info('hook', { event, session, source: input.source, output: output.kind, ...(cacheOutcome ? { cache: cacheOutcome } : {}), ...(deferredIngest !== null ? { ingest: 'deferred' } : ingestFirst !== null ? { ingest: `first: ${ingestFirst}` } : {}), ...codeCacheOutcome(), ms: Date.now() - started });
+    logger.info('hook', { event, session, source: input.source, output: output.kind, ...(cacheOutcome ? { cache: cacheOutcome } : {}), ...(deferredIngest !== null ? { ingest: 'deferred' } : ingestFirst !== null ? { tail: ingestFirst } : {}), ...codeCacheOutcome(), ms: Date.now() - started });
     // The path this hook took, for bin/cairn-hook.cjs's code cache (it holds the code of each path it has seen).
     (globalThis as { __cairnHookPath?: string }).__cairnHookPath = `${String(input.source ?? '')}/${cacheOutcome?.split(':')[0] ?? ''}/${output.kind}`;
     return 0;

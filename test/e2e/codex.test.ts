@@ -92,4 +92,39 @@ describe.skipIf(reason !== null)('Codex CLI (real client) with cairn', () => {
       for (const marker of ['ALPHA-7731', 'BRAVO-5512']) expect(occurrences(readable(request), marker), `${marker} at most once in one request`).toBeLessThanOrEqual(1);
     }
   });
+
+  // Codex compacts on its own past model_auto_compact_token_limit and then runs SessionStart with
+  // source "compact" (cairn registers no PreCompact hook for Codex). cairn answers it from the store:
+  // its rollout is not a Claude Code transcript, so the hook ingests what is new first (no deferral).
+  it('after an automatic compaction, SessionStart(compact) puts cairn’s post-compact context in the next request', { timeout: 240_000 }, async () => {
+    const compactBox = sandbox('cairn-e2e-codex-compact-');
+    try {
+      const codexHome = join(compactBox.home, '.codex');
+      mkdirSync(codexHome, { recursive: true });
+      writeFileSync(join(codexHome, 'config.toml'), `model = "gpt-5"\nmodel_provider = "fake"\nmodel_auto_compact_token_limit = 5\n\n[model_providers.fake]\nname = "fake"\nbase_url = "${fake.url}/v1"\nwire_api = "responses"\nenv_key = "FAKE_MODEL_KEY"\n`);
+      cairn(compactBox, ['remember', M1]);
+      cairn(compactBox, ['install', 'codex']);
+      fake.requests.length = 0;
+      fake.setScript(() => ({ text: 'Noted.' }));
+      const env = baseEnv(compactBox, { CODEX_HOME: codexHome, FAKE_MODEL_KEY: 'fake' });
+      const exec = (args: string[]) => run(CODEX!, ['exec', '--skip-git-repo-check', '--dangerously-bypass-hook-trust', ...args], { cwd: compactBox.project, env, timeoutMs: 90_000 });
+      const first = await exec(['Remember we are preparing the release.']);
+      expect(first.code, first.stderr.slice(-2000)).toBe(0);
+      const resumed = await exec(['resume', '--last', 'Which branch do we tag from?']);
+      expect(resumed.code, resumed.stderr.slice(-2000)).toBe(0);
+      const all = fake.modelRequests().filter((r) => r.api === 'openai');
+      const compaction = all.findIndex((r) => r.raw.includes('CONTEXT CHECKPOINT'));
+      expect(compaction, 'Codex sent a compaction request').toBeGreaterThanOrEqual(0);
+      const next = all[compaction + 1];
+      expect(next, 'a request after the compaction').toBeDefined();
+      expect(readable(next!)).toContain('the conversation was just compacted');
+      expect(readable(next!)).toContain('ALPHA-7731');
+      const starts = readFileSync(join(compactBox.cairnHome, 'logs', 'hooks.log'), 'utf8').split('\n').filter((l) => l.includes('"event":"session-start"') && l.includes('"source":"compact"'));
+      expect(starts.length, 'SessionStart(compact) ran').toBeGreaterThanOrEqual(1);
+      expect(starts[0]).toContain('"output":"json"');
+      expect(starts[0]).not.toContain('"ingest":"deferred"');
+    } finally {
+      compactBox.cleanup();
+    }
+  });
 });

@@ -183,7 +183,7 @@ describe('SessionStart(compact) after a PreCompact ingest', () => {
       const last = hookLog(home).split('\n').filter((l) => l.includes('"event":"session-start"')).at(-1);
       expect(last, name).toContain('"source":"compact"');
       expect(last, name).not.toContain('deferred');
-      expect(last, name).toContain('"ingest":"first: ');
+      expect(last, name).toContain('"tail":"');
     }
   }, 60_000);
 

@@ -5,10 +5,13 @@
  * projects. The compact case is the sequence Claude Code runs, on a new session each round: its
  * transcript (written here, in Claude Code's format) goes through the real pre-compact hook (which
  * ingests it and starts its detached `prepare-compact` child; the bench waits for that child, as
- * the compaction's LLM call would), then the compact boundary and summary are appended and
- * session-start(compact) runs (it reads them from the transcript, builds from the session's turns
- * and them, and leaves their ingest to a detached child, the bench waits, untimed, until it is stored; or ingests them first
- * when anything else is new). Timed twice:
+ * the compaction's LLM call would), then what Claude Code 2.1.197 writes before SessionStart(compact)
+ * is appended (a `mode` line: test/hooks/fixtures/claude-code-2.1.197-compact) and
+ * session-start(compact) runs (it reads what is new, builds from the session's turns, and leaves the
+ * ingest to a detached child; or ingests first when ingest would store something it cannot read),
+ * then what the client writes after it (the boundary, the summary, the `/compact` command, its
+ * output, attachments), and the bench waits, untimed, until the child has ingested what was there
+ * when the hook ran. Timed twice:
  * with the child's prepared pool, and with it removed ("not prepared"). SPEC §9 target: p50 ≤ 120 ms at 100K (anchor: 0.3–6.5 s per hook reported by claude-mem
  * users). A bare `node -e ''` is timed in the same run as the floor any Node hook pays.
  *
@@ -77,12 +80,36 @@ function cacheOutcomes(home: string, sessions: ReadonlySet<string>): { hit: numb
   return out;
 }
 
+/** How Claude Code 2.1.197 wrote a /compact, recorded by test/e2e/claude.test.ts (see its README). */
+const COMPACT_FIXTURE = resolve(fileURLToPath(import.meta.url), '../../../../test/hooks/fixtures/claude-code-2.1.197-compact');
+const FIXTURE_SESSION = '4d9e2f55-1b7a-4c1e-9a53-6f0c7e2b8a10';
+
+/**
+ * Lines of the recorded /compact for `session` in `cwd`: its placeholders filled in, its timestamps
+ * moved to `at` + 15 s per line (after the session's own lines, as every line here).
+ */
+function fixtureLines(name: string, session: string, cwd: string, transcript: string, at: number): string[] {
+  const inJson = (text: string): string => JSON.stringify(text).slice(1, -1);
+  const root = resolve(COMPACT_FIXTURE, '../../../..');
+  let t = at;
+  return readFileSync(join(COMPACT_FIXTURE, name), 'utf8')
+    .replaceAll('@CWD@', inJson(cwd))
+    .replaceAll('@TRANSCRIPT@', inJson(transcript))
+    .replaceAll('@CAIRN@', inJson(root))
+    .replaceAll(FIXTURE_SESSION, session)
+    .split('\n')
+    .filter((line) => line.length > 0)
+    .map((line) => line.replace(/"timestamp":"[^"]*"/, () => `"timestamp":"${new Date((t += 15_000)).toISOString()}"`));
+}
+
 /**
  * A Claude Code transcript of `turns` tool calls in `cwd`: reads, edits, a failing test run, user
- * messages (`text`); and the two lines Claude Code appends to it when the compaction is done
- * (`compaction`: the compact boundary and the summary, 15 s apart, as every line here).
+ * messages, then the `/compact` prompt's queue operations (`text`, what PreCompact ingests); and
+ * what Claude Code 2.1.197 writes around the compaction (the recorded fixture): `beforeStart`
+ * after PreCompact, before SessionStart(compact) runs (a `mode` line), `afterStart` once it is done
+ * (the boundary, the summary, the caveat, `/compact`, its output, attachments, `last-prompt`).
  */
-function transcriptOf(session: string, cwd: string, turns: number): { text: string; compaction: string } {
+function transcriptOf(session: string, cwd: string, transcript: string, turns: number): { text: string; beforeStart: string; afterStart: string } {
   const lines: string[] = [];
   let n = 0;
   let t = Date.UTC(2026, 2, 1, 9, 0, 0);
@@ -104,16 +131,14 @@ function transcriptOf(session: string, cwd: string, turns: number): { text: stri
     if (i % 4 === 0) tool('Bash', { command: `npx vitest run test/limiter/bucket${i % 7}.test.ts` }, `FAIL test/limiter/bucket${i % 7}.test.ts > refill caps at capacity\nAssertionError: expected 12 to be 10 at ${file}:${20 + i}`);
     if (i % 10 === 5) lines.push(JSON.stringify({ ...base('user'), message: { role: 'user', content: `no, do not change the ${`refill${i}`} signature, callers in api/ depend on it` } }));
   }
-  const boundaryBase = base('system');
-  const boundary = { ...boundaryBase, subtype: 'compact_boundary', content: 'Conversation compacted', isMeta: false, level: 'info', compactMetadata: { trigger: 'manual', preTokens: 48_213 } };
-  const summary = {
-    ...base('user'),
-    parentUuid: boundaryBase.uuid,
-    isCompactSummary: true,
-    isVisibleInTranscriptOnly: true,
-    message: { role: 'user', content: 'This session is being continued from a previous conversation that ran out of context. The conversation is summarized below:\nThe user asked why the rate limiter drops requests under load. `src/limiter/bucket3.ts` refill now uses `bucket.ratePerMs`; `npx vitest run test/limiter/bucket0.test.ts` still fails (expected 12 to be 10). The refill signatures stay: callers in api/ depend on them.' },
-  };
-  return { text: `${lines.join('\n')}\n`, compaction: `${JSON.stringify(boundary)}\n${JSON.stringify(summary)}\n` };
+  // The /compact prompt's queue operations: the recorded lines after the last prompt's end.
+  const pre = fixtureLines('pre-compact.jsonl', session, cwd, transcript, t);
+  const queued = pre.slice(pre.findLastIndex((line) => line.includes('"type":"last-prompt"')) + 1);
+  lines.push(...queued);
+  t += 15_000 * queued.length;
+  const beforeStart = fixtureLines('before-start.jsonl', session, cwd, transcript, t);
+  const afterStart = fixtureLines('after-start.jsonl', session, cwd, transcript, t + 15_000 * beforeStart.length);
+  return { text: `${lines.join('\n')}\n`, beforeStart: `${beforeStart.join('\n')}\n`, afterStart: `${afterStart.join('\n')}\n` };
 }
 
 /** Wait (up to 30 s) until the hook log says the PreCompact child of `session` finished. */
@@ -127,7 +152,7 @@ function preparedFor(home: string, session: string): boolean {
   return false;
 }
 
-/** Whether session-start(compact) of `session` left the summary's ingest to a detached child (its hook log line says so). */
+/** Whether session-start(compact) of `session` left the transcript's ingest to a detached child (its hook log line says so). */
 function deferredFor(home: string, session: string): boolean {
   const log = join(home, 'logs', 'hooks.log');
   if (!existsSync(log)) return false;
@@ -135,13 +160,12 @@ function deferredFor(home: string, session: string): boolean {
 }
 
 /**
- * Wait (up to 60 s) until the store's ingest cursor of `transcript` reaches its end: the detached
- * child ingested the compaction summary. Its vector fill and context refresh go on at low priority,
- * as after any Stop hook.
+ * Wait (up to 60 s) until the store's ingest cursor of `transcript` reaches `size`: the detached
+ * child ingested what the session-start hook left to it. Its vector fill and context refresh go on
+ * at low priority, as after any Stop hook.
  */
-function ingestedToEnd(home: string, transcript: string): boolean {
+function ingestedTo(home: string, transcript: string, size: number): boolean {
   const path = realpathSync(transcript);
-  const size = statSync(path).size;
   const until = Date.now() + 60_000;
   while (Date.now() < until) {
     try {
@@ -230,25 +254,28 @@ export const hooksSuite: Suite = {
           coldSessions.add(`bench-cold-${i}`);
           // After /compact, the sequence Claude Code runs: PreCompact (it ingests the session's
           // transcript and starts its detached child), the compaction (an LLM call of seconds: the
-          // child finishes meanwhile), the summary appended to the transcript, SessionStart(compact)
-          // (it reads the summary; a detached child ingests it). Once with the child's pool, once
+          // child finishes meanwhile), the `mode` line the client writes meanwhile,
+          // SessionStart(compact) (a detached child ingests the transcript after it), then the
+          // compaction's lines the client writes once the hook is done. Once with the child's pool, once
           // with it removed. In a home of their own: that child's `cairn ingest` then fills vectors
           // for up to a minute, and its writes would make the served start above build fresh.
           for (const prepared of [true, false]) {
             const session = `bench-compact-${prepared ? '' : 'np-'}${i}`;
             const transcript = join(work, `${session}.jsonl`);
-            const { text, compaction } = transcriptOf(session, repo, 60);
+            const { text, beforeStart, afterStart } = transcriptOf(session, repo, transcript, 60);
             writeFileSync(transcript, text);
             const pre = timeProcess([HOOK_BIN, 'pre-compact'], JSON.stringify({ session_id: session, transcript_path: transcript, cwd: repo, trigger: 'manual' }), compactEnv, repo);
             if (prepared) preCompact.push(pre.ms);
             if (preparedFor(compactHome, session)) childrenDone++;
             if (!prepared) rmSync(join(compactHome, 'cache', 'context'), { recursive: true, force: true });
-            appendFileSync(transcript, compaction);
+            appendFileSync(transcript, beforeStart);
+            const sizeAtStart = statSync(transcript).size;
             const c = timeProcess([HOOK_BIN, 'session-start'], JSON.stringify({ session_id: session, transcript_path: transcript, cwd: repo, source: 'compact' }), compactEnv, repo);
-            // The summary's ingest, when the hook left it to a detached child: waited for, untimed (it runs while the agent works).
+            appendFileSync(transcript, afterStart);
+            // The ingest the hook left to a detached child: waited for, untimed (it runs while the agent works).
             if (c.stdout.length > 0 && deferredFor(compactHome, session)) {
               compactDeferred++;
-              if (ingestedToEnd(compactHome, transcript)) compactChildrenDone++;
+              if (ingestedTo(compactHome, transcript, sizeAtStart)) compactChildrenDone++;
             }
             (prepared ? compact : compactCold).push(c.ms);
             (prepared ? compactSessions : compactColdSessions).add(session);
@@ -291,10 +318,10 @@ export const hooksSuite: Suite = {
           metric(`session-start after /compact p50 ${label}, prepared at PreCompact`, k.p50, 'ms', {
             target,
             anchor: ANCHOR,
-            note: `${compactServed.hit}/${runs} served the pool PreCompact's detached child gathered (${childrenDone}/${2 * runs} children finished before the summary was appended); ${compactDeferred}/${2 * runs} read the compaction summary from the transcript and left its ingest to a detached child (${compactChildrenDone} had stored it before the next hook, waited for untimed; its vector fill and refresh went on at low priority), the rest ingested it first; ${compactInjected}/${runs} injected`,
+            note: `${compactServed.hit}/${runs} served the pool PreCompact's detached child gathered (${childrenDone}/${2 * runs} children finished before SessionStart(compact)); ${compactDeferred}/${2 * runs} read what Claude Code 2.1.197 writes before the hook (a mode line; the compaction's lines follow the hook) and left the ingest to a detached child (${compactChildrenDone} had ingested it before the next hook, waited for untimed; its vector fill and refresh went on at low priority), the rest ingested first; ${compactInjected}/${runs} injected`,
           }),
           metric(`session-start after /compact p95 ${label}, prepared at PreCompact`, k.p95, 'ms'),
-          metric(`session-start after /compact p50 ${label}, not prepared`, kc.p50, 'ms', { target, anchor: ANCHOR, note: `${compactColdServed.miss}/${runs} built fresh (the child's entry removed before the summary: a compaction that ended first, or a write since)` }),
+          metric(`session-start after /compact p50 ${label}, not prepared`, kc.p50, 'ms', { target, anchor: ANCHOR, note: `${compactColdServed.miss}/${runs} built fresh (the child's entry removed before SessionStart(compact): a compaction that ended first, or a write since)` }),
           metric(`session-start after /compact p95 ${label}, not prepared`, kc.p95, 'ms'),
           metric(`pre-compact p50 ${label}`, pc.p50, 'ms', { note: "ingests the session's 60-turn transcript, then starts the detached child; the client's compaction (an LLM call of seconds) follows it" }),
           metric(`prompt p50 ${label}`, p.p50, 'ms', { target, anchor: ANCHOR }),
