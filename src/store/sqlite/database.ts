@@ -91,10 +91,8 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database.
     db.pragma('foreign_keys = ON');
     db.pragma('temp_store = MEMORY');
     db.pragma('cache_size = -4000');
-    // Pages past the 4 MB cache are read through a mapping of the file instead of a read() call
-    // each (remember's near-duplicate candidates at 100K: 128 memory rows scattered over 300 MB;
-    // docs/BENCHMARKS.md `## write`). Address space, not memory: the OS cache holds the pages.
-    db.pragma('mmap_size = 1073741824');
+    // No mmap_size: mapped pages count in the process's resident memory, and the MCP server's idle
+    // RSS at 100K went 77.6 → 225.2 MB with a 1 GiB mapping (SPEC §9: ≤ 80 MB; docs/BENCHMARKS.md `## write`).
     // An up-to-date database (every hook's case) is not sent the migrations' SQL, so it is not read.
     if (options.migrations) migrate(db, options.migrations);
     else if (schemaVersion(db) !== latestMigration()) migrate(db, loadMigrations());
