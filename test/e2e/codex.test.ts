@@ -93,9 +93,10 @@ describe.skipIf(reason !== null)('Codex CLI (real client) with cairn', () => {
     }
   });
 
-  // Codex compacts on its own past model_auto_compact_token_limit and then runs SessionStart with
-  // source "compact" (cairn registers no PreCompact hook for Codex). cairn answers it from the store:
-  // its rollout is not a Claude Code transcript, so the hook ingests what is new first (no deferral).
+  // Codex compacts on its own past model_auto_compact_token_limit (here at the start of a resumed
+  // turn) and then runs SessionStart with source "compact". cairn answers it from the store: its
+  // rollout is not a Claude Code transcript, so the hook ingests what is new first (no deferral).
+  // The compaction in the middle of a turn, with PreCompact, is test/e2e/codex-compact.test.ts.
   it('after an automatic compaction, SessionStart(compact) puts cairn’s post-compact context in the next request', { timeout: 240_000 }, async () => {
     const compactBox = sandbox('cairn-e2e-codex-compact-');
     try {
