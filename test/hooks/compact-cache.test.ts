@@ -156,9 +156,14 @@ describe('the post-compact context prepared at PreCompact', () => {
       compacted(transcript, t);
       expect(await ingestTranscript(cairn, { transcript_path: transcript }, silentLogger, false)).toBe(false);
       expect(await texts()).toBe(before);
-      // Two minutes later: the continuation memory is replaced.
-      before = await texts();
+      // A compaction two minutes later: still nothing (the continuation keeps its last turn's minute).
       compacted(transcript, t, 120_000);
+      expect(await ingestTranscript(cairn, { transcript_path: transcript }, silentLogger, false)).toBe(false);
+      expect(await texts()).toBe(before);
+      // A new request two minutes later: the continuation memory is replaced.
+      const n = t.lines.length;
+      t.pause(120_000).user('Now also cap the burst size at twice the capacity.');
+      appendFileSync(transcript, `${t.lines.slice(n).join('\n')}\n`);
       expect(await ingestTranscript(cairn, { transcript_path: transcript }, silentLogger, false)).toBe(true);
       expect(await texts()).not.toBe(before);
     } finally {

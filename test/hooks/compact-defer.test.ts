@@ -118,21 +118,24 @@ describe('SessionStart(compact) after a PreCompact ingest', () => {
     expect(stored.filter((x) => x.flags.includes('compact-summary'))).toHaveLength(1);
   });
 
-  it('gives the continuation memory as it stood before the summary when the summary’s ingest rewrites it', async () => {
+  it('a summary written in a later minute leaves the continuation memory as it was: the same text both ways, no memory written', async () => {
     const { home, repo, transcript, t } = await beforeCompaction('sess-m');
     appendSummary(transcript, t, 90_000);
     const sync = copyHome(home);
     const input = { session_id: 'sess-m', cwd: repo, transcript_path: transcript, source: 'compact' };
+    const memories = async (h: string) => withCairn(h, repo, 'sess-m', async (c) => (await c.deps.store.listMemories({ limit: 1000 })).map((m) => `${m.id} ${m.text}`).sort());
+    const before = await memories(sync);
     const deferred = await startCompact(home, repo, input, { CAIRN_HOOK_INLINE: '1' });
     const synchronous = await startCompact(sync, repo, input, { CAIRN_HOOK_INLINE: '1', CAIRN_COMPACT_DEFER: '0' });
     expect(hookLog(home)).toContain('"ingest":"deferred"');
-    // The synchronous ingest replaced the continuation (it carries the minute of the last line); the rest is the same.
-    const continuation = /· \d{4}-\d\d-\d\d \d\d:\d\d \[[0-9A-Z]+\]/g;
-    expect(deferred).not.toBe(synchronous);
-    expect(deferred.replace(continuation, '·')).toBe(synchronous.replace(continuation, '·'));
-    // After the detached ingest (inline here) the store holds what the synchronous path wrote.
-    const memories = async (h: string) => withCairn(h, repo, 'sess-m', async (c) => (await c.deps.store.listMemories({ limit: 1000 })).map((m) => m.text.replace(/\d\d:\d\d$/, '')).sort());
-    expect(await memories(home)).toEqual(await memories(sync));
+    // The summary is in a later minute than the last turn; the continuation carries the last turn's.
+    const minute = (line: string | undefined) => (JSON.parse(line ?? '{}') as { timestamp: string }).timestamp.slice(0, 16).replace('T', ' ');
+    expect(minute(t.lines.at(-1))).not.toBe(minute(t.lines.at(-3)));
+    expect(deferred).toContain(`· ${minute(t.lines.at(-3))} [`);
+    expect(deferred).toBe(synchronous);
+    // The summary's ingest (synchronous, and the deferred one run inline after the output) rewrote no memory.
+    expect(await memories(sync)).toEqual(before);
+    expect(await memories(home)).toEqual(before);
   });
 
   it('reads the tail as ingest stores it: redacted, the boundary’s trigger and size', async () => {

@@ -31,10 +31,18 @@ function repoDir(remote: string): string {
   return repo;
 }
 
-/** A fixture part with its placeholders filled in (as JSON string contents). */
+/**
+ * A fixture part with its placeholders filled in (as JSON string contents), its lines marked as an
+ * interactive session writes them (`claude -p` marks them `sdk-cli`: a headless run, which distill
+ * leaves without a continuation note).
+ */
 function fixturePart(name: string, values: { cwd: string; transcript: string }): string {
   const inJson = (text: string): string => JSON.stringify(text).slice(1, -1);
-  return readFileSync(join(FIXTURE, name), 'utf8').replaceAll('@CWD@', inJson(values.cwd)).replaceAll('@TRANSCRIPT@', inJson(values.transcript)).replaceAll('@CAIRN@', inJson(ROOT));
+  return readFileSync(join(FIXTURE, name), 'utf8')
+    .replaceAll('@CWD@', inJson(values.cwd))
+    .replaceAll('@TRANSCRIPT@', inJson(values.transcript))
+    .replaceAll('@CAIRN@', inJson(ROOT))
+    .replaceAll('"entrypoint":"sdk-cli"', '"entrypoint":"cli"');
 }
 
 function copyHome(home: string): string {
@@ -100,9 +108,16 @@ describe('SessionStart(compact) on the tail Claude Code 2.1.197 writes', () => {
     const { deferred, synchronous, sync } = await bothWays(home, repo, input);
     expect(deferred).toContain('the conversation was just compacted');
     expect(deferred).toBe(synchronous);
-    // The client then writes the compaction; the next ingest (the Stop hook's) stores the same turns either way.
-    appendFileSync(transcript, fixturePart('after-start.jsonl', { cwd: repo, transcript }));
+    // The client then writes the compaction (here three minutes later); the next ingest (the Stop
+    // hook's) stores the same turns either way, and rewrites no memory: the continuation's minute is
+    // the last turn's before the compaction (boundary, summary, /compact and its output).
+    const later = (line: string): string => line.replace(/"timestamp":"([^"]*)"/, (_m, at: string) => `"timestamp":"${new Date(Date.parse(at) + 180_000).toISOString()}"`);
+    appendFileSync(transcript, fixturePart('after-start.jsonl', { cwd: repo, transcript }).split('\n').map(later).join('\n'));
+    const memories = (h: string) => withCairn(h, repo, FIXTURE_SESSION, async (c) => (await c.deps.store.listMemories({ limit: 1000 })).map((m) => `${m.id} ${m.text}`).sort());
+    const before = await memories(sync);
     for (const h of [home, sync]) await withCairn(h, repo, FIXTURE_SESSION, (c) => ingestTranscript(c, { transcript_path: transcript }, silentLogger, false));
+    expect(before.some((m) => m.includes('Session: ' + FIXTURE_SESSION)), 'a continuation note').toBe(true);
+    expect(await memories(sync)).toEqual(before);
     const stored = await turnsOf(home, repo, FIXTURE_SESSION);
     expect(rows(stored)).toEqual(rows(await turnsOf(sync, repo, FIXTURE_SESSION)));
     expect(stored.filter((t) => t.flags.includes('compact-summary'))).toHaveLength(1);

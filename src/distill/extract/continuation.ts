@@ -105,6 +105,27 @@ function writtenSteps(text: string): string[] {
   return out;
 }
 
+/** The `/compact` command as ingest stores it (src/ingest/readers/claude-code.ts: a `slash-command` user turn). */
+const isCompactCommand = (turn: TurnRecord | undefined): boolean => turn !== undefined && turn.role === 'user' && turn.flags.includes('slash-command') && /^\/compact\b/.test(turn.text);
+
+/**
+ * The session's last turn that is not part of a compaction — its boundary, its summary, the
+ * `/compact` command and that command's output, which Claude Code writes after the summary — or
+ * the last turn when every turn is. The note's minute comes from it, so a compaction written in a
+ * later minute leaves the note as it was (test/hooks/compact-defer.test.ts).
+ */
+function lastWorkTurn(turns: readonly TurnRecord[]): TurnRecord {
+  let i = turns.length - 1;
+  while (i > 0) {
+    const turn = turns[i] as TurnRecord;
+    const compaction =
+      turn.flags.includes('compact-boundary') || turn.flags.includes('compact-summary') || isCompactCommand(turn) || (turn.flags.includes('command-output') && isCompactCommand(turns[i - 1]));
+    if (!compaction) break;
+    i--;
+  }
+  return turns[i] as TurnRecord;
+}
+
 export function extractContinuation(view: SessionView): Candidate[] {
   // A headless run is a one-shot task for a script: nobody resumes it or compacts it, and a note
   // per run would pile up in recall ("Task: <the prompt> … Session: <uuid>" after every run).
@@ -155,7 +176,8 @@ export function extractContinuation(view: SessionView): Candidate[] {
     if (update.length > 0) parts.push(`Latest update: ${update}`);
   }
   // Which session this is (two sessions may stand at the same task).
-  const day = last.at !== null ? ` · ${new Date(last.at).toISOString().slice(0, 16).replace('T', ' ')}` : '';
+  const stamp = lastWorkTurn(view.turns).at;
+  const day = stamp !== null ? ` · ${new Date(stamp).toISOString().slice(0, 16).replace('T', ' ')}` : '';
   parts.push(`Session: ${view.session.id}${view.session.branch ? ` on ${view.session.branch}` : ''}${day}`);
   return [
     candidate(view, last, {
