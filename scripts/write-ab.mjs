@@ -8,7 +8,7 @@
  * with another seed); `minilm` is the default embedder (`onnx:all-minilm-l6-v2-q`, models/).
  * Run it for two builds back to back (and again in the other order) for an A/B: on a loaded
  * machine CPU time per call (all threads, process.cpuUsage) is the steadier figure. Prints one
- * JSON line: p50/p95 wall, p50/mean CPU, how many calls reported similar memories, and with an
+ * JSON line: p50/p95/p99/max wall, p50/mean CPU, how many calls reported similar memories, and with an
  * embedder the p50 of embedding the same texts alone. With `STATEMENTS=1`, a second line: wall time
  * per SQL statement inside the timed calls (better-sqlite3's run/get/all/iterate wrapped), mean and
  * p50 per call, and the mean of the slowest 5% of calls (where a p95 goes).
@@ -110,6 +110,8 @@ console.log(
     calls: wall.length,
     wallP50: quantile(wall, 0.5),
     wallP95: quantile(wall, 0.95),
+    wallP99: quantile(wall, 0.99),
+    wallMax: quantile(wall, 1),
     cpuP50: quantile(cpu, 0.5),
     cpuMean: Number((cpu.reduce((a, b) => a + b, 0) / cpu.length).toFixed(3)),
     callsWithSimilar: similar,
