@@ -18,12 +18,22 @@
  *
  *   node scripts/ingest-ab.mjs --readers <transcripts> <reps> <build A> <build B> [<build C> …]
  * times what one reader worker does, without the writer and without the other threads' noise:
- * each rep starts one process per build (rotating order) that lowers V8's inlining budget and
+ * each rep starts one process per build (rotating order) that sets V8's flags for ingest and
  * warms up as an ingest's worker does, then reads every file in name order with `readWithTerms`
  * three times in its main thread (read, sanitize, facts, index terms, seal; nothing is stored).
  * Prints per build the medians of the first read's CPU ms (`coldMs`: JIT warm-up included) and of
  * the other two (`warmMs`), and their ratios to A. Finer than a whole ingest (no second worker
  * racing the first, no SQLite): for changes to the readers worth a few per cent.
+ *
+ *   node scripts/ingest-ab.mjs --writer <transcripts> <reps> <build A> <build B> [<build C> …]
+ * times the writing thread alone: each rep starts one process per build (rotating order) that
+ * reads every file with the build's own `readWithTerms` and serializes each result as a worker's
+ * message would be (untimed), then ingests the folder into a fresh store (distillation off) through
+ * `ingestPaths` with a reader that deserializes and adopts those results, four files in flight
+ * (the runner's default without workers; a run with workers gathers their batches into larger
+ * commits). Prints per build the median CPU ms of that thread (`writerMs`: deserializing, adopting,
+ * the write boundary and every store write) and its ratio to A. For changes to the writer or to
+ * what crosses to it worth a few per cent, which a whole ingest does not resolve.
  *
  *   node scripts/ingest-ab.mjs --digest <build> <transcripts> [--json]
  * ingests the folder into a fresh store (one file at a time, in name order, through the reader
@@ -185,9 +195,10 @@ if (args[0] === '--digest') {
   const [, build, data] = args;
   const dist = (path) => import(pathToFileURL(join(build, 'dist', path)).href);
   const { readWithTerms } = await dist('ingest/pool.js');
-  const { limitInliningForIngest } = await dist('ingest/inlining.js').catch(() => ({}));
+  // V8's flags for ingest as the build sets them (builds before tuneJitForIngest: the inlining budget alone).
+  const { tuneJitForIngest, limitInliningForIngest } = await dist('ingest/inlining.js').catch(() => ({}));
   const { warmUpReaders } = await dist('ingest/warmup.js').catch(() => ({}));
-  limitInliningForIngest?.();
+  (tuneJitForIngest ?? limitInliningForIngest)?.();
   warmUpReaders?.();
   const files = filesUnder(resolve(data));
   const passes = [];
@@ -200,6 +211,82 @@ if (args[0] === '--digest') {
     passes.push((used.user + used.system) / 1000);
   }
   process.stdout.write(JSON.stringify({ passes, facts }));
+} else if (args[0] === '--write-one') {
+  const [, build, data] = args;
+  const { serialize, deserialize } = await import('node:v8');
+  const dist = (path) => import(pathToFileURL(join(build, 'dist', path)).href);
+  const { readWithTerms } = await dist('ingest/pool.js');
+  // Builds before seal.ts sent unsealed records (the boundary scanned them in the writer).
+  const { adoptReadBatch = () => {}, SEAL_RULESET = null } = await dist('ingest/seal.js').catch(() => ({}));
+  const { ingestPaths } = await dist('ingest/runner.js');
+  const { openSqliteStore } = await dist('store/sqlite/store.js');
+  const { createCairn } = await dist('cairn.js');
+  const root = resolve(data);
+  // What the workers would post, one message per file (a file of more than 64 MB would be read
+  // in several passes by a real run: none of ../shared's is).
+  const messages = new Map(filesUnder(root).map((path) => [path, serialize(readWithTerms({ path, cursor: null, options: {}, terms: true }))]));
+  const dir = mkdtempSync(join(tmpdir(), 'cairn-ab-'));
+  try {
+    const store = await openSqliteStore(join(dir, 'cairn.db'));
+    const cairn = createCairn({ store, actor: 'bench' });
+    const reader = async (path) => {
+      const message = messages.get(path);
+      if (message === undefined) throw new Error(`not pre-read: ${path}`);
+      const result = deserialize(message);
+      adoptReadBatch(result.batch, SEAL_RULESET);
+      return result;
+    };
+    const logger = { debug() {}, info() {}, warn() {}, error() {} };
+    const main = `/proc/self/task/${process.pid}/schedstat`;
+    const threadNs = () => {
+      try {
+        return Number(readFileSync(main, 'utf8').split(' ')[0]);
+      } catch {
+        return Number.NaN;
+      }
+    };
+    const before = threadNs();
+    const cpu = process.cpuUsage();
+    const summary = await ingestPaths([root], { substrate: cairn.deps.store.substrate, clock: { now: () => Date.now() }, logger, reader, concurrency: 4 });
+    const used = process.cpuUsage(cpu);
+    const writerMs = (threadNs() - before) / 1e6;
+    await store.close();
+    process.stdout.write(JSON.stringify({ writerMs: Number.isNaN(writerMs) ? (used.user + used.system) / 1000 : writerMs, cpuMs: (used.user + used.system) / 1000, facts: summary.facts ?? 0 }));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+} else if (args[0] === '--writer') {
+  const [, data, repsArg, ...builds] = args;
+  if (!data || builds.length < 2) {
+    console.error('usage: node scripts/ingest-ab.mjs --writer <transcripts> <reps> <build A> <build B> [<build C> …]');
+    process.exit(1);
+  }
+  const reps = Number(repsArg);
+  const runs = builds.map(() => []);
+  const load = [loadavg()[0]];
+  for (let rep = 0; rep < reps; rep++) {
+    for (let k = 0; k < builds.length; k++) {
+      const which = (k + rep) % builds.length;
+      const child = spawnSync(process.execPath, [new URL(import.meta.url).pathname, '--write-one', resolve(builds[which]), resolve(data)], { encoding: 'utf8', maxBuffer: 1 << 24 });
+      if (child.status !== 0) {
+        console.error(child.stderr);
+        process.exit(1);
+      }
+      const run = JSON.parse(child.stdout);
+      runs[which].push(run);
+      console.error(`rep ${rep + 1} ${builds[which]}: writer ${Math.round(run.writerMs)} ms CPU (process ${Math.round(run.cpuMs)} ms), ${run.facts} facts`);
+    }
+    load.push(loadavg()[0]);
+  }
+  const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+  const writer = runs.map((r) => median(r.map((x) => x.writerMs)));
+  console.log(
+    JSON.stringify({
+      reps,
+      builds: builds.map((b, i) => ({ build: b, writerMs: Math.round(writer[i]), writerRatio: +(writer[i] / writer[0]).toFixed(3), facts: runs[i][0].facts })),
+      load1: load.map((l) => +l.toFixed(2)),
+    }),
+  );
 } else if (args[0] === '--readers') {
   const [, data, repsArg, ...builds] = args;
   if (!data || builds.length < 2) {
