@@ -62,6 +62,12 @@ async function withCairn<T>(home: string, cwd: string, session: string, use: (ca
 
 const turnsOf = (home: string, cwd: string, session: string): Promise<TurnRecord[]> => withCairn(home, cwd, session, async (c) => c.deps.store.substrate!.getTurns(session, { limit: 50_000 }));
 const rows = (turns: TurnRecord[]) => turns.map((x) => [x.seq, x.role, x.text, x.flags, x.at]);
+/** What a store holds besides turns, without the ids and times each write draws: memories' kind and text, the session's facts. */
+const storedRest = (home: string, cwd: string, session: string) =>
+  withCairn(home, cwd, session, async (c) => ({
+    memories: (await c.deps.store.listMemories({ limit: 10_000 })).map((m) => `${m.kind} ${m.text}`).sort(),
+    facts: (await c.deps.store.substrate!.listFacts(session)).map((f) => `${f.kind} ${f.text}`).sort(),
+  }));
 
 async function hook(event: string, home: string, cwd: string, input: Record<string, unknown>, env: NodeJS.ProcessEnv = {}): Promise<string> {
   const stdout = new PassThrough();
@@ -120,6 +126,7 @@ describe('SessionStart(compact) on the tail Claude Code 2.1.197 writes', () => {
     expect(await memories(sync)).toEqual(before);
     const stored = await turnsOf(home, repo, FIXTURE_SESSION);
     expect(rows(stored)).toEqual(rows(await turnsOf(sync, repo, FIXTURE_SESSION)));
+    expect(await storedRest(home, repo, FIXTURE_SESSION)).toEqual(await storedRest(sync, repo, FIXTURE_SESSION));
     expect(stored.filter((t) => t.flags.includes('compact-summary'))).toHaveLength(1);
     expect(stored.some((t) => t.text === '/compact' && t.flags.includes('slash-command'))).toBe(true);
   });
@@ -197,5 +204,6 @@ describe.skipIf(shared.length === 0)('SessionStart(compact) on the compactions i
     expect(deferred.length).toBeGreaterThan(0);
     expect(deferred).toBe(synchronous);
     expect(rows(await turnsOf(home, cwd, session))).toEqual(rows(await turnsOf(sync, cwd, session)));
+    expect(await storedRest(home, cwd, session)).toEqual(await storedRest(sync, cwd, session));
   }, 120_000);
 });
