@@ -38,6 +38,12 @@ export interface Detail {
   memory: Memory | null;
   factId: string | null;
   /**
+   * A path fact that names no file: a dotted library or module name with no path separator
+   * (`xterm.js`, `DateTime.diff`) the session never opened and the workspace does not hold. Listed
+   * under other details, not under files.
+   */
+  notFile?: boolean;
+  /**
    * A memory whose file references were not checked yet: its staleness note (line moved, file
    * changed) is added only if it comes near the budget (see `PackOptions.prepare`).
    */
@@ -162,13 +168,37 @@ export function underRoot(path: string, root: string | null): string {
   return path.startsWith(prefix) && path.length > prefix.length ? path.slice(prefix.length) : path;
 }
 
-/** One candidate per session fact; `root` (the project folder) shortens the paths symbol lines point at. */
-export function factDetails(facts: readonly SessionFact[], activity: SessionActivity, root: string | null = null): Detail[] {
+/**
+ * Whether a "path" cannot name a file: it holds a control character, or an escape sequence written
+ * out (`file1.txt\nfile2.txt`, from a string literal or JSON) — after a file name's extension, or
+ * among `/` separators. A Windows folder (`C:\new`) keeps its backslashes.
+ */
+export function garbledPath(text: string): boolean {
+  if (/[\u0000-\u001f\u007f]/.test(text)) return true;
+  if (!/\\[nrt]/.test(text)) return false;
+  return text.includes('/') || /\.[A-Za-z0-9]{1,8}\\[nrt]/.test(text);
+}
+
+const hasSeparator = (path: string): boolean => path.includes('/') || path.includes('\\');
+
+/**
+ * One candidate per session fact; `root` (the project folder) shortens the paths symbol lines
+ * point at, and `exists` says whether a bare name (`AGENTS.md`) is a file in it.
+ */
+export function factDetails(facts: readonly SessionFact[], activity: SessionActivity, root: string | null = null, exists: (name: string) => boolean = () => false): Detail[] {
   const out: Detail[] = [];
   const task = activity.task;
+  // File names the session's paths end with: a bare `app.js` is that file, not a library's name.
+  const fileNames = new Set<string>();
+  for (const fact of facts) {
+    if (fact.kind !== 'path') continue;
+    const path = fact.path ?? fact.text;
+    if (hasSeparator(path)) fileNames.add(baseName(path));
+  }
   for (const fact of facts) {
     const features = zero();
     const path = fact.path ?? (fact.kind === 'path' ? fact.text : null);
+    if (fact.kind === 'path' && (garbledPath(fact.text) || (path !== null && garbledPath(path)))) continue;
     const editedAt = lastIn(activity.edited, path);
     const readAt = lastIn(activity.read, path);
     const kind: DetailKind = fact.kind === 'path' && fact.line !== null ? 'pathLine' : fact.kind;
@@ -199,12 +229,16 @@ export function factDetails(facts: readonly SessionFact[], activity: SessionActi
       const label = fact.kind === 'command' ? 'ran ' : fact.kind === 'error' ? 'error ' : fact.kind === 'test' ? 'test ' : '';
       line = `- ${label}${code(fact.text.slice(0, 400))}${why.length > 0 ? ` — ${why.join(', ')}` : ''}`;
     }
-    out.push({ key: fact.id, kind, line, features, lastSeq: fact.last.seq, memory: null, factId: fact.id });
+    const detail: Detail = { key: fact.id, kind, line, features, lastSeq: fact.last.seq, memory: null, factId: fact.id };
+    if (fact.kind === 'path' && path !== null && !hasSeparator(path) && editedAt === null && readAt === null && !fileNames.has(path) && !exists(path)) detail.notFile = true;
+    out.push(detail);
   }
   return out;
 }
 
-const baseName = (path: string): string => path.slice(Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\')) + 1);
+function baseName(path: string): string {
+  return path.slice(Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\')) + 1);
+}
 
 /**
  * Add the calls ingest found in the full text of the code the session read and wrote (`call`

@@ -5,6 +5,8 @@
  * the budget, one line per detail saying why it matters. No bare identifier lists, no repeated
  * notices: a detail another chosen line already carries verbatim is skipped.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Deps } from '../deps.js';
 import { stalenessOf } from '../recall/recall.js';
 import { indexTerms } from '../store/tokenize.js';
@@ -73,8 +75,7 @@ function sectionOf(detail: Detail): SectionKey {
       return detail.features.failing ? 'problems' : 'commands';
     case 'path':
     case 'pathLine':
-    case 'config':
-      return 'files';
+      return detail.notFile ? 'other' : 'files';
     case 'symbol':
     case 'call':
       return 'code';
@@ -146,7 +147,9 @@ export async function sessionCandidates(
   const facts = listed.filter((f) => f.kind !== 'call').slice(0, MAX_FACTS);
   addCallFacts(activity, listed.filter((f) => f.kind === 'call').slice(0, MAX_CALL_FACTS));
   const symbols = new Set(facts.filter((f) => f.kind === 'symbol').map((f) => f.text));
-  const details = mergePathVariants([...factDetails(facts, activity, deps.workspaceRoot), ...callDetails(activity, symbols)]);
+  const root = deps.workspaceRoot;
+  const exists = root ? (name: string): boolean => existsSync(join(root, name)) : undefined;
+  const details = mergePathVariants([...factDetails(facts, activity, root, exists), ...callDetails(activity, symbols)]);
   // Where we left off: only this session's latest continuation (older ones are stale).
   const files = new FileReader();
   const continuation = memories.filter((m) => m.kind === 'continuation' && m.session === session).sort((a, b) => b.updatedAt - a.updatedAt)[0];
