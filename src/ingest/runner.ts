@@ -7,7 +7,7 @@
 import { lstatSync, readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Clock, IngestCursor, Logger, SubstrateBatch, SubstrateStore } from '../types.js';
-import { limitInliningForIngest } from './inlining.js';
+import { tuneJitForIngest } from './inlining.js';
 import { readWithTerms } from './pool.js';
 import { IN_FLIGHT_BYTES, LANES_PER_WORKER, byteBudget, gatheredWrites, startPool, type WorkerOptions } from './schedule.js';
 import { emptyOutcomes, type LineOutcomes, type ReadOptions, type ReadResult } from './types.js';
@@ -276,8 +276,8 @@ export async function ingestPaths(paths: string[], deps: IngestDeps): Promise<In
   const sessions = new Set<string>();
   // A boundary read in one pass and its summary in the next are one compaction.
   const compactions = new Set<string>();
-  // Lowered before the workers start (V8's flags are the process's): see inlining.ts.
-  const restoreInlining = work.length > 0 ? limitInliningForIngest() : () => {};
+  // Set before the workers start (V8's flags are the process's): see inlining.ts.
+  const restoreJit = work.length > 0 ? tuneJitForIngest() : () => {};
   const pool = deps.reader === undefined ? startPool(deps.workers, deps.logger, bytesTotal, work.length) : null;
   // Read here: the turns and facts come sealed, as from the workers (seal.ts); a given reader's do not.
   const read: TranscriptReader = deps.reader ?? pool?.read ?? ((path, cursor, options) => readWithTerms({ path, cursor, options, terms: false }));
@@ -358,7 +358,7 @@ export async function ingestPaths(paths: string[], deps: IngestDeps): Promise<In
     await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, work.length)) }, lane));
   } finally {
     await pool?.close();
-    restoreInlining();
+    restoreJit();
   }
 
   summary.sessions = sessions.size;
