@@ -394,6 +394,8 @@ export async function runHook(eventName: string, io: HookIo, settings: HookSetti
     let deferredIngest: string | null = null;
     /** Why SessionStart(compact) did not leave the transcript's ingest to a detached child (src/hooks/compact-tail.ts), for the hook log. */
     let ingestFirst: string | null = null;
+    /** SessionStart(compact) found nothing ingest would store past the cursor: left to the next ingest. */
+    let ingestNext = false;
     switch (event) {
       case 'session-start': {
         const cache = startupCache(config, io.env, (outcome) => (cacheOutcome = outcome));
@@ -405,7 +407,11 @@ export async function runHook(eventName: string, io: HookIo, settings: HookSetti
         const tail = input.source === 'compact' && session && typeof input.transcript_path === 'string' && io.env.CAIRN_COMPACT_DEFER !== '0' ? await compactTail(cairn, input.transcript_path, session) : null;
         if (typeof tail === 'string') ingestFirst = tail;
         else if (tail) {
-          deferredIngest = input.transcript_path as string;
+          // With no turn among the new lines (Claude Code 2.1.197 writes the compaction only after
+          // this hook), ingest would store nothing now: the next Stop / SessionEnd ingest reads them
+          // with what the client writes next, and no child is spawned (~12% of this hook's instructions).
+          if (tail.turns.length > 0) deferredIngest = input.transcript_path as string;
+          else ingestNext = true;
           output = await sessionStart(cairn, input, settings, cache, { generation: before, pendingTurns: tail.turns });
           break;
         }
@@ -437,7 +443,7 @@ export async function runHook(eventName: string, io: HookIo, settings: HookSetti
       if (io.env.CAIRN_HOOK_INLINE === '1') await prepareCompactContext(cairn, settings, compactCache, session);
       else await spawnDetached(config, PREPARE_COMPACT_EVENT, { cwd, session_id: session }, io.env);
     }
-    logger.info('hook', { event, session, source: input.source, output: output.kind, ...(cacheOutcome ? { cache: cacheOutcome } : {}), ...(deferredIngest !== null ? { ingest: 'deferred' } : ingestFirst !== null ? { tail: ingestFirst } : {}), ...codeCacheOutcome(), ms: Date.now() - started });
+    logger.info('hook', { event, session, source: input.source, output: output.kind, ...(cacheOutcome ? { cache: cacheOutcome } : {}), ...(deferredIngest !== null ? { ingest: 'deferred' } : ingestNext ? { ingest: 'next' } : ingestFirst !== null ? { tail: ingestFirst } : {}), ...codeCacheOutcome(), ms: Date.now() - started });
     // The path this hook took, for bin/cairn-hook.cjs's code cache (it holds the code of each path it has seen).
     (globalThis as { __cairnHookPath?: string }).__cairnHookPath = `${String(input.source ?? '')}/${cacheOutcome?.split(':')[0] ?? ''}/${output.kind}`;
     return 0;
