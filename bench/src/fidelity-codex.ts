@@ -4,8 +4,7 @@
  * a `compacted` line (its summary: `message`, or the last user message of `replacement_history`);
  * sessions without one are cut at the same shares of their conversation as Claude Code's.
  */
-import { neededDetails as neededIn } from 'cairn-memory/testing';
-import { CUT_FRACTIONS, LONG_SESSION_LINES, MIN_CUT_LINES, type CompactSplit } from './fidelity.js';
+import { CUT_FRACTIONS, LONG_SESSION_LINES, MIN_CUT_LINES, neededDetails, recencyBaseline, type CompactSplit, type TranscriptReading } from './fidelity.js';
 
 type Json = Record<string, unknown>;
 
@@ -154,13 +153,11 @@ export function codexSplits(lines: readonly string[]): CompactSplit[] {
   return out;
 }
 
+/** Codex's rollout lines, read the way fidelity.ts reads Claude Code's. */
+export const CODEX_READING: TranscriptReading = { text: codexText, commands: codexCommands };
+
 /** Details used after the split that already appeared before it (the product's matcher). */
-export function codexNeeded(split: CompactSplit): string[] {
-  return neededIn(codexText(split.before, true), codexText(split.after, false), codexCommands(split.after));
-}
+export const codexNeeded = (split: CompactSplit): string[] => neededDetails(split, CODEX_READING);
 
 /** The last `tokens` (chars / 4) of the conversation before the split. */
-export function codexRecency(split: CompactSplit, tokens: number): string {
-  const text = codexText(split.before, true);
-  return text.slice(Math.max(0, text.length - tokens * 4));
-}
+export const codexRecency = (split: CompactSplit, tokens: number): string => recencyBaseline(split, tokens, CODEX_READING);

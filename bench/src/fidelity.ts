@@ -86,7 +86,7 @@ export function splitAtCompactions(lines: string[]): CompactSplit[] {
 }
 
 /** The text of transcript lines: what the agent and user wrote, tool inputs, and (optionally) tool results. */
-export function transcriptText(lines: string[], includeToolResults: boolean): string {
+export function transcriptText(lines: readonly string[], includeToolResults: boolean): string {
   const out: string[] = [];
   for (const line of lines) {
     const value = parse(line);
@@ -99,7 +99,7 @@ export function transcriptText(lines: string[], includeToolResults: boolean): st
 }
 
 /** Bash command lines in transcript lines (tool_use inputs). */
-export function bashCommands(lines: string[]): string[] {
+export function bashCommands(lines: readonly string[]): string[] {
   const out: string[] = [];
   for (const line of lines) {
     if (!line.includes('"tool_use"')) continue;
@@ -115,14 +115,23 @@ export function bashCommands(lines: string[]): string[] {
   return out;
 }
 
+/** How a transcript format's lines read: their text (optionally with tool output) and the shell commands run. */
+export interface TranscriptReading {
+  text: (lines: readonly string[], includeToolResults: boolean) => string;
+  commands: (lines: readonly string[]) => string[];
+}
+
+/** Claude Code's JSONL. */
+export const CLAUDE_READING: TranscriptReading = { text: transcriptText, commands: bashCommands };
+
 /** Details used after the compaction that already appeared before it (the product's matcher, src/ledger/used-details.ts). */
-export function neededDetails(split: CompactSplit): string[] {
-  return neededIn(transcriptText(split.before, true), transcriptText(split.after, false), bashCommands(split.after));
+export function neededDetails(split: CompactSplit, reading: TranscriptReading = CLAUDE_READING): string[] {
+  return neededIn(reading.text(split.before, true), reading.text(split.after, false), reading.commands(split.after));
 }
 
 /** The last `tokens` (chars / 4) of the pre-compaction conversation: what a recency cut keeps. */
-export function recencyBaseline(split: CompactSplit, tokens: number): string {
-  const text = transcriptText(split.before, true);
+export function recencyBaseline(split: CompactSplit, tokens: number, reading: TranscriptReading = CLAUDE_READING): string {
+  const text = reading.text(split.before, true);
   return text.slice(Math.max(0, text.length - tokens * 4));
 }
 
