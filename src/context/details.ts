@@ -5,7 +5,7 @@
  * model scores (value-model.ts) and the one line the context would spend on it, saying why it
  * matters. Pure functions over what the store returned.
  */
-import type { Memory, SessionFact, TurnRecord } from '../types.js';
+import type { FactSource, Memory, SessionFact, TurnRecord } from '../types.js';
 import { FEATURES, type Feature } from './value-model.js';
 
 /** What a candidate is, for features and sections. */
@@ -37,6 +37,11 @@ export interface Detail {
   lastSeq: number | null;
   memory: Memory | null;
   factId: string | null;
+  /**
+   * Its only reason is where it was seen (in a file read, in tool output, in a reply): a fact's line
+   * is listed under a heading that says so, a call's line says where.
+   */
+  generic?: boolean;
   /**
    * A path fact that names no file: a dotted library or module name with no path separator
    * (`xterm.js`, `DateTime.diff`) the session never opened and the workspace does not hold. Listed
@@ -75,9 +80,11 @@ export interface SessionActivity {
   edited: Map<string, number>;
   read: Map<string, number>;
   /** Call name → weighted count (edits 2, assistant text 1, read output 0.5), last seq, and where it was seen (`file:line`). */
-  calls: Map<string, { weight: number; lastSeq: number; inEdit: boolean; where?: string | null; path?: string | null }>;
+  calls: Map<string, { weight: number; lastSeq: number; inEdit: boolean; where?: string | null; path?: string | null; seen?: string }>;
   /** The text of the last user prompts (the task in progress). */
   task: string;
+  /** Seqs of the tool results that were errors. */
+  errors: Set<number>;
 }
 
 function pathOfInput(raw: string | null): string | null {
@@ -96,7 +103,12 @@ function pathOfInput(raw: string | null): string | null {
   return null;
 }
 
-function addCalls(text: string, weight: number, seq: number, inEdit: boolean, calls: SessionActivity['calls']): void {
+/** Where a call was seen, as its line's reason when it was not written or located. */
+const SEEN_REPLY = 'in a reply';
+const SEEN_READ = 'in code read';
+const SEEN_OUTPUT = 'seen in output';
+
+function addCalls(text: string, weight: number, seq: number, inEdit: boolean, calls: SessionActivity['calls'], seen = SEEN_OUTPUT): void {
   if (!text.includes('(')) return;
   for (const match of text.matchAll(CALL)) {
     const name = normaliseCall(match[1] as string);
@@ -106,7 +118,9 @@ function addCalls(text: string, weight: number, seq: number, inEdit: boolean, ca
       known.weight += weight;
       known.lastSeq = Math.max(known.lastSeq, seq);
       known.inEdit ||= inEdit;
-    } else calls.set(name, { weight, lastSeq: seq, inEdit });
+      // The strongest source names it: a reply over a file read over other output.
+      if (known.seen === SEEN_OUTPUT || (known.seen === SEEN_READ && seen === SEEN_REPLY)) known.seen = seen;
+    } else calls.set(name, { weight, lastSeq: seq, inEdit, seen });
   }
 }
 
@@ -116,21 +130,26 @@ export function activityOf(turns: readonly TurnRecord[]): SessionActivity {
   const read = new Map<string, number>();
   const calls: SessionActivity['calls'] = new Map();
   const prompts: string[] = [];
+  const errors = new Set<number>();
   let endSeq = 0;
   for (const turn of turns) {
     endSeq = Math.max(endSeq, turn.seq);
     const tool = toolBase(turn.toolName);
     if (turn.role === 'user' && !turn.flags.includes('meta') && !turn.flags.includes('compact-summary') && turn.text.trim().length > 0) prompts.push(turn.text);
-    else if (turn.role === 'assistant') addCalls(turn.text, 1, turn.seq, false, calls);
+    else if (turn.role === 'assistant') addCalls(turn.text, 1, turn.seq, false, calls, SEEN_REPLY);
     else if (turn.role === 'tool_call') {
       const path = pathOfInput(turn.toolInput);
       if (EDIT_TOOLS.has(tool)) {
         if (path) edited.set(path, turn.seq);
         addCalls(turn.toolInput ?? '', 2, turn.seq, true, calls);
       } else if (READ_TOOLS.has(tool) && path) read.set(path, turn.seq);
-    } else if (turn.role === 'tool_result' && !turn.isError) addCalls(turn.text, READ_TOOLS.has(tool) ? 0.5 : 0.25, turn.seq, false, calls);
+    } else if (turn.role === 'tool_result') {
+      if (turn.isError) errors.add(turn.seq);
+      else if (READ_TOOLS.has(tool)) addCalls(turn.text, 0.5, turn.seq, false, calls, SEEN_READ);
+      else addCalls(turn.text, 0.25, turn.seq, false, calls, SEEN_OUTPUT);
+    }
   }
-  return { endSeq, edited, read, calls, task: prompts.slice(-3).join('\n').slice(-4000) };
+  return { endSeq, edited, read, calls, task: prompts.slice(-3).join('\n').slice(-4000), errors };
 }
 
 const ZERO = Object.fromEntries(FEATURES.map((f) => [f, 0])) as Record<Feature, number>;
@@ -154,9 +173,44 @@ function isFailing(fact: SessionFact): boolean {
   return fact.kind === 'error' || /exit [1-9]|fail|error/i.test(note);
 }
 
+const SEARCH_TOOLS = new Set(['grep', 'glob', 'search', 'find', 'codebase_search', 'grep_search', 'file_search', 'list_dir', 'ls']);
+const SHELL_TOOLS = new Set(['bash', 'shell', 'exec_command', 'run_terminal_cmd', 'run_shell_command', 'local_shell', 'powershell']);
+
+/**
+ * Where a fact was seen, as a reason: `specific` when that alone says why it matters (in an error,
+ * in code written or a command run this session), not when it only says where it was mentioned.
+ */
+function seenIn(at: FactSource, activity: SessionActivity): { why: string; specific: boolean } {
+  const tool = toolBase(at.toolName);
+  switch (at.role) {
+    case 'user':
+      return { why: 'named by the user', specific: true };
+    case 'assistant':
+      return { why: SEEN_REPLY, specific: false };
+    case 'tool_call':
+      if (EDIT_TOOLS.has(tool)) return { why: 'in edits', specific: true };
+      if (READ_TOOLS.has(tool)) return { why: 'read', specific: true };
+      if (SEARCH_TOOLS.has(tool)) return { why: 'searched for', specific: true };
+      return { why: SHELL_TOOLS.has(tool) ? 'in a command' : `in a ${at.toolName ?? 'tool'} call`, specific: true };
+    case 'tool_result':
+      if (activity.errors.has(at.seq)) return { why: 'in an error', specific: true };
+      return { why: READ_TOOLS.has(tool) ? SEEN_READ : SEARCH_TOOLS.has(tool) ? 'in search results' : SEEN_OUTPUT, specific: false };
+    default:
+      return { why: SEEN_OUTPUT, specific: false };
+  }
+}
+
+/** The fact's most telling occurrence among its first and last: a specific one if either is. */
+function bestSeen(fact: SessionFact, activity: SessionActivity): { why: string; specific: boolean } {
+  const last = seenIn(fact.last, activity);
+  if (last.specific || fact.first.turnId === fact.last.turnId) return last;
+  const first = seenIn(fact.first, activity);
+  return first.specific ? first : last;
+}
+
 function ago(endSeq: number, seq: number): string {
   const turns = Math.max(0, endSeq - seq);
-  return turns <= 2 ? 'just before the compaction' : `${turns} turns before the compaction`;
+  return turns <= 2 ? 'just before the compaction' : `${turns} turns ago`;
 }
 
 /** `path` relative to `root` when it lies under it (shorter lines, and the form agents write `path:line` in). */
@@ -219,17 +273,29 @@ export function factDetails(facts: readonly SessionFact[], activity: SessionActi
     else if (readAt !== null) why.push('read');
     if (fact.byUser) why.push('named by the user');
     if (fact.note && fact.kind !== 'symbol') why.push(fact.note.slice(0, 160));
+    // A command, an error and a test say what they are in their label; the rest, where they were seen.
+    const label = fact.kind === 'command' ? 'ran ' : fact.kind === 'error' ? 'error ' : fact.kind === 'test' ? 'test ' : '';
+    let generic = false;
+    if (why.length === 0 && label === '' && !(fact.kind === 'symbol' && (fact.path || fact.note))) {
+      // Where it was seen, when that says why it matters; otherwise the line goes under a heading
+      // that says it once for all of them (a few words on each of ~100 lines cost ~10% of the budget).
+      const seen = bestSeen(fact, activity);
+      if (seen.specific) why.push(seen.why);
+      else generic = true;
+    }
     if (fact.occurrences > 1) why.push(`${fact.occurrences}×`);
     let line: string;
-    if (fact.kind === 'symbol') {
+    if (fact.kind === 'symbol' && (fact.path || fact.note)) {
       const at = fact.path ? ` at ${underRoot(fact.path, root)}${fact.line !== null ? `:${fact.line}` : ''}` : '';
-      const signature = fact.note ? ` — ${code(fact.note.slice(0, 200))}` : '';
-      line = `- ${code(`${fact.text}(`)}${at}${signature}`;
+      const signature = fact.note ? fact.note.slice(0, 200) : '';
+      // A signature that holds the name says it once: `def f(x) do` at path:line.
+      line = signature.includes(`${fact.text}(`) ? `- ${code(signature)}${at}` : `- ${code(`${fact.text}(`)}${at}${signature ? ` — ${code(signature)}` : ''}`;
     } else {
-      const label = fact.kind === 'command' ? 'ran ' : fact.kind === 'error' ? 'error ' : fact.kind === 'test' ? 'test ' : '';
-      line = `- ${label}${code(fact.text.slice(0, 400))}${why.length > 0 ? ` — ${why.join(', ')}` : ''}`;
+      const text = fact.kind === 'symbol' ? `${fact.text}(` : fact.text.slice(0, 400);
+      line = `- ${label}${code(text)}${why.length > 0 ? ` — ${why.join(', ')}` : ''}`;
     }
     const detail: Detail = { key: fact.id, kind, line, features, lastSeq: fact.last.seq, memory: null, factId: fact.id };
+    if (generic) detail.generic = true;
     if (fact.kind === 'path' && path !== null && !hasSeparator(path) && editedAt === null && readAt === null && !fileNames.has(path) && !exists(path)) detail.notFile = true;
     out.push(detail);
   }
@@ -275,9 +341,11 @@ export function callDetails(activity: SessionActivity, symbols: ReadonlySet<stri
     features.inTask = activity.task.includes(name) ? 1 : 0;
     features.dotted = name.includes('.') ? 1 : 0;
     features.read = lastIn(activity.read, info.path ?? null) !== null ? 1 : 0;
-    const why = info.inEdit ? 'in code written this session' : info.where ? `called at ${info.where}` : 'used this session';
+    const why = info.inEdit ? 'in edits' : info.where ? `called at ${info.where}` : (info.seen ?? SEEN_OUTPUT);
     const line = `- ${code(`${name}(`)} — ${why}`;
-    out.push({ key: `call:${name}`, kind: 'call', line, features, lastSeq: info.lastSeq, memory: null, factId: null });
+    const detail: Detail = { key: `call:${name}`, kind: 'call', line, features, lastSeq: info.lastSeq, memory: null, factId: null };
+    if (!info.inEdit && !info.where) detail.generic = true;
+    out.push(detail);
   }
   return out;
 }

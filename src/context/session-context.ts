@@ -48,7 +48,7 @@ export interface SessionPack {
   omitted: Array<{ id: string; reason: 'budget' | 'near-duplicate'; detail?: string }>;
 }
 
-type SectionKey = 'rules' | 'left' | 'problems' | 'files' | 'commands' | 'code' | 'other' | 'project';
+type SectionKey = 'rules' | 'left' | 'problems' | 'files' | 'commands' | 'code' | 'other' | 'seen' | 'project';
 const SECTIONS: ReadonlyArray<[SectionKey, string]> = [
   ['rules', 'Corrections and rules'],
   ['left', 'Where we left off'],
@@ -57,12 +57,15 @@ const SECTIONS: ReadonlyArray<[SectionKey, string]> = [
   ['commands', 'Commands'],
   ['code', 'Code'],
   ['other', 'Other details'],
+  ['seen', 'Seen only in output, files read and replies'],
   ['project', 'Decisions and project knowledge'],
 ];
 
 const SECTION_TITLE = new Map(SECTIONS);
 
 function sectionOf(detail: Detail): SectionKey {
+  // A detail whose only reason is where it was seen: its section's title says it.
+  if (detail.generic && detail.kind !== 'call') return 'seen';
   switch (detail.kind) {
     case 'rule':
       return 'rules';
