@@ -255,71 +255,43 @@ if (args[0] === '--digest') {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-} else if (args[0] === '--writer') {
+} else if (args[0] === '--writer' || args[0] === '--readers') {
+  const writer = args[0] === '--writer';
   const [, data, repsArg, ...builds] = args;
   if (!data || builds.length < 2) {
-    console.error('usage: node scripts/ingest-ab.mjs --writer <transcripts> <reps> <build A> <build B> [<build C> …]');
+    console.error(`usage: node scripts/ingest-ab.mjs ${args[0]} <transcripts> <reps> <build A> <build B> [<build C> …]`);
     process.exit(1);
   }
   const reps = Number(repsArg);
   const runs = builds.map(() => []);
   const load = [loadavg()[0]];
+  // The builds alternate, each rep starting one further along, one child process a run.
   for (let rep = 0; rep < reps; rep++) {
     for (let k = 0; k < builds.length; k++) {
       const which = (k + rep) % builds.length;
-      const child = spawnSync(process.execPath, [new URL(import.meta.url).pathname, '--write-one', resolve(builds[which]), resolve(data)], { encoding: 'utf8', maxBuffer: 1 << 24 });
+      const child = spawnSync(process.execPath, [new URL(import.meta.url).pathname, writer ? '--write-one' : '--read-one', resolve(builds[which]), resolve(data)], { encoding: 'utf8', maxBuffer: 1 << 24 });
       if (child.status !== 0) {
         console.error(child.stderr);
         process.exit(1);
       }
       const run = JSON.parse(child.stdout);
       runs[which].push(run);
-      console.error(`rep ${rep + 1} ${builds[which]}: writer ${Math.round(run.writerMs)} ms CPU (process ${Math.round(run.cpuMs)} ms), ${run.facts} facts`);
+      const what = writer ? `writer ${Math.round(run.writerMs)} ms CPU (process ${Math.round(run.cpuMs)} ms)` : `reads ${run.passes.map((ms) => Math.round(ms)).join(' / ')} ms CPU`;
+      console.error(`rep ${rep + 1} ${builds[which]}: ${what}, ${run.facts} facts`);
     }
     load.push(loadavg()[0]);
   }
   const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
-  const writer = runs.map((r) => median(r.map((x) => x.writerMs)));
-  console.log(
-    JSON.stringify({
-      reps,
-      builds: builds.map((b, i) => ({ build: b, writerMs: Math.round(writer[i]), writerRatio: +(writer[i] / writer[0]).toFixed(3), facts: runs[i][0].facts })),
-      load1: load.map((l) => +l.toFixed(2)),
-    }),
-  );
-} else if (args[0] === '--readers') {
-  const [, data, repsArg, ...builds] = args;
-  if (!data || builds.length < 2) {
-    console.error('usage: node scripts/ingest-ab.mjs --readers <transcripts> <reps> <build A> <build B> [<build C> …]');
-    process.exit(1);
-  }
-  const reps = Number(repsArg);
-  const runs = builds.map(() => []);
-  const load = [loadavg()[0]];
-  for (let rep = 0; rep < reps; rep++) {
-    for (let k = 0; k < builds.length; k++) {
-      const which = (k + rep) % builds.length;
-      const child = spawnSync(process.execPath, [new URL(import.meta.url).pathname, '--read-one', resolve(builds[which]), resolve(data)], { encoding: 'utf8', maxBuffer: 1 << 24 });
-      if (child.status !== 0) {
-        console.error(child.stderr);
-        process.exit(1);
-      }
-      const run = JSON.parse(child.stdout);
-      runs[which].push(run);
-      console.error(`rep ${rep + 1} ${builds[which]}: reads ${run.passes.map((ms) => Math.round(ms)).join(' / ')} ms CPU, ${run.facts} facts`);
+  const figures = (i) => {
+    if (writer) {
+      const ms = runs.map((r) => median(r.map((x) => x.writerMs)));
+      return { writerMs: Math.round(ms[i]), writerRatio: +(ms[i] / ms[0]).toFixed(3) };
     }
-    load.push(loadavg()[0]);
-  }
-  const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
-  const cold = runs.map((r) => median(r.map((x) => x.passes[0])));
-  const warm = runs.map((r) => median(r.flatMap((x) => x.passes.slice(1))));
-  console.log(
-    JSON.stringify({
-      reps,
-      builds: builds.map((b, i) => ({ build: b, coldMs: Math.round(cold[i]), warmMs: Math.round(warm[i]), coldRatio: +(cold[i] / cold[0]).toFixed(3), warmRatio: +(warm[i] / warm[0]).toFixed(3), facts: runs[i][0].facts })),
-      load1: load.map((l) => +l.toFixed(2)),
-    }),
-  );
+    const cold = runs.map((r) => median(r.map((x) => x.passes[0])));
+    const warm = runs.map((r) => median(r.flatMap((x) => x.passes.slice(1))));
+    return { coldMs: Math.round(cold[i]), warmMs: Math.round(warm[i]), coldRatio: +(cold[i] / cold[0]).toFixed(3), warmRatio: +(warm[i] / warm[0]).toFixed(3) };
+  };
+  console.log(JSON.stringify({ reps, builds: builds.map((b, i) => ({ build: b, ...figures(i), facts: runs[i][0].facts })), load1: load.map((l) => +l.toFixed(2)) }));
 } else if (args[0] === '--one') {
   const [, build, data] = args;
   const dir = mkdtempSync(join(tmpdir(), 'cairn-ab-'));
