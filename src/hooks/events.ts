@@ -332,65 +332,25 @@ function guidanceReachesSummary(input: HookInput): boolean {
   }
 }
 
-/** PreCompact's list is chosen from a context this many times its budget, then cut to the budget. */
-const GUIDANCE_POOL = 3;
-/** The section of details only seen in output, files read and replies (src/context/session-context.ts). */
-const SEEN_ONLY = '## Seen only';
-
-/**
- * The lines worth asking a summary to keep verbatim, under their section headings, within `budget`
- * tokens: what the session did and decided (corrections, where it left off, errors and tests, files,
- * commands, code with its location, decisions), not what it only saw (that section is left out)
- * nor calls without a location. Sections keep the context's order; a section's lines their value order.
- */
-export function guidanceLines(markdown: string, budget: number): string[] {
-  const out: string[] = [];
-  let section = '';
-  let heading: string | null = null;
-  let tokens = 0;
-  for (const line of markdown.split('\n')) {
-    if (line.startsWith('## ')) {
-      section = line;
-      heading = line;
-      continue;
-    }
-    if (section.startsWith(SEEN_ONLY) || !line.startsWith('- ')) continue;
-    if (section === '## Code' && !line.includes('` at ')) continue;
-    const cost = estimateTokens(line) + (heading !== null ? estimateTokens(heading) : 0);
-    if (tokens + cost > budget) continue;
-    // A heading is kept with the first line under it, never alone.
-    if (heading !== null) out.push(heading);
-    heading = null;
-    out.push(line);
-    tokens += cost;
-  }
-  return out;
-}
-
 /** pre-compact: the must-keep details, appended by Claude Code to its compaction instructions. */
 export async function preCompact(cairn: Cairn, input: HookInput, settings: HookSettings): Promise<HookOutput> {
   // Other clients (Codex): the hook still ingested, and its child still prepares the post-compact pool.
   if (!guidanceReachesSummary(input)) return { kind: 'none' };
   const result = await cairn.context({
-    budget: settings.preCompactBudget * GUIDANCE_POOL,
+    budget: settings.preCompactBudget,
     core: false,
     ...(input.session_id ? { favorSession: input.session_id } : {}),
   });
-  const chosen = guidanceLines(result.markdown, settings.preCompactBudget);
-  if (chosen.length === 0) return { kind: 'none' };
-  // Shown without ids: the summary is written in words, not expanded by id.
-  const value = `Keep these exact details verbatim in the summary (signatures, file:line locations, commands, the user's corrections):\n${chosen.map((line) => line.replace(/ \[[0-9A-Z]{26}\]$/, '')).join('\n')}\n`;
+  const items = result.markdown
+    .split('\n')
+    .filter((line) => line.startsWith('- '))
+    .map((line) => line.replace(/ \[[0-9A-Z]{26}\]$/, ''));
+  if (items.length === 0) return { kind: 'none' };
+  const value = `Keep these exact details verbatim in the summary (signatures, file:line locations, commands, the user's corrections):\n${items.join('\n')}\n`;
   // Guidance for the compaction request, not part of the next context window.
   const session = typeof input.session_id === 'string' && input.session_id.length > 0 ? input.session_id : null;
   if (cairn.ledger && session) {
-    // What the list holds, not all the context it was chosen from.
-    const kept = new Set(chosen);
-    const listed = { sections: [], details: (result.details ?? []).filter((d) => kept.has(d.line)) };
-    const { memories, facts, blocks } = contextItems(listed);
-    for (const line of chosen) {
-      const id = / \[([0-9A-Z]{26})\]$/.exec(line)?.[1];
-      if (id !== undefined && !memories.includes(id)) memories.push(id);
-    }
+    const { memories, facts, blocks } = contextItems(result);
     // A manual /compact shows this output in the next window too (see carryEchoedGuidance).
     if (input.trigger === 'manual') blocks.push(ECHOED_BLOCK);
     await cairn.ledger.record({ session, via: 'hook', name: 'pre-compact', target: 'summary', memories, facts, blocks, tokens: estimateTokens(value) });
