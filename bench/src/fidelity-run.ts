@@ -38,6 +38,14 @@ export interface CutFigures {
   hookContextTokens: number;
   /** Summary + the hook's context (real compactions only). */
   summaryPlusHook: number | null;
+  /**
+   * After a manual /compact Claude Code shows PreCompact's output in the new window (the command's
+   * output line, test/hooks/fixtures/claude-code-2.1.197-compact), and the hook leaves what it listed
+   * out: the hook's text with that echo, and summary + both. Null when nothing is echoed (automatic
+   * compactions, chosen cuts).
+   */
+  hookWithEcho: number | null;
+  summaryPlusHookWithEcho: number | null;
   /** At the summary's token count (real compactions only): cairn per ranker, recency, summary + cairn. */
   atSummary: { cairn: Record<string, number>; recency: number; summaryPlusCairn: number } | null;
   /** Per budget: cairn per ranker, and a recency cut of the conversation. */
@@ -111,7 +119,8 @@ export async function measureCut(input: MeasureInput): Promise<{ figures: CutFig
     const recencyBaseline = input.agent?.recency ?? claudeRecency;
     const base = { session_id: sessionId, transcript_path: transcript, cwd: first.cwd ?? work };
     writeFileSync(transcript, `${split.before.join('\n')}\n`);
-    await hook('pre-compact', { ...base, hook_event_name: 'PreCompact', trigger: split.trigger ?? 'auto' }, home);
+    const guidance = await hook('pre-compact', { ...base, hook_event_name: 'PreCompact', trigger: split.trigger ?? 'auto' }, home);
+    const echo = split.real && split.trigger === 'manual' && guidance.trim().length > 0 ? guidance : null;
     writeFileSync(transcript, `${[...split.before, ...split.boundary].join('\n')}\n`);
     const hookText = additionalContext(await hook('session-start', { ...base, hook_event_name: 'SessionStart', source: 'compact' }, home));
 
@@ -205,6 +214,8 @@ export async function measureCut(input: MeasureInput): Promise<{ figures: CutFig
       hookContext: round(coverage(needed, hookText).share),
       hookContextTokens: estimateTokens(hookText),
       summaryPlusHook: split.real ? round(coverage(needed, `${split.summary}\n${hookText}`).share) : null,
+      hookWithEcho: echo !== null ? round(coverage(needed, `${echo}\n${hookText}`).share) : null,
+      summaryPlusHookWithEcho: echo !== null ? round(coverage(needed, `${split.summary}\n${echo}\n${hookText}`).share) : null,
       atSummary,
       byBudget,
       missedByCairn: needed.filter((d) => !carried.includes(d)).slice(0, 40),

@@ -95,6 +95,20 @@ function pooled(cuts: CutFigures[], pick: (c: CutFigures) => number | null | und
 
 const label = (budget: number): string => `${budget / 1000}K`;
 
+/**
+ * The manual compactions again, with PreCompact's output that Claude Code echoes in the new window
+ * counted beside the hook's text (what the agent has there); none when no compaction was manual.
+ */
+function echoRows(name: string, real: CutFigures[]): Metric[] {
+  const manual = real.filter((c) => c.hookWithEcho !== null);
+  if (manual.length === 0) return [];
+  const note = `${manual.length} manual /compact, ${manual.reduce((n, c) => n + c.needed, 0)} needed details; the same compactions without the echo: hook ${pooled(manual, (c) => c.hookContext)}, summary + hook ${pooled(manual, (c) => c.summaryPlusHook)}`;
+  return [
+    metric(`${name}: manual /compact, cairn's hook + the echoed PreCompact list`, pooled(manual, (c) => c.hookWithEcho), 'share', { note }),
+    metric(`${name}: manual /compact, summary + hook + the echoed PreCompact list`, pooled(manual, (c) => c.summaryPlusHookWithEcho), 'share'),
+  ];
+}
+
 /** Rows of one half; another agent's rows (`agent`) carry its name and are not judged (the targets are Claude Code's). */
 function halfMetrics(half: 'tuning' | 'report', cuts: CutFigures[], agent?: { prefix: string; summary: string }): Metric[] {
   const real = cuts.filter((c) => c.real);
@@ -118,6 +132,7 @@ function halfMetrics(half: 'tuning' | 'report', cuts: CutFigures[], agent?: { pr
         note: `~${Math.round(real.reduce((a, c) => a + c.hookContextTokens, 0) / real.length)} tokens`,
       }),
       metric(`${name}: summary + cairn (hook, default budget)`, pooled(real, (c) => c.summaryPlusHook), 'share', judged ? { target: atLeast(0.9) } : {}),
+      ...echoRows(name, real),
       metric(`${name}: summary + cairn at the summary's token count`, pooled(real, (c) => c.atSummary?.summaryPlusCairn), 'share'),
       metric(`${name}: recency cut at the summary's token count`, pooled(real, (c) => c.atSummary?.recency), 'share', { anchor: 'baseline' }),
       ...FIDELITY_RANKERS.filter((r) => r !== 'composite').map((r) => metric(`${name}: cairn at the summary's token count, ranker ${r}`, pooled(real, (c) => c.atSummary?.cairn[r]), 'share')),
