@@ -122,6 +122,15 @@ function finishJson(old: string | null, next: string | null): string | null {
 }
 
 /** Add (or remove) the cairn MCP server under `key` (`mcpServers` or VS Code's `servers`). */
+/**
+ * Node flags of the MCP server process every client starts: a young generation of at most 1 MB a
+ * semi-space (V8's default grows it to 16 MB). The server idles between calls and that space stays
+ * resident: idle RSS after `status` and one recall at 100K memories 79.4 → 71.9 MB (`cairn bench rss`,
+ * which starts the server with these flags), for ~1.5–2 ms more per context call in that process
+ * (`cairn bench context` under the flag, 3 interleaved rounds; docs/BENCHMARKS.md `## rss`).
+ */
+export const MCP_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=1'];
+
 export function mergeMcpJson(path: string, old: string | null, ctx: InstallContext, key: 'mcpServers' | 'servers', withType: boolean): string | null {
   const config = parseJsoncObject(path, old);
   const servers = config[key];
@@ -134,7 +143,7 @@ export function mergeMcpJson(path: string, old: string | null, ctx: InstallConte
     : {
         ...(withType ? { type: 'stdio' } : {}),
         command: ctx.launcher.node,
-        args: [ctx.launcher.bin, 'mcp'],
+        args: [...MCP_NODE_FLAGS, ctx.launcher.bin, 'mcp'],
         ...(Object.keys(ctx.launcher.env).length > 0 ? { env: ctx.launcher.env } : {}),
       };
   const edits: JsonEdit[] = [value === undefined && others.length === 0 && servers !== undefined ? { path: [key], value: undefined } : { path: [key, 'cairn'], value }];
@@ -153,7 +162,7 @@ export function mergeCodexToml(path: string, old: string | null, ctx: InstallCon
   let value: Record<string, unknown> | undefined;
   if (!ctx.uninstall) {
     const env = { ...((existing.env && typeof existing.env === 'object' ? existing.env : {}) as Record<string, unknown>), ...ctx.launcher.env };
-    value = { ...existing, command: ctx.launcher.node, args: [ctx.launcher.bin, 'mcp'] };
+    value = { ...existing, command: ctx.launcher.node, args: [...MCP_NODE_FLAGS, ctx.launcher.bin, 'mcp'] };
     if (Object.keys(env).length > 0) value.env = env;
     else delete value.env;
   }

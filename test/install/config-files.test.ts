@@ -64,7 +64,7 @@ describe('cairn install codex: TOML through a TOML library', () => {
     expect(doc.profiles.review.map((p) => p.model)).toEqual(['o3-pro', 'gpt-5']);
     expect(doc.mcp_servers.other.command).toBe('other');
     expect(doc.mcp_servers.cairn.command).toBe(process.execPath);
-    expect(doc.mcp_servers.cairn.args).toEqual([expect.stringMatching(/bin\/cairn\.js$/), 'mcp']);
+    expect(doc.mcp_servers.cairn.args).toEqual(['--max-semi-space-size=1', expect.stringMatching(/bin\/cairn\.js$/), 'mcp']);
     expect(doc.mcp_servers.cairn.startup_timeout_sec).toBe(20);
     expect(doc.mcp_servers.cairn.env).toEqual({ FOO: 'bar' });
     expect(readdirSync(join(userHome, '.codex')).filter((f) => f.startsWith('config.toml.cairn-backup-'))).toHaveLength(1);
@@ -85,7 +85,7 @@ describe('cairn install codex: TOML through a TOML library', () => {
       writeFileSync(path, original);
       await cli(['install', 'codex']);
       const installed = readFileSync(path, 'utf8');
-      expect((parseToml(installed) as { mcp_servers: { cairn: { args: string[] } } }).mcp_servers.cairn.args[1]).toBe('mcp');
+      expect((parseToml(installed) as { mcp_servers: { cairn: { args: string[] } } }).mcp_servers.cairn.args.at(-1)).toBe('mcp');
       // The user edits the file after installing: uninstall removes cairn's table and keeps the edit.
       writeFileSync(path, installed.replace('model = "o3"', 'model = "gpt-5"'));
       await cli(['install', 'codex', '--uninstall']);
@@ -145,7 +145,7 @@ describe('cairn install vscode/cursor/claude: JSON with comments through jsonc-p
     expect(text).toContain('// trailing comma, as VS Code allows');
     const doc = parseJsonc(text, [], { allowTrailingComma: true }) as { servers: Record<string, { type?: string; command: string; args?: string[] }>; inputs: unknown[] };
     expect(Object.keys(doc.servers)).toEqual(['other', 'cairn']);
-    expect(doc.servers.cairn).toMatchObject({ type: 'stdio', command: process.execPath, args: [expect.stringMatching(/cairn\.js$/), 'mcp'] });
+    expect(doc.servers.cairn).toMatchObject({ type: 'stdio', command: process.execPath, args: ['--max-semi-space-size=1', expect.stringMatching(/cairn\.js$/), 'mcp'] });
     expect(doc.inputs).toEqual([]);
     expect((await cli(['install', 'vscode'])).stdout).toMatch(/already up to date/);
     expect(readFileSync(path, 'utf8')).toBe(text);

@@ -44,7 +44,7 @@ describe('cairn install', () => {
       expect(commands.filter(isCairnHookCommand), event).toEqual([expect.stringMatching(new RegExp(`cairn-hook\\.cjs ${cairn}$`))]);
     }
     const mcp = JSON.parse(readFileSync(join(userHome, '.claude.json'), 'utf8')) as { mcpServers: { cairn: { args: string[] } } };
-    expect(mcp.mcpServers.cairn.args).toEqual([resolve(import.meta.dirname, '../../bin/cairn.js'), 'mcp']);
+    expect(mcp.mcpServers.cairn.args).toEqual(['--max-semi-space-size=1', resolve(import.meta.dirname, '../../bin/cairn.js'), 'mcp']);
     expect(readdirSync(join(userHome, '.claude')).some((f) => f.startsWith('settings.json.cairn-backup-'))).toBe(true);
 
     const installed = readFileSync(settingsPath, 'utf8');
@@ -75,12 +75,12 @@ describe('cairn install', () => {
     const toml = parseToml(readFileSync(join(userHome, '.codex', 'config.toml'), 'utf8')) as { model: string; mcp_servers: Record<string, { command: string; args: string[] }> };
     expect(toml.model).toBe('o3');
     expect(Object.keys(toml.mcp_servers).sort()).toEqual(['cairn', 'other']);
-    expect(toml.mcp_servers.cairn?.args).toEqual([expect.stringMatching(/cairn\.js$/), 'mcp']);
+    expect(toml.mcp_servers.cairn?.args).toEqual(['--max-semi-space-size=1', expect.stringMatching(/cairn\.js$/), 'mcp']);
     await cli(['install', 'codex', '--uninstall']);
     expect(readFileSync(join(userHome, '.codex', 'config.toml'), 'utf8')).toBe('model = "o3"\n\n[mcp_servers.other]\ncommand = "x"\n');
 
     await cli(['install', 'cursor', '--scope', 'project']);
-    expect(JSON.parse(readFileSync(join(repo, '.cursor', 'mcp.json'), 'utf8')).mcpServers.cairn.args[1]).toBe('mcp');
+    expect(JSON.parse(readFileSync(join(repo, '.cursor', 'mcp.json'), 'utf8')).mcpServers.cairn.args.at(-1)).toBe('mcp');
     mkdirSync(join(repo, '.vscode'));
     writeFileSync(join(repo, '.vscode', 'mcp.json'), JSON.stringify({ servers: { other: { command: 'y' } } }));
     await cli(['install', 'vscode']);
@@ -121,6 +121,6 @@ describe('cairn install', () => {
     for (const { event, cairn } of CLAUDE_HOOKS) {
       expect(hooks.hooks[event]?.[0]?.hooks[0]?.command).toBe(`node "\${CLAUDE_PLUGIN_ROOT}/bin/cairn-hook.cjs" ${cairn}`);
     }
-    expect(JSON.parse(readFileSync(join(root, '.mcp.json'), 'utf8')).mcpServers.cairn.args).toEqual(['${CLAUDE_PLUGIN_ROOT}/bin/cairn.js', 'mcp']);
+    expect(JSON.parse(readFileSync(join(root, '.mcp.json'), 'utf8')).mcpServers.cairn.args).toEqual(['--max-semi-space-size=1', '${CLAUDE_PLUGIN_ROOT}/bin/cairn.js', 'mcp']);
   });
 });

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { MCP_NODE_FLAGS } from 'cairn-memory/testing';
 import { PACKAGE_ROOT } from '../env.js';
 import { procMemory } from './rss.js';
 
@@ -29,7 +30,7 @@ export async function measureMcpWithEmbedder(spec: string | null, idleMs = 1000)
   env.CAIRN_HOME = home;
   // null is the BM25 floor: 'none', or cairn would configure its default encoder when installed.
   env.CAIRN_EMBEDDER = spec ?? 'none';
-  const transport = new StdioClientTransport({ command: process.execPath, args: [join(PACKAGE_ROOT, 'bin', 'cairn.js'), 'mcp'], env, cwd: home, stderr: 'ignore' });
+  const transport = new StdioClientTransport({ command: process.execPath, args: [...MCP_NODE_FLAGS, join(PACKAGE_ROOT, 'bin', 'cairn.js'), 'mcp'], env, cwd: home, stderr: 'ignore' });
   const client = new Client({ name: 'cairn-bench-embed', version: '1.0.0' });
   await client.connect(transport);
   try {

@@ -14,6 +14,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { MCP_NODE_FLAGS } from 'cairn-memory/testing';
 import { PACKAGE_ROOT } from '../env.js';
 import type { Doc, Peer, PeerIndex } from './peers.js';
 
@@ -154,7 +155,7 @@ export function cairnMcpPeer(embedder: string | null): Peer {
       return openMcp(
         {
           command: process.execPath,
-          args: [bin, 'mcp'],
+          args: [...MCP_NODE_FLAGS, bin, 'mcp'],
           env,
           async write(client, doc) {
             const r = await client.callTool({ name: 'remember', arguments: { text: doc.text, kind: 'note', scope: 'user' } }, undefined, CALL);

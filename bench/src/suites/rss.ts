@@ -15,6 +15,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { datasetOf, ensureCorpusDb } from '../dataset.js';
 import { atMost, metric, sizeLabel } from '../metrics.js';
+import { MCP_NODE_FLAGS } from 'cairn-memory/testing';
 import { suiteSpec } from '../spec.js';
 import type { BenchContext, Dataset, Metric, Suite, SuiteOutcome } from '../types.js';
 
@@ -70,7 +71,7 @@ async function measureServer(dbPath: string | null, query: string): Promise<Serv
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('CAIRN_')) env[k] = v;
     env.CAIRN_HOME = home;
-    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], env, cwd: home, stderr: 'ignore' });
+    const transport = new StdioClientTransport({ command: process.execPath, args: [...MCP_NODE_FLAGS, BIN, 'mcp'], env, cwd: home, stderr: 'ignore' });
     const client = new Client({ name: 'cairn-bench-rss', version: '1.0.0' });
     await client.connect(transport);
     try {
