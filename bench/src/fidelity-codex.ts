@@ -4,18 +4,9 @@
  * a `compacted` line (its summary: `message`, or the last user message of `replacement_history`);
  * sessions without one are cut at the same shares of their conversation as Claude Code's.
  */
-import { CUT_FRACTIONS, LONG_SESSION_LINES, MIN_CUT_LINES, neededDetails, recencyBaseline, type CompactSplit, type TranscriptReading } from './fidelity.js';
+import { CUT_FRACTIONS, LONG_SESSION_LINES, MIN_CUT_LINES, neededDetails, parse, recencyBaseline, type CompactSplit, type TranscriptReading } from './fidelity.js';
 
 type Json = Record<string, unknown>;
-
-function parse(line: string): Json | null {
-  try {
-    const value: unknown = JSON.parse(line);
-    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : null;
-  } catch {
-    return null;
-  }
-}
 
 const payloadOf = (value: Json | null): Json => (value?.payload && typeof value.payload === 'object' ? (value.payload as Json) : {});
 

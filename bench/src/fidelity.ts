@@ -23,7 +23,8 @@ export interface CompactSplit {
 
 type Json = Record<string, unknown>;
 
-function parse(line: string): Json | null {
+/** One JSONL line as an object; null for anything else. */
+export function parse(line: string): Json | null {
   try {
     const value: unknown = JSON.parse(line);
     return value && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : null;

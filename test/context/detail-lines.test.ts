@@ -6,13 +6,12 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { activityOf, callDetails, factDetails, garbledPath } from '../../src/context/details.js';
 import { packDetails } from '../../src/context/session-context.js';
-import { runHook } from '../../src/hooks/run.js';
 import type { FactSource, SessionFact, TurnRecord } from '../../src/types.js';
 import { tempDirs } from '../helpers/cli.js';
+import { hookInProcess } from '../hooks/in-process.js';
 import { TranscriptWriter } from '../hooks/transcript.js';
 
 function source(seq: number, role: FactSource['role'], toolName: string | null): FactSource {
@@ -130,10 +129,8 @@ describe('post-compact detail lines', () => {
 const dir = tempDirs();
 
 async function hook(event: string, input: Record<string, unknown>, home: string, cwd: string): Promise<string> {
-  const stdout = new PassThrough();
-  let out = '';
-  stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
-  expect(await runHook(event, { stdin: Readable.from(['']), stdout, readInput: async () => JSON.stringify(input), env: { CAIRN_HOOK_INLINE: '1' }, cwd, home })).toBe(0);
+  const { code, out } = await hookInProcess(event, input, home, cwd);
+  expect(code).toBe(0);
   return out;
 }
 

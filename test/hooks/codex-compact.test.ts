@@ -6,20 +6,13 @@
  */
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { runHook } from '../../src/hooks/run.js';
 import { tempDirs } from '../helpers/cli.js';
+import { hookInProcess } from './in-process.js';
 
 const dir = tempDirs();
 
-async function hook(event: string, input: unknown, home: string, cwd: string): Promise<{ code: number; out: string }> {
-  const stdout = new PassThrough();
-  let out = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  const code = await runHook(event, { stdin: Readable.from([JSON.stringify(input)]), stdout, env: { CAIRN_HOOK_INLINE: '1' }, cwd, home });
-  return { code, out };
-}
+const hook = hookInProcess;
 
 const SESSION = '019a0000-2222-7333-8444-555566667777';
 const SIGNATURE = 'export function backoffDelay(attempt: number, baseMs = 250): number {';

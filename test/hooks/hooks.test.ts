@@ -1,11 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { estimateTokens } from '../../src/tokens.js';
-import { runHook } from '../../src/hooks/run.js';
+import { hookInProcess } from './in-process.js';
 import { openSqliteStore } from '../../src/store/sqlite/store.js';
 import { runCli, tempDirs } from '../helpers/cli.js';
 import { TranscriptWriter } from './transcript.js';
@@ -13,13 +12,7 @@ import { TranscriptWriter } from './transcript.js';
 /** Every directory made here is removed after this file's tests. */
 const dir = tempDirs();
 
-async function hook(event: string, input: unknown, home: string, cwd: string): Promise<{ code: number; out: string }> {
-  const stdout = new PassThrough();
-  let out = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  const code = await runHook(event, { stdin: Readable.from([typeof input === 'string' ? input : JSON.stringify(input)]), stdout, env: { CAIRN_HOOK_INLINE: '1' }, cwd, home });
-  return { code, out };
-}
+const hook = (event: string, input: unknown, home: string, cwd: string): Promise<{ code: number; out: string }> => hookInProcess(event, input, home, cwd);
 
 const SIGNATURE = 'process_workspace_changes(path: Path, db: Database, *, force: bool = False) -> list[ChangeResult]';
 
