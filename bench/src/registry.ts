@@ -8,6 +8,7 @@ import { beirSuite } from './suites/beir.js';
 import { contextSuite } from './suites/context.js';
 import { embedSuite } from './suites/embed.js';
 import { fidelitySuite } from './suites/fidelity.js';
+import { fidelityExternalSuite } from './suites/fidelity-external.js';
 import { hooksSuite } from './suites/hooks.js';
 import { ingestSuite } from './suites/ingest.js';
 import { locomoSuite } from './suites/locomo.js';
@@ -42,6 +43,7 @@ export const SUITES: readonly Suite[] = [
   locomoSuite,
   beirSuite,
   fidelitySuite,
+  fidelityExternalSuite,
   embedSuite,
   peersSuite,
 ];

