@@ -159,7 +159,8 @@ describe('the context after /compact on a session with noisy facts', () => {
     // PreCompact's list (in another home: what it lists, SessionStart leaves to the summary).
     const pre = await hook('pre-compact', { ...input, hook_event_name: 'PreCompact', trigger: 'manual' }, dir('cairn-lines-pre-'), repo);
     expect(pre).toContain('assets/css/app.css');
-    expect(pre).not.toContain('file1.txt');
+    // The string literal's two names are read as two paths (ingest splits a written-out `\n`), never glued.
+    expect(pre).not.toContain('file1.txt\\n');
     writeFileSync(transcript, w.compact('The user asked for amber accents in the transcript panel.').text());
     const out = await hook('session-start', { ...input, hook_event_name: 'SessionStart', source: 'compact' }, home, repo);
     const context = (JSON.parse(out) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
@@ -167,8 +168,8 @@ describe('the context after /compact on a session with noisy facts', () => {
     const files = (by.Files ?? []).join('\n');
     expect(files).toContain('assets/css/app.css');
     expect(files).toContain('`AGENTS.md`');
-    for (const noise of ['--accent-amber', '--text-secondary', 'xterm.js', 'Highlight.js', 'DateTime.diff', '/tmp/foo.ex', '/home/user', '/other/path/foo.ex', 'lib/decoder.ex']) expect(files, noise).not.toContain(noise);
-    expect(context).not.toContain('file1.txt');
+    for (const noise of ['--accent-amber', '--text-secondary', 'xterm.js', 'Highlight.js', 'DateTime.diff', '/tmp/foo.ex', 'file1.txt', '/home/user', '/other/path/foo.ex', 'lib/decoder.ex']) expect(files, noise).not.toContain(noise);
+    expect(context).not.toContain('file1.txt\\n');
     for (const [section, lines] of Object.entries(by)) for (const line of lines) expect(hasReason(line, section), `${section}: ${line}`).toBe(true);
   });
 });

@@ -150,3 +150,36 @@ describe('path scan skipping words that end at a separator', () => {
     expect(paths('See the Makefile. Then LICENSE, Dockerfile/ and CODEOWNERS. done. ok/ src/a.ts.')).toEqual(['Makefile', 'Dockerfile', 'CODEOWNERS', 'src/a.ts']);
   });
 });
+
+describe('path scan of text printed with its escapes', () => {
+  const paths = (text: string): Array<string | null> => factsOf((t, sink) => scanPaths(t, sink), text).map((f) => f.path);
+
+  it('reads a listing whose lines are joined by \\n as one path a line (regression: `file1.txt\\nfile2.txt` was one path)', () => {
+    expect(paths('"stdout": "file1.txt\\nfile2.txt\\n"')).toEqual(['file1.txt', 'file2.txt']);
+    expect(paths('Directory: /tmp\\nOutput: src/a.ts\\r\\nsrc/b.ts\\tREADME.md')).toEqual(['src/a.ts', 'src/b.ts', 'README.md']);
+    expect(paths('tools\\nmix and /etc/hosts\\nls')).toEqual(['/etc/hosts']);
+    expect(paths('x.ts\\nC:/repo/a.ts\\tD:\\repo\\b.py')).toEqual(['x.ts', 'C:/repo/a.ts', 'D:\\repo\\b.py']);
+  });
+
+  it('leaves Windows paths whole', () => {
+    expect(paths('C:\\new\\file.txt and src\\utils\\a.ts and D:\\repo\\tests\\run.py')).toEqual(['C:\\new\\file.txt', 'src\\utils\\a.ts', 'D:\\repo\\tests\\run.py']);
+    expect(paths('tests\\unit\\test_io.py')).toEqual(['tests\\unit\\test_io.py']);
+  });
+
+  it('finds in an escaped text the paths it finds in the text itself', () => {
+    // A colon only after a space: `a:\n…` is a Windows drive and its folder `\n…` (as `C:\new`):
+    // the text alone cannot tell.
+    const pieces = ['a', 'src', 'Makefile', 'README', '.', '/', '..', '.ts', '.md', ' ', '\n', '\t', '\r', ' :', '@', 'x', 'n', 't', '1', ':12', '-', 'done.', 'etc/', '~/'];
+    for (const text of texts(3, 4000, pieces, 30)) {
+      const escaped = text.replace(/\n/g, '\\n').replace(/\t/g, '\\t').replace(/\r/g, '\\r');
+      expect(paths(escaped), JSON.stringify(escaped)).toEqual(paths(text));
+    }
+  });
+
+  it('reads every piece of a long escaped listing once', () => {
+    const names = Array.from({ length: 5000 }, (_, i) => `dir${i}/f${i}.ts`);
+    const found = paths(names.join('\\n'));
+    expect(found.length).toBeGreaterThan(0);
+    expect(found).toEqual(names.slice(0, found.length));
+  });
+});

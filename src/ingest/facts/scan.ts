@@ -84,9 +84,47 @@ const SEPARATOR = /[/\\.]/g;
 const LINE_SUFFIX = /(?::(\d{1,7})(?::\d+)?|#L(\d{1,7})(?:-L?\d+)?|\s?\((?:line|l\.)\s(\d{1,7})\)|["'`]?,\sline\s(\d{1,7})|\((\d{1,7})(?:,\d+)?\))/y;
 const MAX_PATH = 400;
 
+/** Whether `\n`, `\r` or `\t` written as two characters ends at `end`. */
+function isEscapeBefore(text: string, end: number): boolean {
+  const code = text.charCodeAt(end - 1);
+  return (code === 110 || code === 114 || code === 116) && text.charCodeAt(end - 2) === 92;
+}
+
+/**
+ * Whether a Windows drive (`C:` alone, not the end of a word; after a `\n` written out, as a line
+ * break) sits before a token at `start` that starts with `/` or `\`.
+ */
+function isDriveAt(text: string, start: number): boolean {
+  if (start < 2 || text.charCodeAt(start - 1) !== 58 || !isLetter(text.charCodeAt(start - 2))) return false;
+  if (start >= 3 && isPathChar(text.charCodeAt(start - 3)) && !isEscapeBefore(text, start - 2)) return false;
+  const next = text.charCodeAt(start);
+  return next === 47 || next === 92;
+}
+
+/**
+ * Whether the path token `text[start, end)` is text printed with its escapes (a JSON string, a
+ * `repr`): it holds a backslash, and every backslash is a `\n`, `\r` or `\t` — a line break or a
+ * tab written as two characters, as in `file1.txt\nfile2.txt` — and it is not a Windows path from
+ * a drive written with backslashes (`C:\new\file.txt`). A relative Windows path whose every
+ * folder starts with n, r or t (`src\new`) reads as escaped too: rare, and its pieces are still
+ * looked at one by one.
+ */
+function isEscapedToken(text: string, start: number, end: number): boolean {
+  if (text.charCodeAt(start) === 92 && isDriveAt(text, start)) return false;
+  for (let i = start; i < end; i++) {
+    if (text.charCodeAt(i) !== 92) continue;
+    const next = text.charCodeAt(i + 1);
+    if (next !== 110 && next !== 114 && next !== 116) return false; // n, r, t
+    i++;
+  }
+  return true;
+}
+
 /**
  * File paths (`src/a.ts`, `/etc/hosts`, `C:\Users\me\a.py`, `README.md`) and `path:line`, as the
  * shared file-reference rules recognise them; URLs, versions, domains and e-mail addresses are not.
+ * In text printed with its escapes, `\n`, `\r` and `\t` end a path as the characters they stand
+ * for would: `file1.txt\nfile2.txt` is two paths, not one (see {@link isEscapedToken}).
  */
 export function scanPaths(text: string, sink: FactSink): void {
   if (sink.full('path')) return;
@@ -96,43 +134,68 @@ export function scanPaths(text: string, sink: FactSink): void {
   while (SEPARATOR.test(text)) {
     const at = SEPARATOR.lastIndex - 1;
     let start = at;
-    while (start > 0 && isPathChar(text.charCodeAt(start - 1))) start--;
+    let backslash = text.charCodeAt(at) === 92;
+    for (let code = text.charCodeAt(start - 1); start > 0 && isPathChar(code); code = text.charCodeAt(--start - 1)) {
+      if (code === 92) backslash = true;
+    }
     let end = at + 1;
-    while (end < text.length && isPathChar(text.charCodeAt(end))) end++;
+    for (let code = text.charCodeAt(end); end < text.length && isPathChar(code); code = text.charCodeAt(++end)) {
+      if (code === 92) backslash = true;
+    }
     SEPARATOR.lastIndex = end;
-    // Most separators end a word (`done.`, `src/`): once the trailing separators go (as below),
-    // no separator is left, and such a token names a file only as a bare file name (`Makefile`),
-    // all of which start with a capital. The characters before `at` hold no separator (the
-    // search would have stopped there), so the token keeps one only if it ends past `at`.
-    let last = end;
-    while (last > at && isSeparatorCode(text.charCodeAt(last - 1))) last--;
-    if (last <= at && !isUpperCode(text.charCodeAt(start))) continue;
-    // A Windows drive (`C:\…`, `C:/…`) sits before the cut: the colon is not a path character.
-    if (start >= 2 && text.charCodeAt(start - 1) === 58 && isLetter(text.charCodeAt(start - 2)) && (start < 3 || !isPathChar(text.charCodeAt(start - 3)))) {
-      const next = text.charCodeAt(start);
-      if (next === 47 || next === 92) start -= 2;
+    if (!backslash || !isEscapedToken(text, start, end)) {
+      if (pathAt(text, start, end, at, sink)) return;
+      continue;
     }
-    // Glued to a word, an `@`, or a URL scheme (`https://…`): not a path of its own.
-    const before = start > 0 ? text.charCodeAt(start - 1) : 32;
-    if (before === 58 || before === 64) continue;
-    if (text.startsWith('//', start)) continue;
-    // Trailing sentence punctuation and a trailing separator are not part of the path: cut by
-    // index, and the length checked, before any string is made.
-    let tokenEnd = end;
-    while (tokenEnd > start && isSeparatorCode(text.charCodeAt(tokenEnd - 1))) tokenEnd--;
-    if (tokenEnd - start < 3 || tokenEnd - start > MAX_PATH) continue;
-    if (!fileLikeAt(text, start, tokenEnd)) continue;
-    const token = text.slice(start, tokenEnd);
-    LINE_SUFFIX.lastIndex = tokenEnd;
-    const suffix = LINE_SUFFIX.exec(text);
-    const line = suffix === null ? null : Number(suffix[1] ?? suffix[2] ?? suffix[3] ?? suffix[4] ?? suffix[5]);
-    if (line !== null && line >= 1) {
-      sink.add('path', `${token}:${line}`, start, tokenEnd, { path: token, line });
-    } else {
-      sink.add('path', token, start, tokenEnd, { path: token });
+    // Each piece between escapes on its own, all in this pass (a piece is never walked again).
+    for (let piece = start; piece < end; ) {
+      let pieceEnd = piece;
+      let separator = -1;
+      for (let code = text.charCodeAt(pieceEnd); pieceEnd < end && code !== 92; code = text.charCodeAt(++pieceEnd)) {
+        if (separator < 0 && isSeparatorCode(code)) separator = pieceEnd;
+      }
+      // A piece without a separator is a word the scan never stops at.
+      if (separator >= 0 && pathAt(text, piece, pieceEnd, separator, sink)) return;
+      piece = pieceEnd + 2;
     }
-    if (sink.full('path')) return;
   }
+}
+
+/**
+ * The path in the token `text[start, end)` whose first separator is at `at` (no separator before
+ * it), if it names a file, to `sink`. Whether the sink is full of paths after it.
+ */
+function pathAt(text: string, tokenStart: number, end: number, at: number, sink: FactSink): boolean {
+  let start = tokenStart;
+  // Most separators end a word (`done.`, `src/`): once the trailing separators go (as below),
+  // no separator is left, and such a token names a file only as a bare file name (`Makefile`),
+  // all of which start with a capital. The characters before `at` hold no separator (the
+  // search would have stopped there), so the token keeps one only if it ends past `at`.
+  let last = end;
+  while (last > at && isSeparatorCode(text.charCodeAt(last - 1))) last--;
+  if (last <= at && !isUpperCode(text.charCodeAt(start))) return false;
+  // A Windows drive (`C:\…`, `C:/…`) sits before the cut: the colon is not a path character.
+  if (isDriveAt(text, start)) start -= 2;
+  // Glued to a word, an `@`, or a URL scheme (`https://…`): not a path of its own.
+  const before = start > 0 ? text.charCodeAt(start - 1) : 32;
+  if (before === 58 || before === 64) return false;
+  if (text.startsWith('//', start)) return false;
+  // Trailing sentence punctuation and a trailing separator are not part of the path: cut by
+  // index, and the length checked, before any string is made.
+  let tokenEnd = end;
+  while (tokenEnd > start && isSeparatorCode(text.charCodeAt(tokenEnd - 1))) tokenEnd--;
+  if (tokenEnd - start < 3 || tokenEnd - start > MAX_PATH) return false;
+  if (!fileLikeAt(text, start, tokenEnd)) return false;
+  const token = text.slice(start, tokenEnd);
+  LINE_SUFFIX.lastIndex = tokenEnd;
+  const suffix = LINE_SUFFIX.exec(text);
+  const line = suffix === null ? null : Number(suffix[1] ?? suffix[2] ?? suffix[3] ?? suffix[4] ?? suffix[5]);
+  if (line !== null && line >= 1) {
+    sink.add('path', `${token}:${line}`, start, tokenEnd, { path: token, line });
+  } else {
+    sink.add('path', token, start, tokenEnd, { path: token });
+  }
+  return sink.full('path');
 }
 
 /** `path:line:` at the start of grep / ripgrep / compiler output lines. */
