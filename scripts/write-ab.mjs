@@ -8,7 +8,8 @@
  * with another seed); `minilm` is the default embedder (`onnx:all-minilm-l6-v2-q`, models/).
  * Run it for two builds back to back (and again in the other order) for an A/B: on a loaded
  * machine CPU time per call (all threads, process.cpuUsage) is the steadier figure. Prints one
- * JSON line: p50/p95/p99/max wall, p50/mean CPU, how many calls reported similar memories, and with an
+ * JSON line: p50/p95/p99/max wall, p50/mean CPU, how many calls reported similar memories, a digest of
+ * every call's decision (stored text, created, each similar memory's text and score, in order), and with an
  * embedder the p50 of embedding the same texts alone. With `STATEMENTS=1`, a second line: wall time
  * per SQL statement inside the timed calls (better-sqlite3's run/get/all/iterate wrapped), mean and
  * p50 per call, and the mean of the slowest 5% of calls (where a p95 goes).
@@ -18,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
+import { createHash } from 'node:crypto';
 
 const [buildArg, corpus, kind = 'none', callsArg = '300', warmArg = '30'] = process.argv.slice(2);
 if (!buildArg || !corpus || !['none', 'hash', 'minilm'].includes(kind)) {
@@ -71,6 +73,7 @@ const cairn = createCairn({ store, embedder, clock: { now: () => CORPUS_NOW }, a
 const wall = [];
 const cpu = [];
 let similar = 0;
+const decisions = createHash('sha256');
 try {
   for (const input of inputs.slice(0, warmup)) await cairn.remember(input);
   for (const input of inputs.slice(warmup)) {
@@ -84,6 +87,8 @@ try {
     const c = process.cpuUsage(c0);
     cpu.push((c.user + c.system) / 1000);
     if (written.similar.length > 0) similar++;
+    // What the check decided, without the run's random ids: the stored text and each similar memory's text and score.
+    decisions.update(JSON.stringify([written.memory.text, written.created, written.similar.map((m) => [m.text, m.similarity])]));
   }
 } finally {
   await store.close();
@@ -115,6 +120,7 @@ console.log(
     cpuP50: quantile(cpu, 0.5),
     cpuMean: Number((cpu.reduce((a, b) => a + b, 0) / cpu.length).toFixed(3)),
     callsWithSimilar: similar,
+    decisions: decisions.digest('hex').slice(0, 16),
     embeddingAloneP50: quantile(embedAlone, 0.5),
     bandsFilled: filled?.filled ?? null,
   }),

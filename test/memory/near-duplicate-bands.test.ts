@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createCairn, type Cairn } from '../../src/cairn.js';
 import { findSimilar } from '../../src/memory/similar.js';
 import { BANDS, BANDS_STATE_KEY, BANDS_VERSION, bandKeys } from '../../src/store/sqlite/memory-bands.js';
+import { FOLD_AT } from '../../src/store/sqlite/pending-bands.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/store.js';
 import type { Store } from '../../src/types.js';
 
@@ -16,8 +17,23 @@ function expectedBands(store: SqliteStore): string[] {
   return rows.flatMap((row) => [...new Set(bandKeys(row.text, row.project))].map((key) => `${key}:${row.rowid}`)).sort();
 }
 
+/**
+ * The bands a lookup counts, as "key:rowid" sorted: a memory's newest pending row (memory_bands_pending)
+ * stands for its bands, memory_bands' rows for the others.
+ */
 function storedBands(store: SqliteStore): string[] {
-  return (store.db.prepare('SELECT key, memory_rowid FROM memory_bands').all() as Array<{ key: number; memory_rowid: number }>).map((r) => `${r.key}:${r.memory_rowid}`).sort();
+  const pending = new Map<number, Buffer>();
+  for (const r of store.db.prepare('SELECT memory_rowid, hashes FROM memory_bands_pending ORDER BY seq').all() as Array<{ memory_rowid: number; hashes: Buffer }>) pending.set(r.memory_rowid, r.hashes);
+  const out: string[] = [];
+  for (const r of store.db.prepare('SELECT key, memory_rowid FROM memory_bands').all() as Array<{ key: number; memory_rowid: number }>) {
+    if (!pending.has(r.memory_rowid)) out.push(`${r.key}:${r.memory_rowid}`);
+  }
+  for (const [rowid, hashes] of pending) for (let band = 0; band < hashes.length / 4; band++) out.push(`${band * 2 ** 32 + hashes.readUInt32LE(band * 4)}:${rowid}`);
+  return out.sort();
+}
+
+function pendingRows(store: SqliteStore): number {
+  return store.db.prepare('SELECT count(*) FROM memory_bands_pending').pluck().get() as number;
 }
 
 function bandsState(store: SqliteStore): { v: string; next?: number; done?: boolean } | null {
@@ -185,6 +201,68 @@ describe('near-duplicate bands (memory_bands)', () => {
     expect(await store.fillNearDuplicateIndex()).toEqual({ filled: TEXTS.length, complete: true });
     const found = await store.nearDuplicateCandidates('copied text: the deploy waits for the canary', 'p', 10);
     expect(found?.map((m) => m.text)).toContain('copied text: the deploy waits for the canary');
+  });
+
+  it('writes append pending bands, folded into memory_bands every FOLD_AT rows; candidates are the same before and after a fold', async () => {
+    const line = (i: number): string => `service${i % 23} retries request ${i} after ${i % 9} s on worker ${i % 17}`;
+    const probes = [line(3), line(100), `${line(250)} today`, 'service4 retries request after 4 s on worker 6'];
+    // importJsonl writes chunks of 256 in one transaction each: no fold below FOLD_AT rows.
+    await cairn.importJsonl(Array.from({ length: FOLD_AT - 10 }, (_, i) => JSON.stringify({ text: line(i) })));
+    expect(pendingRows(store)).toBe(FOLD_AT - 10);
+    expect(store.db.prepare('SELECT count(*) FROM memory_bands').pluck().get()).toBe(0);
+    const before = [];
+    for (const probe of probes) before.push(await store.nearDuplicateCandidates(probe, 'p', 64));
+    expect(before.every((found) => (found?.length ?? 0) > 0)).toBe(true);
+    // A text patch of a pending memory: its newest row stands for its bands.
+    const patched = (await cairn.remember({ text: 'the cache is flushed on SIGTERM by the supervisor' })).memory;
+    await store.patchMemory(patched.id, { text: 'the cache is flushed on SIGINT and SIGTERM by the supervisor', updatedAt: NOW + 1 }, { memoryId: patched.id, type: 'update', at: NOW + 1, actor: 'test', data: {} });
+    expect(storedBands(store)).toEqual(expectedBands(store));
+    for (let i = 0; pendingRows(store) > 0; i++) await cairn.remember({ text: `unrelated note ${i}: the dashboard colour is teal number ${i}` });
+    expect(storedBands(store)).toEqual(expectedBands(store));
+    const folded = store.db.prepare('SELECT count(*) FROM memory_bands').pluck().get() as number;
+    expect(folded).toBe((store.db.prepare('SELECT count(*) FROM memories').pluck().get() as number) * BANDS);
+    for (const [i, probe] of probes.entries()) expect(await store.nearDuplicateCandidates(probe, 'p', 64)).toEqual(before[i]);
+    // A text patch of a folded memory: its old rows leave memory_bands, its new bands are pending.
+    const first = { id: store.db.prepare('SELECT id FROM memories ORDER BY rowid LIMIT 1').pluck().get() as string };
+    await store.patchMemory(first.id, { text: 'service0 retries request 0 after 0 s on worker 0, then gives up', updatedAt: NOW + 2 }, { memoryId: first.id, type: 'update', at: NOW + 2, actor: 'test', data: {} });
+    expect(pendingRows(store)).toBe(1);
+    expect(storedBands(store)).toEqual(expectedBands(store));
+    const found = await store.nearDuplicateCandidates('service0 retries request 0 after 0 s on worker 0, then gives up', 'p', 64);
+    expect(found?.[0]?.id).toBe(first.id);
+    // Compaction folds what is pending.
+    await store.vacuum();
+    expect(pendingRows(store)).toBe(0);
+    expect(storedBands(store)).toEqual(expectedBands(store));
+  });
+
+  it('the pending rows a store keeps follow another process\'s writes and folds', async () => {
+    const other = await openSqliteStore(path);
+    const otherCairn = createCairn({ store: other, embedder: null, clock: { now: () => NOW }, project: 'p' });
+    try {
+      const probe = 'the deploy waits for the canary in region eu-west before promoting';
+      const lookup = async (): Promise<string[]> => ((await store.nearDuplicateCandidates(probe, 'p', 64)) ?? []).map((m) => m.text);
+      const fresh = async (): Promise<string[]> => {
+        const reader = await openSqliteStore(path);
+        try {
+          return ((await reader.nearDuplicateCandidates(probe, 'p', 64)) ?? []).map((m) => m.text);
+        } finally {
+          await reader.close();
+        }
+      };
+      await cairn.remember({ text: 'the deploy waits for the canary in region eu-west' });
+      expect(await lookup()).toEqual(['the deploy waits for the canary in region eu-west']);
+      // The other process appends, then folds everything (this store's rows read included).
+      await otherCairn.remember({ text: 'the deploy waits for the canary in region eu-west before it promotes' });
+      expect(await lookup()).toEqual(await fresh());
+      expect(await lookup()).toHaveLength(2);
+      await otherCairn.importJsonl(Array.from({ length: FOLD_AT }, (_, i) => JSON.stringify({ text: `filler ${i}: queue ${i % 13} drains in ${i} ms` })));
+      expect(pendingRows(store)).toBe(0);
+      await otherCairn.remember({ text: 'the deploy waits for the canary in region eu-west, then promotes' });
+      expect(await lookup()).toEqual(await fresh());
+      expect(await lookup()).toHaveLength(3);
+    } finally {
+      await other.close();
+    }
   });
 
   it('a text without index terms has no bands and no candidates', async () => {

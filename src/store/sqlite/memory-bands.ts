@@ -12,7 +12,8 @@
  * Keys hash the band's values with the memory's project (a project's memories never collide with
  * another's), so a lookup reads only its project's buckets (and the user scope's, as the probe's
  * filter does). Every writer of a memory's text keeps them in the same transaction (writeMemory,
- * patchMemory); stores written before the table existed are filled by {@link fillBands}, a chunk
+ * patchMemory), appended to `memory_bands_pending` and folded into this table in batches
+ * (./pending-bands.ts); stores written before the table existed are filled by {@link fillBands}, a chunk
  * per transaction with its cursor in the state table, so a killed fill resumes where its last
  * chunk committed. Until the fill is complete, {@link bandsComplete} is false and callers use the
  * full-text probe.
@@ -146,12 +147,6 @@ export function bandsComplete(db: Database.Database): boolean {
 /** Prepares a statement (the store's cache of prepared statements, or `db.prepare`). */
 export type Prepare = (sql: string) => Database.Statement;
 
-/** Insert a memory's band keys (inside the caller's transaction). */
-export function addBands(prepare: Prepare, rowid: number, keys: readonly number[]): void {
-  const insert = prepare('INSERT OR IGNORE INTO memory_bands (key, memory_rowid) VALUES (?, ?)');
-  for (const key of keys) insert.run(key, rowid);
-}
-
 /** Remove a memory's band keys of a text it no longer holds (inside the caller's transaction). */
 export function removeBands(prepare: Prepare, rowid: number, keys: readonly number[]): void {
   const remove = prepare('DELETE FROM memory_bands WHERE key = ? AND memory_rowid = ?');
@@ -160,7 +155,11 @@ export function removeBands(prepare: Prepare, rowid: number, keys: readonly numb
 
 /** Start the fill over (after rows were written past the store, e.g. by `cairn copy`). */
 export function restartFill(db: Database.Database): void {
-  writeState(db, { v: BANDS_VERSION, next: 0 });
+  // The fill writes every memory's bands again; a pending row of a text changed past the store would stand for them.
+  db.transaction(() => {
+    db.prepare('DELETE FROM memory_bands_pending').run();
+    writeState(db, { v: BANDS_VERSION, next: 0 });
+  }).immediate();
 }
 
 export interface FillProgress {
@@ -183,8 +182,9 @@ export function fillBands(db: Database.Database, options: { chunk?: number; maxC
     let state = readState(db);
     if (state?.v === BANDS_VERSION && state.done) return true;
     if (state === null || state.v !== BANDS_VERSION) {
-      // Keys of another scheme would only add wrong candidates: start from an empty table.
+      // Keys of another scheme would only add wrong candidates: start from empty tables.
       db.prepare('DELETE FROM memory_bands').run();
+      db.prepare('DELETE FROM memory_bands_pending').run();
       state = { v: BANDS_VERSION, next: 0 };
     }
     const after = state.next ?? 0;
@@ -222,6 +222,7 @@ export function initBands(db: Database.Database): void {
     if (now !== null && now.v === BANDS_VERSION) return;
     if (db.prepare('SELECT 1 FROM memories LIMIT 1').get() === undefined) {
       db.prepare('DELETE FROM memory_bands').run();
+      db.prepare('DELETE FROM memory_bands_pending').run();
       writeState(db, { v: BANDS_VERSION, done: true });
     }
   }).immediate();

@@ -31,7 +31,8 @@ import { createSqliteSubstrate, type SqliteSubstrate } from './substrate.js';
 import { sqliteEmbeddingCache } from './embed-cache.js';
 import { sqliteLedger } from './ledger.js';
 import { TermFrequencies } from './term-frequency.js';
-import { addBands, bandKeys, BandSigner, bandsComplete, fillBands, initBands, removeBands, restartFill, type FillProgress } from './memory-bands.js';
+import { bandKeys, BandSigner, bandsComplete, fillBands, initBands, removeBands, restartFill, type FillProgress } from './memory-bands.js';
+import { PendingBands } from './pending-bands.js';
 import { TextSearchIndex } from './text-search-index.js';
 import { SqliteVectors, type SqliteVectorIndexOptions } from './vectors.js';
 import { SqliteVectorStaging, STAGED_MODEL_KEY } from './vector-staging.js';
@@ -125,6 +126,8 @@ export class SqliteStore implements Store {
   /** Seen complete: every memory's near-duplicate bands are in memory_bands (./memory-bands.ts). */
   private bandsDone = false;
   private readonly bandSigner = new BandSigner();
+  /** Bands written since the last fold into memory_bands (./pending-bands.ts). */
+  private readonly pendingBands = new PendingBands(() => this.db);
 
   constructor(options: SqliteStoreOptions) {
     this.options = options;
@@ -172,6 +175,7 @@ export class SqliteStore implements Store {
     this.statements.clear();
     this.termFrequencies.reset();
     this.bandsDone = false;
+    this.pendingBands.reset();
     this.textIndex.reset();
     this.vectorIndex.reset();
     this.substrateStore = null;
@@ -180,7 +184,13 @@ export class SqliteStore implements Store {
   /* ---------------------------------------------------------------- memories */
 
   async writeMemory(write: MemoryWrite): Promise<{ memory: Memory; inserted: boolean }> {
-    return this.db.transaction(() => this.writeOne(write)).immediate();
+    return this.db
+      .transaction(() => {
+        const result = this.writeOne(write);
+        this.pendingBands.foldIfDue();
+        return result;
+      })
+      .immediate();
   }
 
   /**
@@ -194,28 +204,22 @@ export class SqliteStore implements Store {
     const touch = options.touchDuplicatesAt;
     return this.db
       .transaction(() => {
-        // The batch's bands go in at its end in key order: neighbouring keys share B-tree pages.
-        const bands: Array<[number, number]> = [];
         const results = writes.map((write) => {
-          const result = this.writeOne(write, bands);
+          const result = this.writeOne(write);
           if (!result.inserted && touch !== undefined) {
             this.statement('UPDATE memories SET access_count = access_count + 1, last_accessed_at = ? WHERE id = ?').run(touch, result.memory.id);
           }
           return result;
         });
-        bands.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-        const insert = this.statement('INSERT OR IGNORE INTO memory_bands (key, memory_rowid) VALUES (?, ?)');
-        for (const [key, rowid] of bands) insert.run(key, rowid);
+        // A batch past FOLD_AT pending rows folds them all at its end, in key order.
+        this.pendingBands.foldIfDue();
         return results;
       })
       .immediate();
   }
 
-  /**
-   * One memory write; runs inside the caller's transaction. With `bands`, the memory's band keys
-   * are added to it for the caller to insert (before its transaction commits) instead of inserted here.
-   */
-  private writeOne(write: MemoryWrite, bands?: Array<[number, number]>): { memory: Memory; inserted: boolean } {
+  /** One memory write; runs inside the caller's transaction, which folds the pending bands when due. */
+  private writeOne(write: MemoryWrite): { memory: Memory; inserted: boolean } {
     const db = this.db;
     const { memory } = write;
     if (write.closes) {
@@ -244,8 +248,8 @@ export class SqliteStore implements Store {
     const terms = ftsTerms(memory);
     this.statement('INSERT INTO memories_fts (rowid, terms) VALUES (?, ?)').run(rowid, terms);
     this.termFrequencies.added(terms);
-    if (bands) for (const key of this.bandSigner.keys(memory.text, memory.project)) bands.push([key, rowid]);
-    else addBands((sql) => this.statement(sql), rowid, this.bandSigner.keys(memory.text, memory.project));
+    const keys = this.bandSigner.keys(memory.text, memory.project);
+    if (keys.length > 0) this.pendingBands.append(rowid, keys);
     this.textIndex.added(rowid, terms);
     if (write.embedding) {
       this.claimVectorModel(write.embedding.model);
@@ -297,9 +301,9 @@ export class SqliteStore implements Store {
         this.textIndex.added(row.rowid, after);
       }
       if (patch.text !== undefined) {
-        const prepare = (sql: string): Database.Statement => this.statement(sql);
-        removeBands(prepare, row.rowid, bandKeys(row.text, row.project));
-        addBands(prepare, row.rowid, bandKeys(patch.text, row.project));
+        // The old text's rows leave memory_bands (if folded); the new bands are pending, and stand for the memory's.
+        removeBands((sql) => this.statement(sql), row.rowid, bandKeys(row.text, row.project));
+        this.pendingBands.append(row.rowid, bandKeys(patch.text, row.project));
       }
       this.insertEvents([event]);
       return rowToMemory(this.rowById(id) as MemoryRow);
@@ -343,16 +347,31 @@ export class SqliteStore implements Store {
     }
     const keys = this.bandSigner.lookupKeys(text, project);
     if (keys.length === 0) return [];
-    // The most shared bands first, cut before the join: reading every candidate's row cost more than the seeks.
-    return this.statement(
-      `SELECT m.id AS id, m.text AS text, m.kind AS kind
-         FROM (SELECT memory_rowid AS r, count(*) AS shared FROM memory_bands
-                WHERE key IN (SELECT value FROM json_each(@keys)) GROUP BY memory_rowid
-                ORDER BY shared DESC, r LIMIT @limit * 2) b
-         CROSS JOIN memories m ON m.rowid = b.r
-        WHERE m.valid_to IS NULL AND m.deleted_at IS NULL AND (+m.project IS @project OR +m.project IS NULL)
-        ORDER BY b.shared DESC, b.r LIMIT @limit`,
-    ).all({ keys: JSON.stringify(keys), project, limit }) as MemoryText[];
+    const db = this.db;
+    // Outside a write transaction: one read transaction, so another process's fold cannot land
+    // between reading the pending rows and memory_bands (and the pending rows read are kept).
+    const cached = !db.inTransaction;
+    return db.transaction(() => {
+      const { pending, shared } = this.pendingBands.matches(keys, cached);
+      const counted: Array<[rowid: number, shared: number]> = [...shared];
+      for (const [r, n] of this.statement('SELECT memory_rowid, count(*) FROM memory_bands WHERE key IN (SELECT value FROM json_each(?)) GROUP BY memory_rowid')
+        .raw(true)
+        .all(JSON.stringify(keys)) as Array<[number, number]>) {
+        // A pending memory's newest row stands for its bands.
+        if (!pending.has(r)) counted.push([r, n]);
+      }
+      // The most shared bands first (ties by rowid), cut before reading the rows: reading every candidate's row cost more than the seeks.
+      counted.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+      const best = counted.slice(0, limit * 2);
+      if (best.length === 0) return [];
+      const rows = this.statement(
+        `SELECT m.rowid AS r, m.id AS id, m.text AS text, m.kind AS kind FROM memories m
+          WHERE m.rowid IN (SELECT value FROM json_each(@rowids))
+            AND m.valid_to IS NULL AND m.deleted_at IS NULL AND (+m.project IS @project OR +m.project IS NULL)`,
+      ).all({ rowids: JSON.stringify(best.map(([r]) => r)), project }) as Array<MemoryText & { r: number }>;
+      const byRowid = new Map(rows.map(({ r, ...row }) => [r, row]));
+      return best.flatMap(([r]) => byRowid.get(r) ?? []).slice(0, limit);
+    })();
   }
 
   /**
@@ -759,6 +778,8 @@ export class SqliteStore implements Store {
 
   async vacuum(): Promise<{ beforeBytes: number | null; afterBytes: number | null }> {
     const before = (await this.stats()).sizeBytes;
+    // The pending near-duplicate bands go into memory_bands first, so the compacted file holds them in key order.
+    this.db.transaction(() => this.pendingBands.fold()).immediate();
     this.db.exec('VACUUM');
     if (this.location !== ':memory:') this.db.pragma('wal_checkpoint(TRUNCATE)');
     const after = (await this.stats()).sizeBytes;
