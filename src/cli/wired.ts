@@ -1,6 +1,6 @@
 /**
  * Which agents are wired to cairn, read from the files `cairn install <agent>` writes (read only,
- * never changed): Claude Code's hooks and MCP server, Codex's, Cursor's and VS Code's MCP server.
+ * never changed): Claude Code's, Codex's and Gemini CLI's hooks and MCP server, Cursor's and VS Code's MCP server.
  * Also whether each agent seems present on this machine, so the next step can be to wire it.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -10,7 +10,7 @@ import { CAIRN_HOOK_COMMAND } from '../install/targets.js';
 
 export interface AgentWiring {
   /** The `cairn install` name. */
-  agent: 'claude' | 'codex' | 'cursor' | 'vscode';
+  agent: 'claude' | 'codex' | 'gemini' | 'cursor' | 'vscode';
   label: string;
   /** What of cairn the agent's files name: hooks and/or the MCP server. */
   hooks: boolean;
@@ -57,11 +57,16 @@ export function agentWiring(env: NodeJS.ProcessEnv, home: string, projectRoot: s
   const codexDir = env.CODEX_HOME ?? join(home, '.codex');
   const codex = [join(codexDir, 'config.toml')].filter(codexMcp);
   const codexHooks = named([join(codexDir, 'hooks.json')], HOOK);
+  const geminiDir = join(env.GEMINI_CLI_HOME ?? home, '.gemini');
+  const geminiFiles = [join(geminiDir, 'settings.json'), join(projectRoot, '.gemini', 'settings.json')];
+  const geminiHooks = named(geminiFiles, HOOK);
+  const geminiMcp = named(geminiFiles, MCP_JSON);
   const cursor = named([join(home, '.cursor', 'mcp.json'), join(projectRoot, '.cursor', 'mcp.json')], MCP_JSON);
   const vscode = named([join(projectRoot, '.vscode', 'mcp.json')], MCP_JSON);
   return [
     { agent: 'claude', label: 'Claude Code', hooks: claudeHooks.length > 0, mcp: claudeMcp.length > 0, files: [...claudeHooks, ...claudeMcp], present: existsSync(claudeDir) },
     { agent: 'codex', label: 'Codex', hooks: codexHooks.length > 0, mcp: codex.length > 0, files: [...codexHooks, ...codex], present: existsSync(codexDir) },
+    { agent: 'gemini', label: 'Gemini CLI', hooks: geminiHooks.length > 0, mcp: geminiMcp.length > 0, files: [...new Set([...geminiHooks, ...geminiMcp])], present: existsSync(geminiDir) },
     { agent: 'cursor', label: 'Cursor', hooks: false, mcp: cursor.length > 0, files: cursor, present: existsSync(join(home, '.cursor')) },
     { agent: 'vscode', label: 'VS Code', hooks: false, mcp: vscode.length > 0, files: vscode, present: existsSync(join(projectRoot, '.vscode')) },
   ];

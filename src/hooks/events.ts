@@ -9,8 +9,11 @@ import { estimateTokens } from '../tokens.js';
 import { detectFormat } from '../ingest/detect.js';
 import type { PendingTurn } from './compact-tail.js';
 
-/** The hook events cairn answers, by their CLI names, with Claude Code's names as aliases. */
-export const HOOK_EVENTS = ['session-start', 'prompt', 'pre-compact', 'stop', 'session-end', 'subagent-stop'] as const;
+/**
+ * The hook events cairn answers, by their CLI names, with Claude Code's and Gemini CLI's names as
+ * aliases. `before-model` is Gemini CLI's BeforeModel: the post-compression context (src/hooks/gemini.ts).
+ */
+export const HOOK_EVENTS = ['session-start', 'prompt', 'pre-compact', 'stop', 'session-end', 'subagent-stop', 'before-model'] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
 
 const ALIASES: Record<string, HookEvent> = {
@@ -26,6 +29,12 @@ const ALIASES: Record<string, HookEvent> = {
   'session-end': 'session-end',
   subagentstop: 'subagent-stop',
   'subagent-stop': 'subagent-stop',
+  // Gemini CLI's names.
+  beforeagent: 'prompt',
+  precompress: 'pre-compact',
+  afteragent: 'stop',
+  beforemodel: 'before-model',
+  'before-model': 'before-model',
 };
 
 export function parseHookEvent(name: string): HookEvent | null {

@@ -6,6 +6,7 @@ import type { Readable, Writable } from 'node:stream';
 import { isPostgresStore, loadConfig, openCairn, type Config } from '../config.js';
 import { sqliteGeneration } from '../context/cache.js';
 import { compactTail } from './compact-tail.js';
+import { additionalContextOf, findCompression, injectionOutput, readGivenContext, SNAPSHOT_TAG, withoutRepeats, writeGivenContext, type GeminiCompression } from './gemini.js';
 import { isHeadlessEntrypoint } from '../ingest/readers/shared.js';
 import { packagePath, packageVersion } from '../paths.js';
 import type { Cairn } from '../cairn.js';
@@ -337,7 +338,10 @@ export async function runHook(eventName: string, io: HookIo, settings: HookSetti
     const prepareCompact = eventName === PREPARE_COMPACT_EVENT;
     const event: HookEvent | null = refresh || prepareCompact ? null : parseHookEvent(eventName);
     if (!event && !refresh && !prepareCompact) throw new Error(`unknown hook event "${eventName}"`);
-    const input = parseInput(await (io.readInput ? io.readInput() : readInput(io.stdin)));
+    const raw = await (io.readInput ? io.readInput() : readInput(io.stdin));
+    // Gemini CLI's BeforeModel runs before every model call: without a compression summary in the request there is nothing to do.
+    if (event === 'before-model' && !raw.includes(SNAPSHOT_TAG)) return 0;
+    let input = parseInput(raw);
     const config = loadConfig({ home: io.home, env: io.env });
     logger = fileLogger(config.logDir);
     // The session's own cwd names the project even when the folder is gone (ingest resolves the
@@ -387,6 +391,20 @@ export async function runHook(eventName: string, io: HookIo, settings: HookSetti
       return 0;
     }
 
+    let compression: GeminiCompression | null = null;
+    if (event === 'before-model') {
+      compression = findCompression(input);
+      if (!compression || !session) return 0;
+      const given = readGivenContext(config.home, session, compression.hash);
+      if (given !== undefined) {
+        // The window after this snapshot keeps the text given at its first call.
+        if (given !== null) io.stdout.write(`${JSON.stringify(injectionOutput(compression, given).value)}\n`);
+        logger.info('hook', { event, session, output: given === null ? 'none' : 'json', given: 'cached', ms: Date.now() - started });
+        return 0;
+      }
+      // The first call after Gemini compressed: what SessionStart(compact) gives Claude Code and Codex.
+      input = { ...input, source: 'compact' };
+    }
     cairn = (await openCairn(config, { cwd, actor: 'hook', session, logger })).cairn;
     let output: HookOutput;
     let cacheOutcome: string | undefined;
@@ -397,6 +415,7 @@ export async function runHook(eventName: string, io: HookIo, settings: HookSetti
     /** SessionStart(compact) found nothing ingest would store past the cursor: left to the next ingest. */
     let ingestNext = false;
     switch (event) {
+      case 'before-model':
       case 'session-start': {
         const cache = startupCache(config, io.env, (outcome) => (cacheOutcome = outcome));
         // After /compact: the store as it was before this hook's ingest (of the compaction summary), for the pool prepared at PreCompact.
@@ -427,6 +446,12 @@ export async function runHook(eventName: string, io: HookIo, settings: HookSetti
       case 'prompt':
         output = await promptSubmit(cairn, input, settings);
         break;
+    }
+    if (compression && session) {
+      const built = additionalContextOf(output);
+      const context = built === null ? null : withoutRepeats(built, compression);
+      writeGivenContext(config.home, session, compression.hash, context);
+      output = context === null ? { kind: 'none' } : injectionOutput(compression, context);
     }
     if (output.kind === 'json') io.stdout.write(`${JSON.stringify(output.value)}\n`);
     else if (output.kind === 'text') io.stdout.write(output.value);

@@ -13,8 +13,8 @@ export interface Launcher {
 }
 
 export type InstallScope = 'user' | 'project';
-export type Agent = 'claude' | 'codex' | 'cursor' | 'vscode';
-export const INSTALL_AGENTS: readonly Agent[] = ['claude', 'codex', 'cursor', 'vscode'];
+export type Agent = 'claude' | 'codex' | 'gemini' | 'cursor' | 'vscode';
+export const INSTALL_AGENTS: readonly Agent[] = ['claude', 'codex', 'gemini', 'cursor', 'vscode'];
 
 /** One file the installer changes: its path and a function from old content to new content. */
 export interface FileChange {
@@ -34,8 +34,20 @@ export interface InstallContext {
   env: NodeJS.ProcessEnv;
 }
 
+/**
+ * One hook cairn registers: the client's event, the `cairn hook` event it runs, its timeout in the
+ * client's unit (seconds for Claude Code and Codex, milliseconds for Gemini CLI) and, when the
+ * client filters by it, a matcher.
+ */
+export interface HookSpec {
+  event: string;
+  cairn: string;
+  timeout: number;
+  matcher?: string;
+}
+
 /** The Claude Code hook events cairn registers, and the `cairn hook` event each runs. */
-export const CLAUDE_HOOKS: ReadonlyArray<{ event: string; cairn: string; timeout: number }> = [
+export const CLAUDE_HOOKS: ReadonlyArray<HookSpec> = [
   { event: 'SessionStart', cairn: 'session-start', timeout: 30 },
   { event: 'UserPromptSubmit', cairn: 'prompt', timeout: 10 },
   { event: 'PreCompact', cairn: 'pre-compact', timeout: 60 },
@@ -68,11 +80,34 @@ export function isCairnHookCommand(command: unknown): boolean {
 }
 
 /** The Codex hook events cairn registers (`~/.codex/hooks.json`, same shape as Claude Code's). */
-export const CODEX_HOOKS: ReadonlyArray<{ event: string; cairn: string; timeout: number }> = [
+export const CODEX_HOOKS: ReadonlyArray<HookSpec> = [
   { event: 'SessionStart', cairn: 'session-start', timeout: 30 },
   { event: 'UserPromptSubmit', cairn: 'prompt', timeout: 10 },
   { event: 'PreCompact', cairn: 'pre-compact', timeout: 60 },
   { event: 'Stop', cairn: 'stop', timeout: 10 },
+];
+
+/**
+ * The Gemini CLI hook events cairn registers (`hooks` in its settings.json; timeouts in ms), as
+ * read from @google/gemini-cli 0.61.0's bundle and checked against the real client
+ * (test/e2e/gemini-compress.test.ts):
+ * - SessionStart (source startup | resume | clear): its `additionalContext` goes before the prompt.
+ * - BeforeAgent (once per user prompt, `prompt` in the input): its `additionalContext` is appended to the prompt.
+ * - PreCompress fires before Gemini checks its compression threshold, i.e. before every model call
+ *   with trigger `auto`; its output is not used. Only `/compress` (trigger `manual`, matched
+ *   exactly) runs cairn's pre-compact (ingest, then the post-compact pool prepared in the background).
+ * - BeforeModel fires before every model call with the request's text: once the history holds a
+ *   compression's `<state_snapshot>`, cairn adds its post-compact context to that message (Gemini
+ *   fires no SessionStart after compressing; see src/hooks/gemini.ts).
+ * - AfterAgent (end of a prompt's turn) and SessionEnd ingest the chat, detached, as Stop does.
+ */
+export const GEMINI_HOOKS: ReadonlyArray<HookSpec> = [
+  { event: 'SessionStart', cairn: 'session-start', timeout: 30_000 },
+  { event: 'BeforeAgent', cairn: 'prompt', timeout: 10_000 },
+  { event: 'PreCompress', cairn: 'pre-compact', timeout: 60_000, matcher: 'manual' },
+  { event: 'BeforeModel', cairn: 'before-model', timeout: 30_000 },
+  { event: 'AfterAgent', cairn: 'stop', timeout: 10_000 },
+  { event: 'SessionEnd', cairn: 'session-end', timeout: 10_000 },
 ];
 
 interface HookGroup {
@@ -88,25 +123,30 @@ export function mergeHooksFile(
   path: string,
   old: string | null,
   ctx: InstallContext,
-  events: ReadonlyArray<{ event: string; cairn: string; timeout: number }>,
+  events: ReadonlyArray<HookSpec>,
 ): string | null {
+  return finishJson(old, editJsonc(old, hookEdits(path, old, ctx, events)));
+}
+
+/** The edits that merge (or remove) cairn's hooks in a settings object of Claude Code's hook shape. */
+function hookEdits(path: string, old: string | null, ctx: InstallContext, events: ReadonlyArray<HookSpec>): JsonEdit[] {
   const settings = parseJsoncObject(path, old);
   const hooks = (settings.hooks && typeof settings.hooks === 'object' && !Array.isArray(settings.hooks) ? settings.hooks : {}) as Record<string, unknown>;
   const edits: JsonEdit[] = [];
   const remaining = new Set(Object.keys(hooks));
-  for (const { event, cairn, timeout } of events) {
+  for (const { event, cairn, timeout, matcher } of events) {
     const groups = Array.isArray(hooks[event]) ? (hooks[event] as HookGroup[]) : [];
     // Drop our previous entries (any path), keep everything else.
     const kept = groups
       .map((group) => ({ ...group, hooks: (group.hooks ?? []).filter((h) => !isCairnHookCommand(h.command)) }))
       .filter((group) => group.hooks.length > 0);
-    if (!ctx.uninstall) kept.push({ hooks: [{ type: 'command', command: hookCommand(ctx.launcher, cairn), timeout }] });
+    if (!ctx.uninstall) kept.push({ ...(matcher ? { matcher } : {}), hooks: [{ type: 'command', command: hookCommand(ctx.launcher, cairn), timeout }] });
     const unchanged = kept.length === groups.length && groups.every((g, i) => isDeepStrictEqual(g, kept[i]));
     if (!unchanged) edits.push({ path: ['hooks', event], value: kept.length > 0 ? kept : undefined });
     if (kept.length === 0) remaining.delete(event);
   }
   if (remaining.size === 0 && settings.hooks !== undefined && ctx.uninstall) edits.push({ path: ['hooks'], value: undefined });
-  return finishJson(old, editJsonc(old, edits));
+  return edits;
 }
 
 /** Merge (or remove) cairn's hooks in a Claude Code settings.json. */
@@ -121,7 +161,6 @@ function finishJson(old: string | null, next: string | null): string | null {
   return next;
 }
 
-/** Add (or remove) the cairn MCP server under `key` (`mcpServers` or VS Code's `servers`). */
 /**
  * Node flags of the MCP server process every client starts: a young generation of at most 1 MB a
  * semi-space (V8's default grows it to 16 MB). The server idles between calls and that space stays
@@ -131,7 +170,13 @@ function finishJson(old: string | null, next: string | null): string | null {
  */
 export const MCP_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=1'];
 
+/** Add (or remove) the cairn MCP server under `key` (`mcpServers` or VS Code's `servers`). */
 export function mergeMcpJson(path: string, old: string | null, ctx: InstallContext, key: 'mcpServers' | 'servers', withType: boolean): string | null {
+  return finishJson(old, editJsonc(old, mcpEdits(path, old, ctx, key, withType)));
+}
+
+/** The edit that adds (or removes) the cairn MCP server under `key` of a JSONC settings object. */
+function mcpEdits(path: string, old: string | null, ctx: InstallContext, key: 'mcpServers' | 'servers', withType: boolean): JsonEdit[] {
   const config = parseJsoncObject(path, old);
   const servers = config[key];
   if (servers !== undefined && (servers === null || typeof servers !== 'object' || Array.isArray(servers))) {
@@ -146,8 +191,19 @@ export function mergeMcpJson(path: string, old: string | null, ctx: InstallConte
         args: [...MCP_NODE_FLAGS, ctx.launcher.bin, 'mcp'],
         ...(Object.keys(ctx.launcher.env).length > 0 ? { env: ctx.launcher.env } : {}),
       };
-  const edits: JsonEdit[] = [value === undefined && others.length === 0 && servers !== undefined ? { path: [key], value: undefined } : { path: [key, 'cairn'], value }];
-  return finishJson(old, editJsonc(old, edits));
+  return [value === undefined && others.length === 0 && servers !== undefined ? { path: [key], value: undefined } : { path: [key, 'cairn'], value }];
+}
+
+/**
+ * Merge (or remove) cairn in a Gemini CLI settings.json, which holds both the MCP servers
+ * (`mcpServers`) and the hooks ({@link GEMINI_HOOKS}), keeping everything else as it was.
+ */
+export function mergeGeminiSettings(path: string, old: string | null, ctx: InstallContext): string | null {
+  const settings = parseJsoncObject(path, old);
+  if (settings.hooks !== undefined && (settings.hooks === null || typeof settings.hooks !== 'object' || Array.isArray(settings.hooks))) {
+    throw new CairnError('INVALID_INPUT', `${path}: "hooks" is not an object; fix it or move it aside, nothing was changed`);
+  }
+  return finishJson(old, editJsonc(old, [...hookEdits(path, old, ctx, GEMINI_HOOKS), ...mcpEdits(path, old, ctx, 'mcpServers', false)]));
 }
 
 /**
@@ -194,6 +250,11 @@ export function changesFor(agent: Agent, ctx: InstallContext): FileChange[] {
         // Codex runs SessionStart / UserPromptSubmit / Stop hooks with Claude Code's input and output shape.
         { path: hooks, apply: (old) => mergeHooksFile(hooks, old, ctx, CODEX_HOOKS) },
       ];
+    }
+    case 'gemini': {
+      // Gemini CLI reads ~/.gemini/settings.json (its home is GEMINI_CLI_HOME when set) and <project>/.gemini/settings.json.
+      const path = ctx.scope === 'user' ? join(ctx.env.GEMINI_CLI_HOME ?? ctx.home, '.gemini', 'settings.json') : join(ctx.projectRoot, '.gemini', 'settings.json');
+      return [{ path, apply: (old) => mergeGeminiSettings(path, old, ctx) }];
     }
     case 'cursor': {
       const path = ctx.scope === 'user' ? join(ctx.home, '.cursor', 'mcp.json') : join(ctx.projectRoot, '.cursor', 'mcp.json');

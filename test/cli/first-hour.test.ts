@@ -35,7 +35,7 @@ describe.skipIf(!present)(present ? 'the first hour in the CLI, on real transcri
     expect(run.stdout).toContain(`store      ${join(cairnHome, 'cairn.db')} (sqlite`);
     expect(run.stdout).toMatch(/memories {3}0 active/);
     expect(run.stdout).toContain('sessions   0 ingested · last ingest never');
-    expect(run.stdout).toMatch(/agents {5}none wired · not wired: Claude Code, Codex, Cursor, VS Code/);
+    expect(run.stdout).toMatch(/agents {5}none wired · not wired: Claude Code, Codex, Gemini CLI, Cursor, VS Code/);
     expect(run.stdout).toContain('embedder   none configured');
     const next = (run.stdout.split('next:\n')[1] ?? '').trim().split('\n').map((l) => l.trim());
     expect(next).toHaveLength(3);
@@ -126,7 +126,7 @@ describe.skipIf(!present)(present ? 'the first hour in the CLI, on real transcri
     const run = await cli([]);
     expect(run.stdout).toMatch(/memories {3}\d+ active: 0 in this project \(.+\) · .*\d+ in \d+ other projects/);
     expect(run.stdout).toMatch(/sessions {3}\d+ ingested · last ingest \d{4}-\d\d-\d\d \d\d:\d\d/);
-    expect(run.stdout).toMatch(/agents {5}wired: Claude Code \(hooks \+ MCP\) · not wired: Codex, Cursor, VS Code/);
+    expect(run.stdout).toMatch(/agents {5}wired: Claude Code \(hooks \+ MCP\) · not wired: Codex, Gemini CLI, Cursor, VS Code/);
     const next = (run.stdout.split('next:\n')[1] ?? '').trim().split('\n').map((l) => l.trim());
     expect(next).toHaveLength(3);
     expect(next[0]).toMatch(/^cairn list --project \S+\s+the \d+ memories of /);

@@ -7,9 +7,10 @@ export function registerHookCommand(program: Command, run: Run): void {
   run(
     program
       .command('hook')
-      .summary('Claude Code hook entry (reads the hook JSON on stdin)')
+      .summary('Claude Code, Codex and Gemini CLI hook entry (reads the hook JSON on stdin)')
       .description(
-        `Events: ${HOOK_EVENTS.join(', ')} (Claude Code's SessionStart, UserPromptSubmit, PreCompact, Stop, SessionEnd, SubagentStop also work).\n` +
+        `Events: ${HOOK_EVENTS.join(', ')} (Claude Code's SessionStart, UserPromptSubmit, PreCompact, Stop, SessionEnd, SubagentStop and\n` +
+          "Gemini CLI's BeforeAgent, PreCompress, BeforeModel, AfterAgent also work; before-model adds the post-compression context).\n" +
           'A hook never blocks the agent: on any error it exits 0 with nothing injected and logs to <home>/logs/hooks.log.',
       )
       .argument('<event>', HOOK_EVENTS.join(' | ')),

@@ -14,12 +14,15 @@ export function registerInstallCommand(program: Command, run: Run): void {
   run(
     program
       .command('install')
-      .summary('wire cairn into Claude Code, Codex, Cursor or VS Code')
+      .summary('wire cairn into Claude Code, Codex, Gemini CLI, Cursor or VS Code')
       .description(
         'claude: merges the hooks (SessionStart, UserPromptSubmit, PreCompact, Stop, SessionEnd, SubagentStop) into Claude Code\n' +
           '        settings and adds the MCP server; keeps your other hooks; backs up every file it changes.\n' +
           'codex:  adds [mcp_servers.cairn] to ~/.codex/config.toml and SessionStart, UserPromptSubmit and Stop hooks to\n' +
           '        ~/.codex/hooks.json (trust them once in Codex with /hooks).   cursor: .cursor/mcp.json.   vscode: .vscode/mcp.json.\n' +
+          'gemini: adds the MCP server and hooks (SessionStart, BeforeAgent, PreCompress for /compress, BeforeModel, AfterAgent,\n' +
+          '        SessionEnd) to ~/.gemini/settings.json (--scope project: .gemini/settings.json); after Gemini compresses its\n' +
+          '        history, BeforeModel adds cairn\'s post-compact context to the compression summary.\n' +
           'Files are edited in place with TOML and JSONC parsers: comments and everything else stay as they were.\n' +
           'Running it again changes nothing; --uninstall removes only what cairn added (a file unchanged since comes back\n' +
           'byte for byte from its backup).',
@@ -64,6 +67,9 @@ export function registerInstallCommand(program: Command, run: Run): void {
       if (!opts.dryRun && !opts.uninstall && agent === 'claude') {
         ctx.out('done: restart Claude Code; memories now come back after /compact and in new sessions.');
         ctx.out('seed memory from your past sessions: cairn ingest');
+      }
+      if (!opts.dryRun && !opts.uninstall && agent === 'gemini') {
+        ctx.out('done: restart Gemini CLI (/hooks and /mcp list cairn); memories now come back at session start and after a compression.');
       }
       if (!opts.dryRun && !opts.uninstall && agent === 'codex') {
         ctx.out('done: Codex asks you once to trust new hooks: start codex and open /hooks to trust cairn’s (until then the MCP tools work, the session-start context does not).');

@@ -6,6 +6,12 @@
  * Messages: `user`, `gemini`/`model` (text, `toolCalls` with their results, `tokens`), `info`
  * ("Request cancelled." is an interrupt), `error`/`warning`. Turn ids come from message ids, so a
  * rewritten document re-read from the start adds nothing twice.
+ *
+ * Gemini CLI 0.61 also records each tool result again as a `user` message of `functionResponse`
+ * parts (read once, from the call), wraps tool output in `<untrusted_context>` (unwrapped here:
+ * the envelope is not the tool's output, and a command's printed lines keep their line numbers),
+ * and records hook context (`<hook_context>`, e.g. cairn's own session-start context) inside the
+ * user's message (left out: not the user's words).
  */
 import type { BatchBuilder, SessionAcc } from '../builder.js';
 import { compactJson, contentText, describeToolCall, isObject, num, obj, stem, str, toTime, type JsonObject } from '../text.js';
@@ -13,6 +19,23 @@ import { parseJsonLine, stateObject, type LineParser } from './shared.js';
 
 const CANCELLED = /\b(?:request )?cancel+ed\b/i;
 const EXIT_CODE = /Exit Code: (-?\d+)/;
+const UNTRUSTED = /^<untrusted_context>\n([\s\S]*)\n<\/untrusted_context>$/;
+const HOOK_CONTEXT = /<hook_context>[\s\S]*?<\/hook_context>\s*/g;
+
+/** A tool's output without Gemini CLI's `<untrusted_context>` envelope (its escaped closing tag restored). */
+function unwrapUntrusted(text: string): string {
+  const m = UNTRUSTED.exec(text);
+  return m === null ? text : m[1]!.replaceAll('&lt;/untrusted_context&gt;', '</untrusted_context>');
+}
+
+/** Tool-call ids whose results were read from the call (`toolCalls[].result`), so a later `functionResponse` repeating them is skipped. */
+export type SeenCalls = Set<string>;
+const MAX_SEEN_CALLS = 512;
+
+function rememberCall(seen: SeenCalls, id: string): void {
+  seen.add(id);
+  if (seen.size > MAX_SEEN_CALLS) seen.delete(seen.values().next().value as string);
+}
 
 function toolResultText(call: JsonObject): string {
   const results = call.result;
@@ -22,7 +45,7 @@ function toolResultText(call: JsonObject): string {
       const response = obj(obj(obj(result)?.functionResponse)?.response);
       if (response === null) continue;
       const text = str(response.output) ?? str(response.error) ?? compactJson(response);
-      if (text.length > 0) parts.push(text);
+      if (text.length > 0) parts.push(unwrapUntrusted(text));
     }
     if (parts.length > 0) return parts.join('\n');
   }
@@ -78,7 +101,7 @@ function compression(builder: BatchBuilder, session: SessionAcc, summary: string
 }
 
 /** Add one chat message (either layout) to the session. */
-function addMessage(builder: BatchBuilder, session: SessionAcc, message: JsonObject, line: number, fallbackId: string, countTokens: boolean): void {
+function addMessage(builder: BatchBuilder, session: SessionAcc, message: JsonObject, line: number, fallbackId: string, countTokens: boolean, seen: SeenCalls): void {
   const id = str(message.id) ?? fallbackId;
   const type = str(message.type) ?? str(message.role);
   const at = toTime(message.timestamp ?? message.ts);
@@ -90,10 +113,14 @@ function addMessage(builder: BatchBuilder, session: SessionAcc, message: JsonObj
         compression(builder, session, parts.text, id, line, at);
         return;
       }
-      const text = str(message.displayContent) ?? parts.text;
-      const turn = builder.turn(session, { role: 'user', text, uuid: id, line, at });
-      if (turn !== null) builder.title(session, turn.text, false);
+      const text = (str(message.displayContent) ?? parts.text).replace(HOOK_CONTEXT, '');
+      if (text.trim().length > 0) {
+        const turn = builder.turn(session, { role: 'user', text, uuid: id, line, at });
+        if (turn !== null) builder.title(session, turn.text, false);
+      }
       for (const response of parts.responses) {
+        const callId = str(response.id);
+        if (callId !== null && seen.has(callId)) continue;
         const text = compactJson(response.response);
         builder.turn(session, { role: 'tool_result', text, toolName: str(response.name), toolInput: text, uuid: id, line, at });
       }
@@ -116,6 +143,7 @@ function addMessage(builder: BatchBuilder, session: SessionAcc, message: JsonObj
         if (call === null) continue;
         const name = str(call.name) ?? 'tool';
         const callId = str(call.id);
+        if (callId !== null && Array.isArray(call.result)) rememberCall(seen, callId);
         const callAt = toTime(call.timestamp) ?? at;
         builder.turn(session, { role: 'tool_call', text: describeToolCall(name, call.args), toolName: name, toolInput: compactJson(call.args), toolUseId: callId, uuid: id, line, at: callAt });
         const output = toolResultText(call);
@@ -174,10 +202,11 @@ export function parseGeminiDocument(builder: BatchBuilder, path: string, text: s
     builder.bad(1, 'JSON document has no messages');
     return;
   }
+  const seen: SeenCalls = new Set();
   messages.forEach((value, index) => {
     const message = obj(value);
     if (message === null) builder.bad(1, `message ${index} is not an object`);
-    else addMessage(builder, session, message, index + 1, `m${index}`, true);
+    else addMessage(builder, session, message, index + 1, `m${index}`, true, seen);
   });
 }
 
@@ -185,7 +214,9 @@ export function parseGeminiDocument(builder: BatchBuilder, path: string, text: s
 export function createGeminiLineParser(builder: BatchBuilder, path: string, raw: unknown): LineParser {
   const state = stateObject(raw);
   let sessionId = str(state.session) ?? stem(path, '.jsonl');
-  const counted = new Set<string>(Array.isArray(state.counted) ? state.counted.filter((v): v is string => typeof v === 'string') : []);
+  const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []);
+  const counted = new Set<string>(strings(state.counted));
+  const seen: SeenCalls = new Set(strings(state.calls));
   return {
     line(text, lineNo) {
       const line = parseJsonLine(text, lineNo, builder);
@@ -218,10 +249,10 @@ export function createGeminiLineParser(builder: BatchBuilder, path: string, raw:
         counted.add(id);
         if (counted.size > 512) counted.delete(counted.values().next().value as string);
       }
-      addMessage(builder, builder.session(sessionId), line, lineNo, id, first);
+      addMessage(builder, builder.session(sessionId), line, lineNo, id, first, seen);
     },
     end() {
-      return { state: { session: sessionId, counted: [...counted] } };
+      return { state: { session: sessionId, counted: [...counted], calls: [...seen] } };
     },
   };
 }
