@@ -44,7 +44,9 @@ export function findCompression(input: HookInput): GeminiCompression | null {
     const message = messages[index]!;
     if (message.role !== 'user') continue;
     const at = message.content.indexOf(SNAPSHOT_TAG);
-    if (at === -1) continue;
+    // Gemini's summary opens the message, or follows its environment context (the two are one content):
+    // the tag anywhere else is the user's text (a pasted snapshot), not a compression.
+    if (at === -1 || !/^(?:[\s\S]*<\/session_context>)?\s*$/.test(message.content.slice(0, at))) continue;
     const end = message.content.indexOf('</state_snapshot>', at);
     const snapshot = message.content.slice(at, end === -1 ? undefined : end);
     return { messages, index, hash: createHash('sha256').update(snapshot).digest('hex').slice(0, 32) };

@@ -120,6 +120,9 @@ describe('withoutRepeats / findCompression', () => {
     const found = findCompression({ llm_request: { messages: [...compressed('next'), { role: 'model', content: SNAPSHOT }] } });
     expect(found?.index).toBe(0);
     expect(findCompression({ llm_request: { messages: [{ role: 'model', content: SNAPSHOT }] } })).toBeNull();
+    // A snapshot the user pasted into a prompt is not a compression.
+    expect(findCompression({ llm_request: { messages: [{ role: 'user', content: `what does this mean? ${SNAPSHOT}` }] } })).toBeNull();
+    expect(findCompression({ llm_request: { messages: [{ role: 'user', content: SNAPSHOT }] } })?.index).toBe(0);
   });
   it('drops repeated items, then headings left empty; null when nothing is left', () => {
     const context = 'lead\n\n## Files\n- `a.ts` — read\n\n## Code\n- `f()` at a.ts:3\n';
