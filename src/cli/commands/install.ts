@@ -70,6 +70,7 @@ export function registerInstallCommand(program: Command, run: Run): void {
       }
       if (!opts.dryRun && !opts.uninstall && agent === 'gemini') {
         ctx.out('done: restart Gemini CLI (/hooks and /mcp list cairn); memories now come back at session start and after a compression.');
+        if (scope === 'project') ctx.out('Gemini CLI runs a project’s hooks only in a trusted folder (it asks; or /permissions trust).');
       }
       if (!opts.dryRun && !opts.uninstall && agent === 'codex') {
         ctx.out('done: Codex asks you once to trust new hooks: start codex and open /hooks to trust cairn’s (until then the MCP tools work, the session-start context does not).');
