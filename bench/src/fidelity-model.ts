@@ -9,7 +9,9 @@ import { adjusted, carries, FEATURES, FIT_OPTIONS, fitValueModel, learnedDelta, 
 import type { OutcomeCounts } from 'cairn-memory';
 import { coverage } from './fidelity.js';
 import type { CutCandidates } from './fidelity-run.js';
+import { metric } from './metrics.js';
 import { round } from './stats.js';
+import type { Metric } from './types.js';
 
 export interface ModelCut {
   cut: string;
@@ -86,7 +88,7 @@ export interface ReplayStep {
  * detail (used afterwards), and the session facts it left out and whether each did (missed).
  * Calls are not counted: the ledger records memories and session facts only.
  */
-export function outcomeOf(cut: ModelCut, model: ValueModel, budget: number): { kinds: Record<string, OutcomeCounts> } {
+export function outcomeOf(cut: ModelCut, model: ValueModel, budget: number): { reason: 'compact'; kinds: Record<string, OutcomeCounts> } {
   const c = cut.candidates;
   const pack = packDetails(c.details, { budget: Math.max(0, budget - c.headerTokens), ranker: 'composite', seed: 42, model, endSeq: c.endSeq });
   const injected = new Set(pack.chosen.map((d) => d.key));
@@ -98,7 +100,7 @@ export function outcomeOf(cut: ModelCut, model: ValueModel, budget: number): { k
     if (injected.has(d.key)) (k.injected++, (k.used += label));
     else if (d.factId) ((k.left = (k.left ?? 0) + 1), (k.missed += label));
   }
-  return { kinds };
+  return { reason: 'compact', kinds };
 }
 
 /**
@@ -115,7 +117,7 @@ export function replayLearning(cuts: readonly ReplayCut[], prior: ValueModel, bu
     list.push(cut);
     sessions.set(cut.sessionId, list);
   }
-  const seen: Array<{ scope: string; kinds: Record<string, OutcomeCounts> }> = [];
+  const seen: Array<{ scope: string; reason: string; kinds: Record<string, OutcomeCounts> }> = [];
   const steps: ReplayStep[] = [];
   for (const list of sessions.values()) {
     const key = scope === 'user' ? '' : (list[0] as ReplayCut).project;
@@ -141,6 +143,18 @@ export function replayLearning(cuts: readonly ReplayCut[], prior: ValueModel, bu
 export function replayShare(steps: readonly ReplayStep[], pick: 'learned' | 'prior'): number | null {
   const total = steps.reduce((n, s) => n + s.needed, 0);
   return total === 0 ? null : round(steps.reduce((sum, s) => sum + s[pick] * s.needed, 0) / total);
+}
+
+/**
+ * The two rows of a replay (shipped model, learned from earlier sessions) for one set of cuts,
+ * named `<name>: shipped model` and `<name>: learned from earlier sessions`.
+ */
+export function replayRows(name: string, steps: readonly ReplayStep[]): Metric[] {
+  const taught = steps.filter((s) => s.learnedFrom > 0);
+  return [
+    metric(`${name}: shipped model`, replayShare(steps, 'prior'), 'share', { note: `${steps.length} cuts; ${taught.length} scored after an earlier session taught` }),
+    metric(`${name}: learned from earlier sessions`, replayShare(steps, 'learned'), 'share', { note: `on the taught cuts: ${replayShare(taught, 'prior') ?? '—'} → ${replayShare(taught, 'learned') ?? '—'}` }),
+  ];
 }
 
 /** The model's mean value over a cut's candidates (a sanity figure for the report). */

@@ -7,16 +7,18 @@
  * only where the set holds a real compaction with the agent's own summary.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve, sep } from 'node:path';
-import { invalid } from 'cairn-memory/testing';
+import { DEFAULT_VALUE_MODEL } from 'cairn-memory';
+import { DEFAULT_HOOK_SETTINGS, invalid } from 'cairn-memory/testing';
 import { cutPoints, neededDetails, splitAtCompactions, type CompactSplit } from '../fidelity.js';
 import { codexNeeded, codexRecency, codexSession, codexSplits } from '../fidelity-codex.js';
 import { tallyMisses } from '../fidelity-misses.js';
+import { replayLearning, replayRows, type ReplayCut } from '../fidelity-model.js';
 import { measureCut, type CutFigures } from '../fidelity-run.js';
 import { metric } from '../metrics.js';
 import type { BenchContext, Dataset, Metric, Suite, SuiteOutcome } from '../types.js';
-import { cutRows, MIN_NEEDED, pooled, unitOf } from './fidelity.js';
+import { cutRows, label, MIN_NEEDED, pooled, startOf, unitOf } from './fidelity.js';
 
 export const EXTERNAL_MANIFEST_SCHEMA = 'cairn-external-sessions/1';
 
@@ -73,13 +75,15 @@ interface PlannedCut {
   split: CompactSplit;
   needed: string[];
   agent?: { session: string; cwd: string | null };
+  /** For the learning replay (Claude Code's cuts): the session (a subagent's is its parent's), when it started, its project. */
+  replay?: { sessionId: string; startedAt: string; project: string };
 }
 
 /** Claude Code's transcripts: one unit per session and agent, split at real compactions and cut points. */
-function claudePlan(files: Array<{ file: string; text: string }>): { plan: PlannedCut[]; units: number } {
+function claudePlan(files: Array<{ file: string; text: string; session: ExternalSession }>): { plan: PlannedCut[]; units: number } {
   const plan: PlannedCut[] = [];
   let units = 0;
-  for (const { file, text } of files) {
+  for (const { file, text, session } of files) {
     const unit = unitOf(file, text);
     if (!unit) continue;
     units++;
@@ -87,7 +91,10 @@ function claudePlan(files: Array<{ file: string; text: string }>): { plan: Plann
     const splits = [...splitAtCompactions(unit.lines).map((s, i) => ({ split: s, cut: `${name}#${i + 1}` })), ...cutPoints(unit.lines).map((s) => ({ split: s, cut: `${name}@${s.before.length}` }))];
     for (const { split, cut } of splits) {
       const needed = neededDetails(split);
-      if (needed.length >= MIN_NEEDED) plan.push({ file, cut, split, needed });
+      // The project is the package the sessions came from (one repository), as the product keys a
+      // project by its repository, not by the folder a session or worktree subagent started in.
+      const replay = { sessionId: unit.sessionId, startedAt: startOf(unit.lines), project: session.package };
+      if (needed.length >= MIN_NEEDED) plan.push({ file, cut, split, needed, replay });
     }
   }
   return { plan, units };
@@ -118,6 +125,20 @@ function hookAloneRow(name: string, cuts: CutFigures[]): Metric {
   });
 }
 
+/**
+ * Learning from use replayed over the set in session order (issue #15 item 9): each cut scored by
+ * the shipped model plus what EARLIER sessions of its project taught, never its own session's.
+ * The cuts' candidates are kept as `fidelity-external-cuts.json` in the bench cache for offline replays.
+ */
+function learnReplay(ctx: BenchContext, cuts: ReplayCut[]): Metric[] {
+  if (cuts.length === 0) return [];
+  mkdirSync(ctx.cacheDir, { recursive: true });
+  writeFileSync(join(ctx.cacheDir, 'fidelity-external-cuts.json'), JSON.stringify(cuts));
+  const budgets = [...new Set([2000, 4000, DEFAULT_HOOK_SETTINGS.sessionStartBudget])].sort((a, b) => a - b);
+  const hook = DEFAULT_HOOK_SETTINGS.sessionStartBudget;
+  return budgets.flatMap((b) => replayRows(`external: learn from use @${label(b)}${b === hook ? ' (hook default)' : ''}, per project`, replayLearning(cuts, DEFAULT_VALUE_MODEL, b, 'project')));
+}
+
 export const fidelityExternalSuite: Suite = {
   name: 'fidelity-external',
   description:
@@ -134,13 +155,15 @@ export const fidelityExternalSuite: Suite = {
     const codex = codexPlan(files.filter((f) => f.session.agent === 'codex'));
     if (claude.plan.length + codex.plan.length === 0) return { status: 'skipped', reason: `no compaction or cut point with ≥ ${MIN_NEEDED} needed details in ${ctx.dataDir}` };
     const fileOf = new Map<CutFigures, string>();
+    const replayCuts: ReplayCut[] = [];
     const measure = async (list: PlannedCut[], agentName: string): Promise<CutFigures[]> => {
       const out: CutFigures[] = [];
       for (const item of list) {
         ctx.log(`fidelity-external: ${agentName} ${item.cut}${item.split.real ? ' (real compaction)' : ''}: ${item.needed.length} needed details`);
         const agent = item.agent ? { agent: { ...item.agent, recency: codexRecency } } : {};
-        const { figures } = await measureCut({ file: item.file, cut: item.cut, split: item.split, needed: item.needed, half: 'report', seed: ctx.seed, ...agent });
+        const { figures, candidates } = await measureCut({ file: item.file, cut: item.cut, split: item.split, needed: item.needed, half: 'report', seed: ctx.seed, ...agent });
         fileOf.set(figures, item.file);
+        if (item.replay) replayCuts.push({ cut: item.cut, half: 'report', candidates, position: item.split.before.length, ...item.replay });
         out.push(figures);
       }
       return out;
@@ -166,6 +189,7 @@ export const fidelityExternalSuite: Suite = {
     } else {
       metrics.push(metric('external: cuts measured', 0, 'cuts', { note: `no Claude Code transcript has a compaction or cut point with ≥ ${MIN_NEEDED} needed details` }));
     }
+    metrics.push(...learnReplay(ctx, replayCuts));
     if (codexCuts.length > 0) metrics.push(...cutRows('external codex', codexCuts, { judged: false, summary: 'Codex summary' }), hookAloneRow('external codex', codexCuts));
     // One dataset per package: what it holds, and a hash over its transcripts' hashes.
     const packages = [...new Set(files.map((f) => `${f.session.package} ${f.session.version}`))];

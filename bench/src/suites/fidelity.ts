@@ -14,7 +14,7 @@ import { basename, join } from 'node:path';
 import { DEFAULT_VALUE_MODEL } from 'cairn-memory';
 import { DEFAULT_HOOK_SETTINGS } from 'cairn-memory/testing';
 import { assignHalves, cutPoints, neededDetails, splitAtCompactions, type CompactSplit } from '../fidelity.js';
-import { fitOnTuning, pooledShare, replayLearning, replayShare, topWeights, type ReplayCut } from '../fidelity-model.js';
+import { fitOnTuning, pooledShare, replayLearning, replayRows, topWeights, type ReplayCut } from '../fidelity-model.js';
 import { FIDELITY_BUDGETS, FIDELITY_RANKERS, measureCut, type CutFigures } from '../fidelity-run.js';
 import { codexNeeded, codexRecency, codexSession, codexSplits } from '../fidelity-codex.js';
 import { tallyMisses } from '../fidelity-misses.js';
@@ -63,7 +63,7 @@ export function unitOf(file: string, text: string): Unit | null {
 }
 
 /** The session's working folder (its first cwd), the project key of the learning replay; '' when none. */
-function cwdOf(lines: readonly string[]): string {
+export function cwdOf(lines: readonly string[]): string {
   for (const line of lines.slice(0, 50)) {
     const m = /"cwd":"([^"]+)"/.exec(line);
     if (m) return m[1] as string;
@@ -72,7 +72,7 @@ function cwdOf(lines: readonly string[]): string {
 }
 
 /** The first timestamp of a transcript (ISO strings sort in time order), '' when none. */
-function startOf(lines: readonly string[]): string {
+export function startOf(lines: readonly string[]): string {
   for (const line of lines.slice(0, 50)) {
     const m = /"timestamp":"([^"]+)"/.exec(line);
     if (m) return m[1] as string;
@@ -294,13 +294,7 @@ export const fidelitySuite: Suite = {
         const steps = replayLearning(modelCuts, DEFAULT_VALUE_MODEL, b, scope);
         replay[`${scope}@${b}`] = steps;
         for (const half of ['report', 'tuning'] as const) {
-          const list = steps.filter((s) => s.half === half);
-          const taught = list.filter((s) => s.learnedFrom > 0);
-          const name = `${half}: learn from use @${label(b)}, ${scope === 'user' ? 'user-wide' : 'per project'}`;
-          metrics.push(
-            metric(`${name}: shipped model`, replayShare(list, 'prior'), 'share', { note: `${list.length} cuts; ${taught.length} scored after an earlier session taught` }),
-            metric(`${name}: learned from earlier sessions`, replayShare(list, 'learned'), 'share', { note: `on the taught cuts: ${replayShare(taught, 'prior') ?? '—'} → ${replayShare(taught, 'learned') ?? '—'}` }),
-          );
+          metrics.push(...replayRows(`${half}: learn from use @${label(b)}, ${scope === 'user' ? 'user-wide' : 'per project'}`, steps.filter((s) => s.half === half)));
         }
       }
     }
