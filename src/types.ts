@@ -155,7 +155,10 @@ export interface ScoredId {
 }
 
 /** The part of a memory a near-duplicate check reads (`Store.getMemoryTexts`). */
-export type MemoryText = Pick<Memory, 'id' | 'text' | 'kind'>;
+export type MemoryText = Pick<Memory, 'id' | 'text' | 'kind'> & {
+  /** The text's distinct index terms, when the store keeps them (SQLite: `memories.terms`); else the check tokenizes `text`. */
+  terms?: readonly string[];
+};
 
 /** What a memory write changes atomically. */
 export interface MemoryWrite {

@@ -7,9 +7,9 @@ export function termJaccard(a: string, b: string): number {
   return setJaccard(new Set(indexTerms(a)), b);
 }
 
-/** Jaccard similarity of a term set (made once per probe) and a text's index-term set. */
-function setJaccard(setA: ReadonlySet<string>, b: string): number {
-  const setB = new Set(indexTerms(b));
+/** Jaccard similarity of a term set (made once per probe) and a text's index-term set (or its distinct index terms, when stored). */
+function setJaccard(setA: ReadonlySet<string>, b: string, storedTerms?: readonly string[]): number {
+  const setB = new Set(storedTerms ?? indexTerms(b));
   if (setA.size === 0 || setB.size === 0) return 0;
   let shared = 0;
   for (const term of setA) if (setB.has(term)) shared++;
@@ -75,7 +75,7 @@ export async function findSimilar(
   const terms = new Set(indexTerms(text));
   const out: SimilarMemory[] = [];
   for (const memory of memories) {
-    const jaccard = setJaccard(terms, memory.text);
+    const jaccard = setJaccard(terms, memory.text, 'terms' in memory ? memory.terms : undefined);
     const other = vectors.get(memory.id);
     const cos = vector && other ? cosine(vector, other) : 0;
     if (jaccard >= NEAR_DUPLICATE.jaccard || cos >= NEAR_DUPLICATE.cosine) {

@@ -4,7 +4,8 @@ import type { Command } from 'commander';
 import { isPostgresStore } from '../../config.js';
 import { invalid } from '../../errors.js';
 import { loadMigrations, openDatabase } from '../../store/sqlite/database.js';
-import { fillBands } from '../../store/sqlite/memory-bands.js';
+import { fillBands, termSet } from '../../store/sqlite/memory-bands.js';
+import { fillTerms } from '../../store/sqlite/memory-terms.js';
 import { rowIndexText } from '../../store/sqlite/store.js';
 import { TextSearchIndex } from '../../store/sqlite/text-search-index.js';
 import type { CommandContext } from '../context.js';
@@ -56,6 +57,8 @@ function sqlite(spec: string, apply: boolean): Report {
     try {
       // Memories written before memory_bands existed: filled here, a chunk a transaction (resumable).
       bandsFilled = fillBands(db).filled;
+      // Their distinct index terms, which the near-duplicate check reads instead of tokenizing (migration 015).
+      fillTerms(db, termSet);
       // Memories written before the BM25 postings existed (opening the store filled at most a batch).
       postingsFilled = new TextSearchIndex(() => db).backfill(rowIndexText);
     } finally {
@@ -94,7 +97,7 @@ export function registerMigrateCommand(program: Command, run: Run): void {
         'Schema migrations of the configured store (--store / CAIRN_STORE / config "store"; SQLite by default).\n' +
           '`up` (the default) applies what is pending, each migration in a transaction (PostgreSQL: under an advisory lock, so\n' +
           'several processes can start at once); `status` only reports. Stores also migrate forward when they open.\n' +
-          'SQLite: `up` also fills the near-duplicate bands and the BM25 postings of memories stored before they existed\n' +
+          'SQLite: `up` also fills the near-duplicate bands, the stored index terms and the BM25 postings of memories stored before they existed\n' +
           '(resumable; otherwise remember fills the bands a chunk at a time, each open of the store and `cairn ingest` the postings).',
       )
       .argument('[action]', 'up | status', 'up'),

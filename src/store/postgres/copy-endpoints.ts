@@ -42,9 +42,10 @@ function source(table: TableSpec, memoryKey: 'rowid' | 'pk'): { select: string; 
       keyExpr: ['r.fact_id', 'r.turn_id'],
     };
   }
-  // term_df_folds and memory_bands: the SQLite store's own bookkeeping of its term_df folds
-  // (sqlite/term-frequency.ts) and of its near-duplicate bands' fill (sqlite/memory-bands.ts), not data.
-  const where = table.name === 'state' ? "key NOT IN ('vector_model', 'vector_epoch', 'term_df_folds', 'memory_bands') AND key NOT LIKE 'copy.%'" : '';
+  // term_df_folds, memory_bands and memory_terms: the SQLite store's own bookkeeping of its term_df
+  // folds (sqlite/term-frequency.ts) and of its near-duplicate bands' and stored terms' fills
+  // (sqlite/memory-bands.ts, sqlite/memory-terms.ts), not data.
+  const where = table.name === 'state' ? "key NOT IN ('vector_model', 'vector_epoch', 'term_df_folds', 'memory_bands', 'memory_terms') AND key NOT LIKE 'copy.%'" : '';
   return { select: table.columns.map(quoteColumn).join(', '), from: table.name, where, keyExpr: table.key.map(quoteColumn) };
 }
 

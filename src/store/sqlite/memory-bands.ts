@@ -81,6 +81,11 @@ function signText(text: string): Uint32Array | null {
   return terms.size === 0 ? null : signature(terms);
 }
 
+/** A text's distinct index terms. */
+export function termSet(text: string): Set<string> {
+  return new Set(indexTerms(text));
+}
+
 /** Band keys of a memory's text in its project; none for a text without index terms. */
 export function bandKeys(text: string, project: string | null): number[] {
   const mins = signText(text);
@@ -93,14 +98,22 @@ export function bandKeys(text: string, project: string | null): number[] {
  */
 export class BandSigner {
   private lastText: string | null = null;
+  private lastTerms: Set<string> = new Set();
   private lastMins: Uint32Array | null = null;
 
   private sign(text: string): Uint32Array | null {
     if (text !== this.lastText) {
-      this.lastMins = signText(text);
+      this.lastTerms = termSet(text);
+      this.lastMins = this.lastTerms.size === 0 ? null : signature(this.lastTerms);
       this.lastText = text;
     }
     return this.lastMins;
+  }
+
+  /** The distinct index terms of `text` (the set its signature was made from). */
+  terms(text: string): ReadonlySet<string> {
+    this.sign(text);
+    return this.lastTerms;
   }
 
   /** Band keys of a memory's text in its project, as {@link bandKeys}. */

@@ -31,8 +31,9 @@ import { createSqliteSubstrate, type SqliteSubstrate } from './substrate.js';
 import { sqliteEmbeddingCache } from './embed-cache.js';
 import { sqliteLedger } from './ledger.js';
 import { TermFrequencies } from './term-frequency.js';
-import { bandKeys, BandSigner, bandsComplete, fillBands, initBands, removeBands, restartFill, type FillProgress } from './memory-bands.js';
+import { bandKeys, BandSigner, termSet, bandsComplete, fillBands, initBands, removeBands, restartFill, type FillProgress } from './memory-bands.js';
 import { PendingBands } from './pending-bands.js';
+import { decodeTerms, encodeTerms, fillTerms, initTerms, restartTermsFill } from './memory-terms.js';
 import { TextSearchIndex } from './text-search-index.js';
 import { SqliteVectors, type SqliteVectorIndexOptions } from './vectors.js';
 import { SqliteVectorStaging, STAGED_MODEL_KEY } from './vector-staging.js';
@@ -125,6 +126,8 @@ export class SqliteStore implements Store {
   private readonly textSearchWorker: TextSearchOffload | null;
   /** Seen complete: every memory's near-duplicate bands are in memory_bands (./memory-bands.ts). */
   private bandsDone = false;
+  /** Seen complete: every memory's distinct index terms are stored (./memory-terms.ts). */
+  private termsDone = false;
   private readonly bandSigner = new BandSigner();
   /** Bands written since the last fold into memory_bands (./pending-bands.ts). */
   private readonly pendingBands = new PendingBands(() => this.db);
@@ -161,6 +164,7 @@ export class SqliteStore implements Store {
     if (!this.database.readonly) {
       refreshFtsTerms(this.database, this.termFrequencies, this.textIndex);
       initBands(this.database);
+      initTerms(this.database);
       // Migration 013's postings for memories stored before it: a bounded step per open, so a hook
       // or a recall on a large upgraded store is never held up (searches use FTS5 until they are
       // complete); `cairn ingest` and `cairn migrate up` fill the rest (fillTextSearchIndex).
@@ -175,6 +179,7 @@ export class SqliteStore implements Store {
     this.statements.clear();
     this.termFrequencies.reset();
     this.bandsDone = false;
+    this.termsDone = false;
     this.pendingBands.reset();
     this.textIndex.reset();
     this.vectorIndex.reset();
@@ -232,7 +237,8 @@ export class SqliteStore implements Store {
         throw new CairnError('CONFLICT', `memory ${write.closes.id} was already superseded`);
       }
     }
-    const params = memoryToParams(memory);
+    // The distinct index terms for near-duplicate checks (./memory-terms.ts), from the set the bands are signed with.
+    const params = { ...memoryToParams(memory), terms: encodeTerms(this.bandSigner.terms(memory.text)) };
     const columns = Object.keys(params);
     const result = this.statement(
       `INSERT INTO memories (${columns.join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})
@@ -270,7 +276,10 @@ export class SqliteStore implements Store {
         sets.push(`${column} = @${column}`);
         params[column] = value;
       };
-      if (patch.text !== undefined) assign('text', patch.text);
+      if (patch.text !== undefined) {
+        assign('text', patch.text);
+        assign('terms', encodeTerms(termSet(patch.text)));
+      }
       if (patch.tags !== undefined) assign('tags', JSON.stringify(patch.tags));
       if (patch.importance !== undefined) assign('importance', patch.importance);
       if (patch.kind !== undefined) assign('kind', patch.kind);
@@ -365,11 +374,16 @@ export class SqliteStore implements Store {
       const best = counted.slice(0, limit * 2);
       if (best.length === 0) return [];
       const rows = this.statement(
-        `SELECT m.rowid AS r, m.id AS id, m.text AS text, m.kind AS kind FROM memories m
+        `SELECT m.rowid AS r, m.id AS id, m.text AS text, m.kind AS kind, m.terms AS terms FROM memories m
           WHERE m.rowid IN (SELECT value FROM json_each(@rowids))
             AND m.valid_to IS NULL AND m.deleted_at IS NULL AND (+m.project IS @project OR +m.project IS NULL)`,
-      ).all({ rowids: JSON.stringify(best.map(([r]) => r)), project }) as Array<MemoryText & { r: number }>;
-      const byRowid = new Map(rows.map(({ r, ...row }) => [r, row]));
+      ).all({ rowids: JSON.stringify(best.map(([r]) => r)), project }) as Array<{ r: number; id: string; text: string; kind: MemoryText['kind']; terms: string | null }>;
+      const byRowid = new Map(
+        rows.map(({ r, terms, ...row }): [number, MemoryText] => {
+          const stored = decodeTerms(terms);
+          return [r, stored === null ? row : { ...row, terms: stored }];
+        }),
+      );
       return best.flatMap(([r]) => byRowid.get(r) ?? []).slice(0, limit);
     })();
   }
@@ -380,10 +394,19 @@ export class SqliteStore implements Store {
    * uncommitted chunk. A read-only store fills nothing.
    */
   async fillNearDuplicateIndex(options: { chunk?: number; maxChunks?: number } = {}): Promise<FillProgress> {
-    if (this.bandsDone) return { filled: 0, complete: true };
+    if (this.bandsDone && this.termsDone) return { filled: 0, complete: true };
     if (this.db.readonly) return { filled: 0, complete: bandsComplete(this.db) };
-    const progress = fillBands(this.db, options);
-    if (progress.complete) this.bandsDone = true;
+    let progress: FillProgress = { filled: 0, complete: true };
+    if (!this.bandsDone) {
+      progress = fillBands(this.db, options);
+      if (progress.complete) this.bandsDone = true;
+    }
+    // Then the stored terms of older memories (./memory-terms.ts): without them the check tokenizes, with the same result.
+    if (this.bandsDone && !this.termsDone) {
+      const terms = fillTerms(this.db, termSet, options);
+      if (terms.complete) this.termsDone = true;
+      progress = { filled: progress.filled, complete: terms.complete };
+    }
     return progress;
   }
 
@@ -401,7 +424,9 @@ export class SqliteStore implements Store {
   /** Fill the near-duplicate bands again from the first memory (after rows were written past the store: `cairn copy`). */
   restartNearDuplicateFill(): void {
     restartFill(this.db);
+    restartTermsFill(this.db);
     this.bandsDone = false;
+    this.termsDone = false;
   }
 
   async findByContentHash(contentHash: string, project: string | null): Promise<Memory | null> {
