@@ -10,10 +10,15 @@ const cacheDir = tempDir('cairn-bench-cache-');
 const MIGRATIONS = fileURLToPath(new URL('../../src/store/sqlite/migrations/', import.meta.url));
 
 /** The newest SQLite migration: its version and the tables it creates. */
-function newestMigration(): { version: number; tables: string[] } {
+function newestMigration(): { version: number; tables: string[]; triggers: string[]; columns: Array<[string, string]> } {
   const file = readdirSync(MIGRATIONS).filter((name) => /^\d+_.*\.sql$/.test(name)).sort().at(-1) as string;
   const sql = readFileSync(join(MIGRATIONS, file), 'utf8');
-  return { version: Number.parseInt(file, 10), tables: [...sql.matchAll(/CREATE TABLE IF NOT EXISTS (\w+)/g)].map((m) => m[1] as string) };
+  return {
+    version: Number.parseInt(file, 10),
+    tables: [...sql.matchAll(/CREATE TABLE IF NOT EXISTS (\w+)/g)].map((m) => m[1] as string),
+    triggers: [...sql.matchAll(/CREATE TRIGGER (?:IF NOT EXISTS )?(\w+)/g)].map((m) => m[1] as string),
+    columns: [...sql.matchAll(/ALTER TABLE (\w+) ADD COLUMN (\w+)/g)].map((m) => [m[1] as string, m[2] as string]),
+  };
 }
 afterAll(() => rmSync(cacheDir, { recursive: true, force: true }));
 
@@ -59,11 +64,15 @@ describe('corpus databases', () => {
       const built = await ensureCorpusDb(dir, spec);
       const latest = built.manifest.schemaVersion;
       // Make it the corpus the schema before the newest migration would have cached: version
-      // latest - 1, without the tables the newest migration creates (whichever migration that is).
+      // latest - 1, without the tables, triggers and columns the newest migration creates (whichever
+      // migration that is).
       const newest = newestMigration();
       expect(newest.version).toBe(latest);
       const db = new Database(built.path);
+      expect(newest.tables.length + newest.triggers.length + newest.columns.length, 'what the newest migration creates').toBeGreaterThan(0);
+      for (const trigger of newest.triggers) db.exec(`DROP TRIGGER ${trigger}`);
       for (const table of newest.tables) db.exec(`DROP TABLE ${table}`);
+      for (const [table, column] of newest.columns) db.exec(`ALTER TABLE ${table} DROP COLUMN ${column}`);
       db.pragma(`user_version = ${latest - 1}`);
       db.close();
       const olderKey = corpusKey(spec, latest - 1);
@@ -84,6 +93,8 @@ describe('corpus databases', () => {
       try {
         expect(after.pragma('user_version', { simple: true })).toBe(latest);
         for (const table of newest.tables) expect(after.prepare("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?").pluck().get(table), table).toBe(1);
+        for (const trigger of newest.triggers) expect(after.prepare("SELECT count(*) FROM sqlite_schema WHERE type = 'trigger' AND name = ?").pluck().get(trigger), trigger).toBe(1);
+        for (const [table, column] of newest.columns) expect(after.prepare('SELECT count(*) FROM pragma_table_info(?) WHERE name = ?').pluck().get(table, column), `${table}.${column}`).toBe(1);
         expect(after.prepare('SELECT count(*) FROM memories').pluck().get()).toBe(built.manifest.rows.inserted);
       } finally {
         after.close();
