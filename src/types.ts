@@ -341,6 +341,17 @@ export interface OutcomeCounts {
   missed: number;
 }
 
+/** Which measured windows {@link LedgerStore.outcomes} returns (all given filters apply). */
+export interface OutcomeQuery {
+  session?: string;
+  /** One project's; `null`: windows whose project is unknown. */
+  project?: string | null;
+  /** Only windows opened for this reason (`compact` …). */
+  reason?: string;
+  /** Only the latest this many (by when they were measured), still oldest first. */
+  last?: number;
+}
+
 /**
  * What learn-from-use saw after one context window (SQLite migration 009, PostgreSQL 008): how
  * many items were injected into it and used afterwards, and how many needed details (used after
@@ -394,7 +405,7 @@ export interface LedgerStore {
   /** Store what learn-from-use saw after a window, replacing an earlier measurement of it. */
   recordOutcome(outcome: LedgerOutcome): Promise<void>;
   /** Measured windows, oldest first: one session's, one project's (null: project unknown), or all. */
-  outcomes(options?: { session?: string; project?: string | null }): Promise<LedgerOutcome[]>;
+  outcomes(options?: OutcomeQuery): Promise<LedgerOutcome[]>;
   /**
    * Drop what is no longer worth keeping (`cairn maintain`): the windows, injections and items of
    * sessions with nothing recorded since `sessionsBefore` (a session still in use keeps its whole

@@ -12,7 +12,7 @@ import { coreForInjection, readCores } from './core.js';
 import type { Candidate, RankContext } from './rankers.js';
 import { estimateTokens } from '../tokens.js';
 import { packSession, type ChosenDetail } from './session-context.js';
-import { learnedDelta } from './learn.js';
+import { LEARN_FROM_LAST, learnedDelta } from './learn.js';
 import { adjusted, DEFAULT_VALUE_MODEL, type ValueModel } from './value-model.js';
 import { workingSetLines, workingSetOf } from './working-set.js';
 import { itemLine, prepareContext, prepareItem, preparedTerms, type PreparedContext } from './prepare.js';
@@ -44,9 +44,11 @@ export interface ContextInput {
   valueModel?: ValueModel;
   /**
    * Learn from use: adjust the value model by what this project's earlier compactions showed
-   * (src/context/learn.ts, bounded). Off by default: replayed over the shared sessions it did not
-   * raise the share (docs/BENCHMARKS.md, fidelity). Ignored when `valueModel` is given.
-   * @default false
+   * (src/context/learn.ts: the use rate per fact kind, shrunk and bounded; nothing before two
+   * measured compactions). On by default since replayed in session order it raised the share on
+   * the report half and the external set at the 4K default (docs/BENCHMARKS.md, fidelity); `false`
+   * packs with the shipped model alone. Ignored when `valueModel` is given.
+   * @default true
    */
   learnFromUse?: boolean;
   /**
@@ -293,7 +295,7 @@ export async function buildContext(deps: ContextDeps, input: ContextInput = {}):
       budget: Math.max(0, budget - used),
       ranker: rankerName,
       seed: input.seed ?? 1,
-      ...(input.valueModel ? { model: input.valueModel } : input.learnFromUse && deps.store.ledger ? { model: adjusted(DEFAULT_VALUE_MODEL, learnedDelta(await deps.store.ledger.outcomes({ project: deps.project }))) } : {}),
+      ...(input.valueModel ? { model: input.valueModel } : input.learnFromUse !== false && deps.store.ledger ? { model: adjusted(DEFAULT_VALUE_MODEL, learnedDelta(await deps.store.ledger.outcomes({ project: deps.project, reason: 'compact', last: LEARN_FROM_LAST }))) } : {}),
       ...(input.exclude || input.excludeFacts ? { exclude: new Set([...(input.exclude ?? []), ...(input.excludeFacts ?? [])]) } : {}),
       ...(input.omitSummarized ? { inContext: latestSummary(sessionTurns) } : {}),
     });

@@ -1,45 +1,68 @@
 /**
  * Learning from use (issue #15, item 9): per-project adjustments to the value model from what
  * learn-from-use measured after earlier compactions (src/context/use.ts). For each kind of session
- * fact (path, command, symbol …) a project's observed chance that a candidate of that kind is
- * needed after a compaction — injected and used, or left out and then needed — is shrunk toward
- * the global rate (a Beta prior of `prior` pseudo-candidates), and the log-odds difference moves
- * that kind's weight, bounded by `cap`. Only fact kinds learn: the outcomes count the left-out
- * candidates of facts only, so a memory kind's rate would be the injected items' alone (biased).
+ * fact (path, command, symbol …) a project's share of injected candidates that the agent used
+ * after a compaction is shrunk toward the global share for that kind (a Beta prior worth `prior`
+ * injected candidates), and the log-odds difference moves that kind's weight, bounded by `cap`.
+ * Nothing moves until the project has `minOutcomes` measured compactions.
  *
- * Pure: `cairn bench fidelity` replays the same function in session order (docs/BENCHMARKS.md).
+ * Only the use rate of what was injected is learned: it is what the product observes without
+ * bias. Counting left-out candidates that were needed (the rule before this one) reads misses
+ * that the context's own ranking chose, and replayed in session order it lowered the share
+ * (docs/BENCHMARKS.md, fidelity). Only fact kinds learn: memory kinds have no global rate here.
+ * Only compaction windows count: elsewhere "used" means used at all, not needed after a cut.
+ *
+ * Pure: `cairn bench fidelity` and `cairn bench fidelity-external` replay the same function in
+ * session order.
  */
 import type { OutcomeCounts } from '../types.js';
 import type { Feature } from './value-model.js';
 
 /**
- * Share of session-fact candidates of each kind that carried a needed detail after a compaction,
- * on the tuning half of the shared transcripts only (1,743 candidates from 12 cuts; smoothed with
- * 5 pseudo-candidates at the overall 0.403). The model's kind weights were fitted on the same half.
+ * Share of injected session-fact candidates of each kind that carried a needed detail after a
+ * compaction, on the tuning half of the shared transcripts only (the shipped model at the hook's
+ * 4K budget over its 12 cuts, 1,592 injected; smoothed with 5 pseudo-candidates at the overall
+ * 0.292). The model's kind weights were fitted on the same half.
  */
-export const GLOBAL_KIND_RATES: Readonly<Record<string, number>> = {
-  path: 0.344,
-  pathLine: 0.239,
-  symbol: 0.706,
-  command: 0.397,
-  error: 0.096,
-  test: 0.288,
-  config: 0.224,
-  url: 0.025,
-  version: 0.403,
-  id: 0.403,
+export const GLOBAL_USE_RATES: Readonly<Record<string, number>> = {
+  path: 0.259,
+  pathLine: 0.183,
+  symbol: 0.55,
+  command: 0.329,
+  error: 0.133,
+  test: 0.292,
+  config: 0.117,
+  url: 0.024,
+  version: 0.292,
+  id: 0.292,
 };
-const OVERALL_RATE = 0.403;
 
 export interface LearnOptions {
-  /** Pseudo-candidates at the global rate per kind (shrinkage toward the global fit). @default 100 */
+  /** Pseudo-candidates at the global use rate per kind (shrinkage toward the shipped model). @default 30 */
   prior?: number;
-  /** Largest change to a kind's weight, either way. @default 0.5 */
+  /** Largest change to a kind's weight, either way. @default 0.25 */
   cap?: number;
+  /** Measured compactions a project needs before anything is learned (abstain below). @default 2 */
+  minOutcomes?: number;
 }
 
-/** What learning from use settles on by default (see docs/BENCHMARKS.md, fidelity). */
-export const LEARN_DEFAULTS: Required<LearnOptions> = { prior: 100, cap: 0.5 };
+/**
+ * What learning from use settles on by default: chosen on the tuning half of the shared
+ * transcripts only, by replaying it in session order (docs/BENCHMARKS.md, fidelity).
+ */
+export const LEARN_DEFAULTS: Required<LearnOptions> = { prior: 30, cap: 0.25, minOutcomes: 2 };
+
+/**
+ * Learning reads a project's latest this many measured compactions (the ledger keeps a year):
+ * recent use counts, and the read on the compaction hook's path stays bounded.
+ */
+export const LEARN_FROM_LAST = 200;
+
+/** An outcome as learning reads it: the window's reason and its per-kind counts. */
+export interface LearnOutcome {
+  reason: string;
+  kinds: Readonly<Record<string, OutcomeCounts>>;
+}
 
 const logit = (p: number): number => Math.log(p / (1 - p));
 const clampRate = (p: number): number => Math.min(0.99, Math.max(0.01, p));
@@ -61,19 +84,19 @@ export function sumKinds(outcomes: ReadonlyArray<{ kinds: Readonly<Record<string
 
 /**
  * Adjustments to the value model's `kind:*` weights from a project's measured outcomes; `{}` when
- * nothing was measured. Add them with `adjusted(model, delta)`.
+ * fewer than `minOutcomes` compactions were measured. Add them with `adjusted(model, delta)`.
  * @example const model = adjusted(DEFAULT_VALUE_MODEL, learnedDelta(await cairn.ledger.outcomes({ project })));
  */
-export function learnedDelta(outcomes: ReadonlyArray<{ kinds: Readonly<Record<string, OutcomeCounts>> }>, options: LearnOptions = {}): Partial<Record<Feature, number>> {
+export function learnedDelta(outcomes: readonly LearnOutcome[], options: LearnOptions = {}): Partial<Record<Feature, number>> {
   const prior = options.prior ?? LEARN_DEFAULTS.prior;
   const cap = options.cap ?? LEARN_DEFAULTS.cap;
+  const compactions = outcomes.filter((o) => o.reason === 'compact');
+  if (compactions.length === 0 || compactions.length < (options.minOutcomes ?? LEARN_DEFAULTS.minOutcomes)) return {};
   const delta: Partial<Record<Feature, number>> = {};
-  for (const [kind, c] of Object.entries(sumKinds(outcomes))) {
-    if (!(kind in GLOBAL_KIND_RATES)) continue;
-    const trials = c.injected + c.left;
-    if (trials === 0) continue;
-    const global = GLOBAL_KIND_RATES[kind] ?? OVERALL_RATE;
-    const rate = (c.used + c.missed + prior * global) / (trials + prior);
+  for (const [kind, c] of Object.entries(sumKinds(compactions))) {
+    const global = GLOBAL_USE_RATES[kind];
+    if (global === undefined || c.injected === 0) continue;
+    const rate = (c.used + prior * global) / (c.injected + prior);
     const d = logit(clampRate(rate)) - logit(clampRate(global));
     delta[`kind:${kind}` as Feature] = Math.round(Math.max(-cap, Math.min(cap, d)) * 1000) / 1000;
   }

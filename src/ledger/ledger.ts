@@ -23,7 +23,7 @@
  * const fresh = hits.filter((h) => !seen?.memories.has(h.memory.id));
  * await cairn.ledger?.record({ session: sessionId, via: 'mcp', name: 'recall', memories: fresh.map((h) => h.memory.id), tokens });
  */
-import type { Clock, InjectionTarget, InjectionVia, LedgerInjection, LedgerItemStats, LedgerOutcome, LedgerStore, LedgerWindow } from '../types.js';
+import type { Clock, InjectionTarget, InjectionVia, LedgerInjection, LedgerItemStats, LedgerOutcome, LedgerStore, LedgerWindow, OutcomeQuery } from '../types.js';
 
 export type { InjectionTarget, InjectionVia, LedgerInjection, LedgerItemStats, LedgerOutcome, LedgerWindow, OutcomeCounts } from '../types.js';
 
@@ -84,7 +84,7 @@ export interface Ledger {
   /** Per-item totals (injected, measured, used, last injected), for the value model. */
   itemStats(options?: { ids?: string[]; project?: string | null }): Promise<Map<string, LedgerItemStats>>;
   /** What learn-from-use measured after each window (src/context/use.ts), oldest first. */
-  outcomes(options?: { session?: string; project?: string | null }): Promise<LedgerOutcome[]>;
+  outcomes(options?: OutcomeQuery): Promise<LedgerOutcome[]>;
 }
 
 const NEW_WINDOW_SOURCES = new Set(['startup', 'clear', 'compact']);

@@ -98,6 +98,18 @@ function ledgerSuite(name: string, open: () => Promise<Store>): void {
         expect((await ledger.outcomes({ project: null })).map((o) => o.session)).toEqual(['p']);
         expect((await ledger.outcomes({ project: 'proj' })).map((o) => o.session)).toEqual(['o']);
       }));
+
+    it('returns the latest outcomes of one reason, oldest first (what learning from use reads)', () =>
+      withLedger(async (ledger, store) => {
+        const outcome = { window: 1, project: 'proj', turnsAfter: 4, injected: 3, used: 1, needed: 6, missed: 2, missedFacts: [], kinds: {} };
+        for (let i = 0; i < 6; i++) await store.ledger!.recordOutcome({ ...outcome, session: `s${i}`, reason: i % 2 === 0 ? 'compact' : 'startup', measuredAt: 100 - i * 10 });
+        await store.ledger!.recordOutcome({ ...outcome, session: 'elsewhere', project: 'other', reason: 'compact', measuredAt: 500 });
+        // Compactions measured at 100 (s0), 80 (s2), 60 (s4): the latest two, oldest first.
+        expect((await ledger.outcomes({ project: 'proj', reason: 'compact', last: 2 })).map((o) => o.session)).toEqual(['s2', 's0']);
+        expect((await ledger.outcomes({ project: 'proj', reason: 'compact' })).map((o) => o.session)).toEqual(['s4', 's2', 's0']);
+        expect((await ledger.outcomes({ project: 'proj', last: 3 })).map((o) => o.session)).toEqual(['s2', 's1', 's0']);
+        expect(await ledger.outcomes({ project: 'proj', last: 0 })).toEqual([]);
+      }));
   });
 }
 

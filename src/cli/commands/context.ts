@@ -55,14 +55,14 @@ export function registerContextCommands(program: Command, run: Run): void {
       .option('-b, --budget <tokens>', `token budget (${EXACT_TOKENIZER} tokens), any size from 50 to 200000`, positiveInt('budget'), DEFAULT_CONTEXT_BUDGET)
       .option('-r, --ranker <name>', `one of ${RANKER_NAMES.join(', ')}`, 'composite')
       .option('--session <id>', 'favour memories from this agent session')
-      .option('--learn', "with --session: adjust the value model by this project's measured use (learn from use; off by default, docs/BENCHMARKS.md)"),
+      .option('--no-learn', "with --session: pack by the shipped value model alone, not adjusted by this project's measured use (learn from use, on by default: docs/BENCHMARKS.md)"),
     async (ctx, opts: { query?: string; budget: number; ranker: string; session?: string; learn?: boolean }) => {
       const cairn = await ctx.cairn();
       const input = {
         ranker: opts.ranker,
         ...(opts.query ? { query: opts.query } : {}),
         ...(opts.session ? { favorSession: opts.session } : {}),
-        ...(opts.learn ? { learnFromUse: true } : {}),
+        ...(opts.learn === false ? { learnFromUse: false } : {}),
       };
       const [count, built] = await Promise.all([loadTokenCounter(), cairn.context({ ...input, budget: opts.budget })]);
       const fitted = await fitToBudget(built, opts.budget, count, (budget) => cairn.context({ ...input, budget }));

@@ -111,10 +111,15 @@ export function postgresLedger(db: () => PgDatabase): LedgerStore {
       if (options.session !== undefined) (params.push(options.session), where.push(`session_id = $${params.length}`));
       if (options.project === null) where.push('project IS NULL');
       else if (options.project !== undefined) (params.push(options.project), where.push(`project = $${params.length}`));
-      const { rows } = await db().query<OutcomeRow>(
-        `SELECT ${OUTCOME_COLUMNS} FROM ledger_outcomes ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY measured_at, session_id, win`,
-        params,
-      );
+      if (options.reason !== undefined) (params.push(options.reason), where.push(`reason = $${params.length}`));
+      const filter = where.length ? `WHERE ${where.join(' AND ')}` : '';
+      let sql = `SELECT ${OUTCOME_COLUMNS} FROM ledger_outcomes ${filter} ORDER BY measured_at, session_id, win`;
+      if (options.last !== undefined) {
+        // The latest `last`, then back to oldest first.
+        params.push(Math.max(0, Math.floor(options.last)));
+        sql = `SELECT * FROM (SELECT ${OUTCOME_COLUMNS} FROM ledger_outcomes ${filter} ORDER BY measured_at DESC, session_id DESC, win DESC LIMIT $${params.length}) latest ORDER BY measured_at, session_id, win`;
+      }
+      const { rows } = await db().query<OutcomeRow>(sql, params);
       return rows.map(toOutcome);
     },
     async prune({ sessionsBefore, outcomesBefore, dryRun = false }) {

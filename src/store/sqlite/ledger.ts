@@ -123,9 +123,16 @@ export function sqliteLedger(db: () => Database.Database): LedgerStore {
       if (options.session !== undefined) (where.push('session_id = ?'), params.push(options.session));
       if (options.project === null) where.push('project IS NULL');
       else if (options.project !== undefined) (where.push('project = ?'), params.push(options.project));
+      if (options.reason !== undefined) (where.push('reason = ?'), params.push(options.reason));
+      const filter = where.length ? `WHERE ${where.join(' AND ')}` : '';
+      // The latest `last` by the (project, measured_at) index, then back to oldest first.
+      const sql =
+        options.last === undefined
+          ? `SELECT ${OUTCOME_COLUMNS} FROM ledger_outcomes ${filter} ORDER BY measured_at, session_id, win`
+          : `SELECT * FROM (SELECT ${OUTCOME_COLUMNS} FROM ledger_outcomes ${filter} ORDER BY measured_at DESC, session_id DESC, win DESC LIMIT ?) ORDER BY measured_at, session_id, win`;
       const rows = db()
-        .prepare(`SELECT ${OUTCOME_COLUMNS} FROM ledger_outcomes ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY measured_at, session_id, win`)
-        .all(...params) as OutcomeRow[];
+        .prepare(sql)
+        .all(...params, ...(options.last === undefined ? [] : [Math.max(0, Math.floor(options.last))])) as OutcomeRow[];
       return rows.map(toOutcome);
     },
     async prune({ sessionsBefore, outcomesBefore, dryRun = false }) {
