@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HookInput, HookOutput } from './events.js';
 
@@ -94,9 +94,16 @@ export function injectionOutput(compression: GeminiCompression, context: string)
   return { kind: 'json', value: { hookSpecificOutput: { hookEventName: 'BeforeModel', llm_request: { messages } } } };
 }
 
+/** Entries of sessions that never ended (a killed client) are removed this long after their last write. */
+const GIVEN_MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
+
+function cacheDir(home: string): string {
+  return join(home, 'cache', 'gemini-compress');
+}
+
 /** Where the post-compact context given for a session's latest snapshot is kept. */
 function cachePath(home: string, session: string): string {
-  return join(home, 'cache', 'gemini-compress', `${createHash('sha256').update(session).digest('hex').slice(0, 32)}.json`);
+  return join(cacheDir(home), `${createHash('sha256').update(session).digest('hex').slice(0, 32)}.json`);
 }
 
 /**
@@ -113,13 +120,29 @@ export function readGivenContext(home: string, session: string, hash: string): s
   }
 }
 
-/** Keep the context given after this snapshot (atomic: a reader sees the old entry or the new one). */
-export function writeGivenContext(home: string, session: string, hash: string, context: string | null): void {
+/**
+ * Keep the context given after this snapshot (atomic: a reader sees the old entry or the new one),
+ * and remove other sessions' entries older than a week (their session ended without a SessionEnd).
+ */
+export function writeGivenContext(home: string, session: string, hash: string, context: string | null, now = Date.now()): void {
   const path = cachePath(home, session);
-  mkdirSync(join(home, 'cache', 'gemini-compress'), { recursive: true });
+  mkdirSync(cacheDir(home), { recursive: true });
   const tmp = `${path}.tmp-${process.pid}`;
   writeFileSync(tmp, JSON.stringify({ snapshot: hash, context }));
   renameSync(tmp, path);
+  for (const name of readdirSync(cacheDir(home))) {
+    const other = join(cacheDir(home), name);
+    try {
+      if (other !== path && now - statSync(other).mtimeMs > GIVEN_MAX_AGE_MS) rmSync(other, { force: true });
+    } catch {
+      // Removed by another hook meanwhile.
+    }
+  }
+}
+
+/** The session ended: its snapshot's context is not needed again (a resumed chat builds it anew). */
+export function forgetGivenContext(home: string, session: string): void {
+  rmSync(cachePath(home, session), { force: true });
 }
 
 /** The additionalContext of a SessionStart output, or null. */

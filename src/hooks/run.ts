@@ -6,7 +6,7 @@ import type { Readable, Writable } from 'node:stream';
 import { isPostgresStore, loadConfig, openCairn, type Config } from '../config.js';
 import { sqliteGeneration } from '../context/cache.js';
 import { compactTail } from './compact-tail.js';
-import { additionalContextOf, findCompression, injectionOutput, readGivenContext, SNAPSHOT_TAG, withoutRepeats, writeGivenContext, type GeminiCompression } from './gemini.js';
+import { additionalContextOf, findCompression, forgetGivenContext, injectionOutput, readGivenContext, SNAPSHOT_TAG, withoutRepeats, writeGivenContext, type GeminiCompression } from './gemini.js';
 import { isHeadlessEntrypoint } from '../ingest/readers/shared.js';
 import { packagePath, packageVersion } from '../paths.js';
 import type { Cairn } from '../cairn.js';
@@ -380,6 +380,7 @@ export async function runHook(eventName: string, io: HookIo, settings: HookSetti
     }
     if (event === null) return 0;
     if (event === 'stop' || event === 'session-end' || event === 'subagent-stop') {
+      if (event === 'session-end' && session) forgetGivenContext(config.home, session);
       if (typeof input.transcript_path === 'string' && existsSync(input.transcript_path)) {
         if (io.env.CAIRN_HOOK_INLINE === '1') {
           cairn = (await openCairn(config, { cwd, actor: 'hook', session, logger })).cairn;

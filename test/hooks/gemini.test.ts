@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { findCompression, withoutRepeats } from '../../src/hooks/gemini.js';
+import { findCompression, readGivenContext, withoutRepeats, writeGivenContext } from '../../src/hooks/gemini.js';
 import { readTranscript } from '../../src/ingest/index.js';
 import { hookInProcess } from './in-process.js';
 
@@ -104,6 +104,22 @@ describe('cairn hook before-model (Gemini CLI after a compression)', () => {
     expect(context).not.toContain('sed -n 38,42p');
     expect(context).not.toContain('## Commands');
     expect(context).toContain('src/net/retry.ts:40');
+  });
+
+  it('the cached window text is removed at SessionEnd, and other sessions\' entries after a week', async () => {
+    const { home, project, transcript } = setup();
+    const dir = join(home, 'cache', 'gemini-compress');
+    writeGivenContext(home, 'old-session', 'h0', 'old text', Date.now());
+    const stale = join(dir, readdirSync(dir)[0]!);
+    utimesSync(stale, new Date(Date.now() - 8 * 86_400_000), new Date(Date.now() - 8 * 86_400_000));
+    writeGivenContext(home, 'recent-session', 'h1', 'recent text');
+    await hookInProcess('before-model', beforeModel(transcript, project, compressed('And the cap?')), home, project);
+    expect(existsSync(stale)).toBe(false);
+    expect(readGivenContext(home, 'recent-session', 'h1')).toBe('recent text');
+    expect(typeof readGivenContext(home, SESSION, findCompression(beforeModel(transcript, project, compressed('And the cap?')))!.hash)).toBe('string');
+    expect((await hookInProcess('session-end', { session_id: SESSION, transcript_path: transcript, cwd: project, reason: 'exit' }, home, project)).code).toBe(0);
+    expect(readdirSync(dir).length).toBe(1);
+    expect(readGivenContext(home, 'recent-session', 'h1')).toBe('recent text');
   });
 
   it('a malformed request (messages not a list, no session) prints nothing and exits 0', async () => {
