@@ -362,13 +362,13 @@ export class SqliteStore implements Store {
     const cached = !db.inTransaction;
     return db.transaction(() => {
       const { pending, shared } = this.pendingBands.matches(keys, cached);
-      const counted: Array<[rowid: number, shared: number]> = [...shared];
-      for (const [r, n] of this.statement('SELECT memory_rowid, count(*) FROM memory_bands WHERE key IN (SELECT value FROM json_each(?)) GROUP BY memory_rowid')
-        .raw(true)
-        .all(JSON.stringify(keys)) as Array<[number, number]>) {
+      // Counted here rather than by GROUP BY: 0.60 against 0.77 ms of CPU a lookup at 100K (600 texts, 3 rounds alternating).
+      const folded = new Map<number, number>();
+      for (const r of this.statement('SELECT memory_rowid FROM memory_bands WHERE key IN (SELECT value FROM json_each(?))').pluck().all(JSON.stringify(keys)) as number[]) {
         // A pending memory's newest row stands for its bands.
-        if (!pending.has(r)) counted.push([r, n]);
+        if (!pending.has(r)) folded.set(r, (folded.get(r) ?? 0) + 1);
       }
+      const counted: Array<[rowid: number, shared: number]> = [...shared, ...folded];
       // The most shared bands first (ties by rowid), cut before reading the rows: reading every candidate's row cost more than the seeks.
       counted.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
       const best = counted.slice(0, limit * 2);
