@@ -354,7 +354,7 @@ export class BatchBuilder {
     }
     if (turn.role === 'tool_call' && callKey !== null) {
       this.calls.delete(callKey);
-      this.calls.set(callKey, { turnId: turn.id, seq: turn.seq, at: turn.at, toolName: turn.toolName ?? 'tool', command: found.command, path: found.path });
+      this.calls.set(callKey, { turnId: turn.id, seq: turn.seq, at: turn.at, toolName: turn.toolName ?? 'tool', command: found.command, path: found.path, firstLine: found.firstLine });
       if (this.calls.size > MAX_CALLS) this.calls.delete(this.calls.keys().next().value as string);
     }
     if (call !== null && callKey !== null) {

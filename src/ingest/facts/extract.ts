@@ -34,6 +34,7 @@ import {
   scanTests,
   scanUrls,
   scanVersions,
+  type DefinitionSource,
 } from './scan.js';
 import { scanCalls, scanDashedNames } from './scan-code.js';
 import { FactSink, type ExtractedFact } from './sink.js';
@@ -49,6 +50,8 @@ export interface PendingCall {
   command: string | null;
   /** The file the call reads or edits. */
   path: string | null;
+  /** The first line a read asked for (`start_line`, or a 0-based `offset` + 1), when it asked for one. */
+  firstLine?: number | null;
 }
 
 export interface TurnFactInput {
@@ -73,6 +76,8 @@ export interface TurnFacts {
   /** For a tool call: the command it ran and the file it touched. */
   command: string | null;
   path: string | null;
+  /** For a read: the first line it asked for, when it asked for one. */
+  firstLine: number | null;
   /** For a tool result that answers a command: `exit N: first error line`. */
   commandNote: string | null;
 }
@@ -147,11 +152,21 @@ function leaves(value: unknown, key: string, out: Array<[string, string]>, depth
 /** `*** Update File: path` / `*** Add File: path` headers of an apply_patch input. */
 const PATCH_FILE = /^\*\*\* (?:Update|Add|Delete) File: (.+)$/gm;
 
-function callFacts(sink: FactSink, name: string, rawArgs: unknown): { command: string | null; path: string | null } {
+/** The first line a read's arguments ask for: Gemini CLI's 1-based `start_line`, or a 0-based `offset`. */
+function readStart(record: Record<string, unknown>): number | null {
+  const start = record.start_line;
+  if (typeof start === 'number' && Number.isInteger(start) && start >= 1) return start;
+  const offset = record.offset;
+  if (typeof offset === 'number' && Number.isInteger(offset) && offset >= 0) return offset + 1;
+  return null;
+}
+
+function callFacts(sink: FactSink, name: string, rawArgs: unknown): { command: string | null; path: string | null; firstLine: number | null } {
   const args = parseArgs(rawArgs);
   const cls = toolClass(name);
   let command: string | null = null;
   let path: string | null = null;
+  let firstLine: number | null = null;
   const record = typeof args === 'object' && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : null;
   if (record !== null) {
     for (const key of PATH_KEYS) {
@@ -161,6 +176,7 @@ function callFacts(sink: FactSink, name: string, rawArgs: unknown): { command: s
         break;
       }
     }
+    if (cls === 'read') firstLine = readStart(record);
     const run = commandText(record.command ?? record.cmd);
     if (run !== null && (cls === 'shell' || record.command !== undefined)) command = run.trim();
   } else if (cls === 'shell') {
@@ -210,7 +226,7 @@ function callFacts(sink: FactSink, name: string, rawArgs: unknown): { command: s
       scanUrls(composite, sink);
     }
   }
-  return { command, path };
+  return { command, path, firstLine };
 }
 
 /** A test runner's command, or the summary line a test run prints. */
@@ -232,14 +248,39 @@ function exitStatus(output: string): number | null {
   return m === null ? null : Number(m[1]);
 }
 
+/** A read's output numbered line by line (`    12→code`, `12\tcode`): Claude Code's Read. */
+const NUMBERED_LINE = /^[ \t]*\d{1,7}(?:→|\t)/;
+/** Gemini CLI's header over a read it cut short: `Status: Showing lines 101-300 of 912 total lines.` … `--- FILE CONTENT (truncated) ---`. */
+const SHOWING_LINES = /Showing lines (\d{1,7})-\d{1,7} of \d{1,7} total lines\.[^]{0,600}?\n--- FILE CONTENT \(truncated\) ---\n/;
+
+/**
+ * Where a read's lines get their numbers: from the output when it numbers them; else (Gemini CLI's
+ * read_file prints the file's text bare) counted from the first line shown — the header's
+ * `Showing lines A-B`, the range the call asked for, or line 1 — for a read of one file.
+ */
+function readSource(output: string, call: PendingCall | null): DefinitionSource {
+  const path = call?.path ?? null;
+  const head = output.slice(0, 2_000);
+  const showing = SHOWING_LINES.exec(head);
+  const body = showing === null ? 0 : showing.index + showing[0].length;
+  const firstText = output.slice(body, body + 200).replace(/^\n+/, '');
+  if (NUMBERED_LINE.test(firstText) || path === null || baseName(call?.toolName ?? '') === 'read_many_files') return { path, numbered: true };
+  const first = showing !== null ? Number(showing[1]) : (call?.firstLine ?? 1);
+  // Lines are counted from the output's start: the header's lines come before the first shown.
+  let header = 0;
+  for (let i = output.indexOf('\n'); i !== -1 && i < body; i = output.indexOf('\n', i + 1)) header++;
+  return { path, firstLine: first - header };
+}
+
 function resultFacts(sink: FactSink, output: string, input: TurnFactInput): string | null {
   const call = input.call ?? null;
   const cls = toolClass(call?.toolName ?? input.toolName);
   sink.source(output);
   if (cls === 'read') {
     const path = call?.path ?? null;
-    scanDefinitions(output, sink, { path, numbered: true });
-    scanCalls(output, sink, { path, numbered: true });
+    const source = readSource(output, call ?? null);
+    scanDefinitions(output, sink, source);
+    scanCalls(output, sink, source);
     scanDashedNames(output, sink);
     scanPaths(output, sink);
     return null;
@@ -290,6 +331,7 @@ export function extractTurnFacts(input: TurnFactInput): TurnFacts {
   if (input.sanitized === true && input.role !== 'tool_call') sink.presanitized();
   let command: string | null = null;
   let path: string | null = null;
+  let firstLine: number | null = null;
   let commandNote: string | null = null;
   const text = stripPrivate(input.text);
   switch (input.role) {
@@ -298,6 +340,7 @@ export function extractTurnFacts(input: TurnFactInput): TurnFacts {
       const called = callFacts(sink, input.toolName ?? 'tool', typeof raw === 'string' ? stripPrivate(raw) : raw);
       command = called.command;
       path = called.path;
+      firstLine = called.firstLine;
       break;
     }
     case 'tool_result':
@@ -335,5 +378,5 @@ export function extractTurnFacts(input: TurnFactInput): TurnFacts {
       // Summaries restate what the session said; their details are not a source of their own.
       break;
   }
-  return { facts: sink.facts, redacted: sink.redacted, command, path, commandNote };
+  return { facts: sink.facts, redacted: sink.redacted, command, path, firstLine, commandNote };
 }
