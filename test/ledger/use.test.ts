@@ -143,9 +143,49 @@ describe('learn from use', () => {
       expect(json.use).toEqual([expect.objectContaining({ project: deps.project, compactions: 1, injected: 5, used: 3, usedShare: 0.6, missed: remeasured.missed })]);
       const text = (await runCli(['status'], { home, cwd })).stdout;
       expect(text).toContain(`used after   ${deps.project}: 1 compaction · 5 items injected · 60% used afterwards · ${remeasured.missed} of ${remeasured.needed} needed details missed`);
+      expect(text).toContain('learned: nothing yet (learning starts once 2 compactions are measured)');
+      expect(json.use[0]?.learned).toEqual({ compactions: 1, weights: {} });
     } finally {
       await cairn.close();
     }
+  });
+
+  it('`cairn status` shows what learning changed per project: the kinds the agent used more, or less, than usual', async () => {
+    const work = workDir();
+    const home = join(work, 'home');
+    const cwd = join(work, 'repo');
+    mkdirSync(home);
+    mkdirSync(cwd);
+    const { cairn } = await openCairn(loadConfig({ home, env: {} }), { cwd, actor: 'test', session: SESSION });
+    try {
+      const project = cairn.deps.project;
+      // Two measured compactions: every injected symbol used afterwards, hardly any path.
+      for (const window of [1, 2]) {
+        await cairn.deps.store.ledger!.recordOutcome({
+          session: `s-${window}`,
+          window,
+          project,
+          reason: 'compact',
+          measuredAt: 1_700_000_000_000 + window,
+          turnsAfter: 10,
+          injected: 40,
+          used: 21,
+          needed: 30,
+          missed: 4,
+          missedFacts: [],
+          kinds: { symbol: { injected: 20, used: 20, missed: 0 }, path: { injected: 20, used: 1, missed: 4 } },
+        });
+      }
+    } finally {
+      await cairn.close();
+    }
+    const json = JSON.parse((await runCli(['status', '--json'], { home, cwd })).stdout) as { use: Array<{ learned: { compactions: number; weights: Record<string, number> } }> };
+    const learned = json.use[0]!.learned;
+    expect(learned.compactions).toBe(2);
+    expect(learned.weights.symbol).toBeGreaterThan(0);
+    expect(learned.weights.path).toBeLessThan(0);
+    const text = (await runCli(['status'], { home, cwd })).stdout;
+    expect(text).toMatch(/learned: (?:symbol \+0\.\d\d · path −0\.\d\d|path −0\.\d\d · symbol \+0\.\d\d) \(from 2 compactions; weights of the post-compact ranking\)/);
   });
 
   it('a window opened by a session start counts what was used after it (no misses without a compaction)', () => {
