@@ -18,8 +18,8 @@ export function registerInstallCommand(program: Command, run: Run): void {
       .description(
         'claude: merges the hooks (SessionStart, UserPromptSubmit, PreCompact, Stop, SessionEnd, SubagentStop) into Claude Code\n' +
           '        settings and adds the MCP server; keeps your other hooks; backs up every file it changes.\n' +
-          'codex:  adds [mcp_servers.cairn] to ~/.codex/config.toml and SessionStart, UserPromptSubmit and Stop hooks to\n' +
-          '        ~/.codex/hooks.json (trust them once in Codex with /hooks).   cursor: .cursor/mcp.json.   vscode: .vscode/mcp.json.\n' +
+          'codex:  adds [mcp_servers.cairn] to ~/.codex/config.toml and SessionStart, UserPromptSubmit, PreCompact and Stop\n' +
+          '        hooks to ~/.codex/hooks.json (trust them once in Codex with /hooks).   cursor: .cursor/mcp.json.   vscode: .vscode/mcp.json.\n' +
           'gemini: adds the MCP server and hooks (SessionStart, BeforeAgent, PreCompress for /compress, BeforeModel, AfterAgent,\n' +
           '        SessionEnd) to ~/.gemini/settings.json (--scope project: .gemini/settings.json); after Gemini compresses its\n' +
           '        history, BeforeModel adds cairn\'s post-compact context to the compression summary.\n' +
