@@ -98,6 +98,14 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** Stop a fake server: its open connections (the clients keep them alive) first. */
+export function closeServer(server: Server): Promise<void> {
+  return new Promise<void>((done) => {
+    server.closeAllConnections();
+    server.close(() => done());
+  });
+}
+
 export async function startFakeModel(script: Script = () => ({ text: 'ok' })): Promise<FakeModel> {
   const requests: RecordedRequest[] = [];
   let current = script;
@@ -137,10 +145,6 @@ export async function startFakeModel(script: Script = () => ({ text: 'ok' })): P
     setScript(next) {
       current = next;
     },
-    close: () =>
-      new Promise<void>((done) => {
-        server.closeAllConnections();
-        server.close(() => done());
-      }),
+    close: () => closeServer(server),
   };
 }

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { closeServer } from './fake-model.js';
 
 /**
  * A fake Gemini API server (`generativelanguage` v1beta) for the real Gemini CLI: `POST
@@ -87,10 +88,6 @@ export async function startFakeGemini(script: GeminiScript = () => ({ text: 'ok'
     setScript(next) {
       current = next;
     },
-    close: () =>
-      new Promise<void>((done) => {
-        server.closeAllConnections();
-        server.close(() => done());
-      }),
+    close: () => closeServer(server),
   };
 }
