@@ -102,3 +102,22 @@ export function learnedDelta(outcomes: readonly LearnOutcome[], options: LearnOp
   }
   return delta;
 }
+
+/** What learning changed for one project, as the context applies it (`cairn status`, the browser). */
+export interface ProjectLearned {
+  /** Measured compactions it learned from (the latest {@link LEARN_FROM_LAST}). */
+  compactions: number;
+  /** Change to each fact kind's weight (`symbol`, `path` …); empty before the project's `minOutcomes`th compaction. */
+  weights: Record<string, number>;
+}
+
+/** {@link learnedDelta} for one project of a list of outcomes of every project (oldest first or not). */
+export function learnedForProject(outcomes: ReadonlyArray<LearnOutcome & { project: string | null; measuredAt: number }>, project: string | null): ProjectLearned {
+  const compactions = outcomes
+    .filter((o) => o.project === project && o.reason === 'compact')
+    .sort((a, b) => a.measuredAt - b.measuredAt)
+    .slice(-LEARN_FROM_LAST);
+  const weights: Record<string, number> = {};
+  for (const [feature, d] of Object.entries(learnedDelta(compactions))) if (d !== undefined && d !== 0) weights[feature.replace(/^kind:/, '')] = d;
+  return { compactions: compactions.length, weights };
+}

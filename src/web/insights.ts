@@ -7,6 +7,7 @@ import { existsSync, openSync, readdirSync, readFileSync, readSync, closeSync, s
 import { join } from 'node:path';
 import type { BenchReport, Metric } from '../bench-report.js';
 import type { Cairn } from '../cairn.js';
+import { learnedForProject, type ProjectLearned } from '../context/learn.js';
 import { useByProject, type ProjectUse } from '../ledger/use-summary.js';
 
 export interface QualityResult {
@@ -182,8 +183,8 @@ export interface Injections {
   source: 'ledger' | 'hook-log';
   ledger: LedgerSession[];
   hookLog: HookActivity;
-  /** Learn from use per project: compactions measured, items injected, share used afterwards, needed details missed. */
-  use: ProjectUse[];
+  /** Learn from use per project: compactions measured, items injected, share used afterwards, needed details missed, and what learning changed. */
+  use: Array<ProjectUse & { learned: ProjectLearned }>;
 }
 
 const SHOWN_INJECTIONS = 40;
@@ -237,5 +238,6 @@ export async function injections(cairn: Cairn, home: string | null, limit = 8): 
       }),
     });
   }
-  return { source: 'ledger', ledger: sessions, hookLog, use: useByProject(await reader.outcomes()) };
+  const outcomes = await reader.outcomes();
+  return { source: 'ledger', ledger: sessions, hookLog, use: useByProject(outcomes).map((p) => ({ ...p, learned: learnedForProject(outcomes, p.project) })) };
 }

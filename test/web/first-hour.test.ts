@@ -75,6 +75,10 @@ async function recordInjections(fx: Fixture, at: number): Promise<void> {
   await ledger.markUsed(start.id, [fx.ids.pnpm, fx.ids.lock]);
   // What ingest measured after the /compact (src/context/use.ts): one outcome per window.
   await fx.cairn.deps.store.ledger?.recordOutcome({ session: 'sess-7f3a', window: 1, project: PROJECT, reason: 'compact', measuredAt: at + 45 * minute, turnsAfter: 12, injected: 3, used: 1, needed: 8, missed: 5, missedFacts: [], kinds: {} });
+  // Another project with two measured compactions: learning has moved its weights (symbols up, paths down).
+  for (const window of [1, 2]) {
+    await fx.cairn.deps.store.ledger?.recordOutcome({ session: `sess-infra-0${window}`, window, project: OTHER_PROJECT, reason: 'compact', measuredAt: at + window * minute, turnsAfter: 9, injected: 40, used: 21, needed: 30, missed: 4, missedFacts: [], kinds: { symbol: { injected: 20, used: 20, missed: 0 }, path: { injected: 20, used: 1, missed: 4 } } });
+  }
   fx.clock.t = at + 50 * minute;
   await ledger.startWindow('sess-infra-1', 'startup');
   await ledger.record({ session: 'sess-infra-1', via: 'hook', name: 'session-start', memories: [fx.ids.infra], tokens: 95, project: OTHER_PROJECT, at: at + 50 * minute });
@@ -291,6 +295,8 @@ describe.skipIf(!HAVE_CHROMIUM)(HAVE_CHROMIUM ? "a newcomer's first look at the 
         expect(await first.locator('.inj-item.unused').count()).toBe(1);
         // Learn from use per project, above the bars.
         expect(await page.locator('#hooks .use-summary').innerText()).toMatch(/acme\/app\s*: 1 compaction · 3 items injected · 33% used afterwards · 5 of 8 needed details missed/);
+        expect(await page.locator('#hooks .use-summary').innerText()).toMatch(/acme\/infra\s*: 2 compactions · 80 items injected · \d+% used afterwards · 8 of 60 needed details missed · learned: symbol \+0\.\d\d, path −0\.\d\d/);
+        expect(await page.locator('#hooks .use-summary').innerText()).not.toMatch(/acme\/app[^\n]*learned/);
         expect(await sessions.nth(1).locator('.inj.inj-summary').count()).toBe(1);
         expect(await page.locator('#hooks .quality-key').innerText()).toMatch(/used afterwards\s+not used\s+not measured yet/);
         // Open an injection from the keyboard: its items, each marked, the memories linked.

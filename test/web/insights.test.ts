@@ -125,8 +125,14 @@ describe('what the hooks and tools injected, from the ledger', () => {
       // Learn from use, per project (what ingest measured after each window).
       await fx.cairn.deps.store.ledger!.recordOutcome({ session: 's1', window: 1, project: PROJECT, reason: 'compact', measuredAt: 9, turnsAfter: 3, injected: 4, used: 1, needed: 5, missed: 2, missedFacts: [], kinds: {} });
       expect((await injections(fx.cairn, home)).use).toEqual([
-        { project: PROJECT, compactions: 1, windows: 1, injected: 4, used: 1, usedShare: 0.25, needed: 5, missed: 2, lastMeasuredAt: 9 },
+        { project: PROJECT, compactions: 1, windows: 1, injected: 4, used: 1, usedShare: 0.25, needed: 5, missed: 2, lastMeasuredAt: 9, learned: { compactions: 1, weights: {} } },
       ]);
+      // From the second measured compaction on, what learning changed: symbols used more than usual, paths less.
+      await fx.cairn.deps.store.ledger!.recordOutcome({ session: 's2', window: 1, project: PROJECT, reason: 'compact', measuredAt: 10, turnsAfter: 3, injected: 40, used: 21, needed: 30, missed: 4, missedFacts: [], kinds: { symbol: { injected: 20, used: 20, missed: 0 }, path: { injected: 20, used: 1, missed: 4 } } });
+      const learned = (await injections(fx.cairn, home)).use[0]!.learned;
+      expect(learned.compactions).toBe(2);
+      expect(learned.weights.symbol).toBeGreaterThan(0);
+      expect(learned.weights.path).toBeLessThan(0);
       // Not measured yet: neither used nor unused.
       expect(s1.injections[1]!.items[0]).toMatchObject({ id: fx.ids.lock, used: null });
     } finally {

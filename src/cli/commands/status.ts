@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
-import { LEARN_DEFAULTS, LEARN_FROM_LAST, learnedDelta } from '../../context/learn.js';
+import { LEARN_DEFAULTS, learnedForProject, type ProjectLearned } from '../../context/learn.js';
 import { distillStatus, distillStatusLine } from '../../distill/status.js';
-import { useByProject, useLine, type ProjectUse } from '../../ledger/use-summary.js';
-import type { LedgerOutcome } from '../../types.js';
+import { useByProject, useLine } from '../../ledger/use-summary.js';
 import { memorySpread } from '../../memory/spread.js';
 import { bytes, when } from '../format.js';
 import { elsewhereLine } from '../where.js';
@@ -25,7 +24,7 @@ export function registerStatusCommand(program: Command, run: Run): void {
       const spread = await memorySpread(cairn.deps, { limit: opts.projects ? Number.MAX_SAFE_INTEGER : SHOWN });
       // Learn from use: what the agent did with the injections, per project (src/context/use.ts).
       const outcomes = cairn.ledger ? await cairn.ledger.outcomes() : null;
-      const use = outcomes ? useByProject(outcomes).map((p) => ({ ...p, learned: learnedFor(p, outcomes) })) : null;
+      const use = outcomes ? useByProject(outcomes).map((p) => ({ ...p, learned: learnedForProject(outcomes, p.project) })) : null;
       const vectors = await vectorStatus(cairn.deps.store, status.embedder, cairn.deps);
       const embedderConfig = { source: ctx.config.embedderSource, ...(ctx.config.embedderNote ? { note: ctx.config.embedderNote } : {}) };
       const report = { ...status, embedderConfig, vectors, home: ctx.config.home, lastIngestAt: lastIngest ? Number(lastIngest) : null, distill: await distillStatus(cairn.deps), spread, use };
@@ -57,23 +56,8 @@ export function registerStatusCommand(program: Command, run: Run): void {
   );
 }
 
-/** What learning from use changed in a project's post-compact ranking (src/context/learn.ts), as the context applies it. */
-interface Learned {
-  /** Measured compactions it learned from (the latest {@link LEARN_FROM_LAST}). */
-  compactions: number;
-  /** Change to each fact kind's weight; empty before the project's {@link LEARN_DEFAULTS.minOutcomes}th compaction. */
-  weights: Record<string, number>;
-}
-
-function learnedFor(p: ProjectUse, outcomes: readonly LedgerOutcome[]): Learned {
-  const compactions = outcomes.filter((o) => o.project === p.project && o.reason === 'compact').sort((a, b) => a.measuredAt - b.measuredAt).slice(-LEARN_FROM_LAST);
-  const weights: Record<string, number> = {};
-  for (const [feature, d] of Object.entries(learnedDelta(compactions))) if (d !== undefined && d !== 0) weights[feature.replace(/^kind:/, '')] = d;
-  return { compactions: compactions.length, weights };
-}
-
 /** `learned       symbol +0.12 · path −0.08 (from 3 compactions)`, or why nothing moved yet. */
-function learnedLine(l: Learned): string {
+function learnedLine(l: ProjectLearned): string {
   if (l.compactions < LEARN_DEFAULTS.minOutcomes) return `learned: nothing yet (learning starts once ${LEARN_DEFAULTS.minOutcomes} compactions are measured)`;
   const moved = Object.entries(l.weights).sort((a, b) => Math.abs(b[1]) - Math.abs(a[1]));
   if (moved.length === 0) return `learned: no weight moved (from ${l.compactions} compactions)`;

@@ -125,11 +125,19 @@ function useSummary(use) {
           { class: 'small' },
           `: ${plural(p.compactions, 'compaction')} · ${plural(p.injected, 'item')} injected` +
             (p.usedShare !== null ? ` · ${pct(p.usedShare)} used afterwards` : '') +
-            (p.needed > 0 ? ` · ${num(p.missed)} of ${plural(p.needed, 'needed detail')} missed` : ''),
+            (p.needed > 0 ? ` · ${num(p.missed)} of ${plural(p.needed, 'needed detail')} missed` : '') +
+            learnedText(p.learned),
         ),
       ),
     ),
   );
+}
+
+/** What learning from use changed in the project's post-compact ranking: ` · learned: symbol +0.12, path −0.08`. */
+function learnedText(learned) {
+  const moved = Object.entries(learned?.weights ?? {}).sort((a, b) => Math.abs(b[1]) - Math.abs(a[1]));
+  if (moved.length === 0) return '';
+  return ` · learned: ${moved.map(([kind, d]) => `${kind} ${d > 0 ? '+' : '−'}${Math.abs(d).toFixed(2)}`).join(', ')}`;
 }
 
 /** What the bars' colours mean. */
