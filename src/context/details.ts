@@ -53,6 +53,12 @@ export interface Detail {
    * changed) is added only if it comes near the budget (see `PackOptions.prepare`).
    */
   checkFiles?: boolean;
+  /**
+   * A call shares one line with the other calls of its file and reason (`- called in \`app.js\`:
+   * \`LiveSocket(\`:366, …`): the line's head is paid once, each call adds only its item.
+   * `line` stays the call's line on its own (what the ledger and the learning read).
+   */
+  group?: { key: string; head: string; item: string };
 }
 
 const EDIT_TOOLS = new Set(['edit', 'write', 'multiedit', 'notebookedit', 'apply_patch', 'write_file', 'replace', 'edit_file', 'create_file', 'str_replace_editor', 'str_replace_based_edit_tool', 'search_replace', 'update_file']);
@@ -72,6 +78,16 @@ export function normaliseCall(name: string): string {
   return name.replace(/^(?:this|self)\./, '');
 }
 
+/** A call the session made or saw: weighted count, last seq, whether written, where it was seen (`file:line`, its file), how. */
+export interface CallInfo {
+  weight: number;
+  lastSeq: number;
+  inEdit: boolean;
+  where?: string | null;
+  path?: string | null;
+  seen?: string;
+}
+
 /** What the session did with files and calls, from its turns. */
 export interface SessionActivity {
   /** Last seq of the session (the compaction point). */
@@ -80,7 +96,7 @@ export interface SessionActivity {
   edited: Map<string, number>;
   read: Map<string, number>;
   /** Call name → weighted count (edits 2, assistant text 1, read output 0.5), last seq, and where it was seen (`file:line`). */
-  calls: Map<string, { weight: number; lastSeq: number; inEdit: boolean; where?: string | null; path?: string | null; seen?: string }>;
+  calls: Map<string, CallInfo>;
   /** The text of the last user prompts (the task in progress). */
   task: string;
   /** Seqs of the tool results that were errors. */
@@ -327,8 +343,24 @@ export function addCallFacts(activity: SessionActivity, facts: readonly SessionF
   }
 }
 
-/** One candidate per call the session made or talked about, unless a symbol fact names it. */
-export function callDetails(activity: SessionActivity, symbols: ReadonlySet<string>, limit = 1000): Detail[] {
+/**
+ * The shared line a call is listed on: the file it was seen in (relative to `root`) and why —
+ * written there in an edit, or called there in code read — else only why (`called in edits`,
+ * `called in a reply`, `called in code read`, `seen in output`). Its item is the call, with the
+ * line it was first seen at when it was not written this session.
+ */
+export function callGroup(name: string, info: Pick<CallInfo, 'inEdit' | 'where' | 'path' | 'seen'>, root: string | null): NonNullable<Detail['group']> {
+  const file = info.path ? underRoot(info.path, root) : null;
+  const at = !info.inEdit && info.where ? /:(\d+)$/.exec(info.where)?.[1] : undefined;
+  const item = `${code(`${name}(`)}${at ? `:${at}` : ''}`;
+  if (info.inEdit) return file ? { key: `edit\0${file}`, head: `- called in edits to ${code(file)}: `, item } : { key: 'edit', head: '- called in edits: ', item };
+  if (file) return { key: `file\0${file}`, head: `- called in ${code(file)}: `, item };
+  const seen = info.seen ?? SEEN_OUTPUT;
+  return { key: `seen\0${seen}`, head: seen === SEEN_OUTPUT ? '- calls seen in output: ' : `- called ${seen}: `, item };
+}
+
+/** One candidate per call the session made or talked about, unless a symbol fact names it; `root` shortens the files their lines name. */
+export function callDetails(activity: SessionActivity, symbols: ReadonlySet<string>, limit = 1000, root: string | null = null): Detail[] {
   const ranked = [...activity.calls.entries()].sort((a, b) => b[1].weight - a[1].weight).slice(0, limit);
   const out: Detail[] = [];
   for (const [name, info] of ranked) {
@@ -343,7 +375,7 @@ export function callDetails(activity: SessionActivity, symbols: ReadonlySet<stri
     features.read = lastIn(activity.read, info.path ?? null) !== null ? 1 : 0;
     const why = info.inEdit ? 'in edits' : info.where ? `called at ${info.where}` : (info.seen ?? SEEN_OUTPUT);
     const line = `- ${code(`${name}(`)} — ${why}`;
-    const detail: Detail = { key: `call:${name}`, kind: 'call', line, features, lastSeq: info.lastSeq, memory: null, factId: null };
+    const detail: Detail = { key: `call:${name}`, kind: 'call', line, features, lastSeq: info.lastSeq, memory: null, factId: null, group: callGroup(name, info, root) };
     if (!info.inEdit && !info.where) detail.generic = true;
     out.push(detail);
   }

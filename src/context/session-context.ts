@@ -152,7 +152,7 @@ export async function sessionCandidates(
   const symbols = new Set(facts.filter((f) => f.kind === 'symbol').map((f) => f.text));
   const root = deps.workspaceRoot;
   const exists = root ? (name: string): boolean => existsSync(join(root, name)) : undefined;
-  const details = mergePathVariants([...factDetails(facts, activity, root, exists), ...callDetails(activity, symbols)]);
+  const details = mergePathVariants([...factDetails(facts, activity, root, exists), ...callDetails(activity, symbols, 1000, root)]);
   // Where we left off: only this session's latest continuation (older ones are stale).
   const files = new FileReader();
   const continuation = memories.filter((m) => m.kind === 'continuation' && m.session === session).sort((a, b) => b.updatedAt - a.updatedAt)[0];
@@ -229,8 +229,12 @@ export function packDetails(details: readonly Detail[], options: PackOptions): S
     }
     roughSum += item.rough;
     const d = options.prepare ? options.prepare(item.d) : item.d;
-    scored.push({ d, tokens: estimateTokens(`${d.line}\n`), score: item.score, value: valueOf(model, d.features) });
+    // A grouped call costs its item on the shared line, plus the line's head for the first of its group.
+    const group = d.group ? { item: estimateTokens(`${d.group.item}, `), head: estimateTokens(`${d.group.head}\n`) } : null;
+    scored.push({ d, tokens: estimateTokens(`${d.line}\n`), group, score: item.score, value: valueOf(model, d.features) });
   }
+  // The order is by value per token of each line on its own: a call's shared line only makes it
+  // cheaper, so what it saves goes to the next candidates and never ahead of better ones.
   scored.sort((a, b) => b.score / b.tokens - a.score / a.tokens || b.score - a.score || byKey(a.d.key, b.d.key));
 
   const chosen = new Map<SectionKey, typeof scored>();
@@ -246,10 +250,14 @@ export function packDetails(details: readonly Detail[], options: PackOptions): S
   };
   // Per section: its lines' and header's tokens, as the packer counted them (as the context without a session history counts its sections).
   const sectionTokens = new Map<SectionKey, number>();
+  // Shared call lines opened so far (their heads are paid).
+  const openGroups = new Set<string>();
   for (const item of scored) {
     const key = sectionOf(item.d);
     const headerCost = chosen.has(key) ? 0 : headerTokens(key);
-    if (used + item.tokens + headerCost > options.budget) {
+    const group = item.d.group;
+    const cost = group && item.group ? item.group.item + (openGroups.has(group.key) ? 0 : item.group.head) : item.tokens;
+    if (used + cost + headerCost > options.budget) {
       omitted.push({ id: item.d.key, reason: 'budget' });
       continue;
     }
@@ -275,9 +283,10 @@ export function packDetails(details: readonly Detail[], options: PackOptions): S
     const list = chosen.get(key) ?? [];
     list.push(item);
     chosen.set(key, list);
-    chosenText.push(item.d.line);
-    used += item.tokens + headerCost;
-    sectionTokens.set(key, (sectionTokens.get(key) ?? 0) + item.tokens + headerCost);
+    chosenText.push(group ? group.item : item.d.line);
+    if (group) openGroups.add(group.key);
+    used += cost + headerCost;
+    sectionTokens.set(key, (sectionTokens.get(key) ?? 0) + cost + headerCost);
   }
 
   const parts: string[] = [];
@@ -288,13 +297,31 @@ export function packDetails(details: readonly Detail[], options: PackOptions): S
     if (!items || items.length === 0) continue;
     // Within a section, the most valuable first.
     items.sort((a, b) => b.value - a.value || byKey(a.d.key, b.d.key));
-    const block = `\n## ${title}\n${items.map((i) => i.d.line).join('\n')}\n`;
+    const block = `\n## ${title}\n${linesOf(items.map((i) => i.d)).join('\n')}\n`;
     parts.push(block);
     sections.push({ name: key, tokens: sectionTokens.get(key) ?? 0, ids: items.filter((i) => i.d.memory).map((i) => i.d.key) });
     for (const i of items) picked.push({ key: i.d.key, kind: i.d.kind, factId: i.d.factId, memoryId: i.d.memory?.id ?? null, line: i.d.line, value: Math.round(i.value * 1000) / 1000 });
   }
   const text = parts.join('');
   return { text, tokens: estimateTokens(text), sections, chosen: picked, omitted };
+}
+
+/**
+ * The lines of a section's chosen details, in their order: a grouped call's shared line stands
+ * where its first call would, holding every chosen call of its group in order.
+ */
+function linesOf(details: readonly Detail[]): string[] {
+  const members = new Map<string, string[]>();
+  for (const d of details) if (d.group) members.set(d.group.key, [...(members.get(d.group.key) ?? []), d.group.item]);
+  const lines: string[] = [];
+  for (const d of details) {
+    if (!d.group) lines.push(d.line);
+    else if (members.has(d.group.key)) {
+      lines.push(`${d.group.head}${(members.get(d.group.key) as string[]).join(', ')}`);
+      members.delete(d.group.key);
+    }
+  }
+  return lines;
 }
 
 /** Rank a session's candidates and pack them into `budget` tokens. */

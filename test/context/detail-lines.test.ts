@@ -46,6 +46,8 @@ function hasReason(line: string, section: string): boolean {
   if (/ \[[0-9A-Z]{26}\]$/.test(line)) return true;
   const why = / — (?!`)([^`]+)$/.exec(line)?.[1] ?? / — `[^`]*`$/.exec(line)?.[0];
   if (why && !/^\d+×$/.test(why)) return true;
+  // Calls share a line that starts with why (`- called in edits to \`x.ex\`: …`, `- calls seen in output: …`).
+  if (/^- (?:called (?:in|at) |calls seen in )[^`]*(?:`[^`]+`)?: `/.test(line)) return true;
   return /` at [^ ]+$/.test(line) || /^- (?:ran|error|test) `/.test(line);
 }
 
