@@ -9,6 +9,11 @@
  * against ~50 ms to read it whole) and is immutable: rows written after it was saved go to a small
  * exact `delta`, and the mapped copies of the keys they replace are `shadowed` (left out of hits).
  * {@link HnswVectorIndex.materialize} turns it into a mutable in-memory index when the delta grows.
+ *
+ * A mutable index does not insert a written row into the graph either: the row waits in the same
+ * exact delta (searched exactly, so nothing pending is missed) and every {@link FOLD_AT} rows the
+ * delta is added to the graph in one batch, on all cores ({@link HnswVectorIndex.fold}; a save
+ * folds first). One insert into a 100K-vector graph cost ~1.9 ms of every remember with vectors.
  */
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import type * as Usearch from 'usearch';
@@ -66,6 +71,13 @@ const DEFAULTS: Required<HnswOptions> = { connectivity: 24, expansionAdd: 256, e
 
 /** Rows per native `add` call when building in bulk. */
 const ADD_BATCH = 8_192;
+
+/**
+ * Rows a mutable index keeps in its exact delta before adding them to the graph in one batch. An
+ * exact scan of 256 rows is ~0.1 ms at 384 dimensions; the write that reaches the count pays the
+ * batch (256 graph inserts, on all cores), the ones before it none.
+ */
+export const FOLD_AT = 256;
 
 export class HnswVectorIndex implements VectorIndex {
   readonly dimension: number;
@@ -125,9 +137,9 @@ export class HnswVectorIndex implements VectorIndex {
     return !this.mutable;
   }
 
-  /** Rows buffered beside a mapped file. */
+  /** Rows in the exact delta: written after a mapped file was saved, or not yet folded into the graph. */
   get pending(): number {
-    return this.mutable ? 0 : this.delta.size;
+    return this.delta.size;
   }
 
   get size(): number {
@@ -144,9 +156,24 @@ export class HnswVectorIndex implements VectorIndex {
       this.delta.upsert(key, vector);
       return;
     }
-    // usearch refuses duplicate keys: replacing a vector is remove + add.
+    // usearch refuses duplicate keys: replacing a vector is remove + add (at the next fold).
     if (this.native.contains(big)) this.native.remove(big);
-    this.native.add(big, vector, 1);
+    this.delta.upsert(key, vector);
+    if (this.delta.size >= FOLD_AT) this.fold();
+  }
+
+  /** Add the delta's rows to the graph (a mutable index; a mapped one folds by {@link materialize}). */
+  fold(): void {
+    if (!this.mutable || this.delta.size === 0) return;
+    // Each delta key's graph copy was removed when it was written, so all are new to the graph.
+    const keys: number[] = [];
+    const matrix = new Float32Array(this.delta.size * this.dimension);
+    for (const { key, vector } of this.delta.entries()) {
+      matrix.set(vector, keys.length * this.dimension);
+      keys.push(key);
+    }
+    this.delta = new ExactVectorIndex(this.dimension, 16);
+    this.addBatch(keys, matrix);
   }
 
   /**
@@ -170,6 +197,7 @@ export class HnswVectorIndex implements VectorIndex {
       return;
     }
     if (this.native.contains(big)) this.native.remove(big);
+    this.delta.remove(key);
   }
 
   search(query: Float32Array, k: number, accept?: (key: number) => boolean): VectorHit[] {
@@ -192,7 +220,7 @@ export class HnswVectorIndex implements VectorIndex {
         if (hits.length >= k || fetch >= total || found.keys.length < fetch) break;
       }
     }
-    if (this.mutable || this.delta.size === 0) return hits;
+    if (this.delta.size === 0) return hits;
     const merged = hits.concat(this.delta.search(query, k, accept));
     merged.sort((a, b) => b.score - a.score);
     return merged.slice(0, k);
@@ -213,19 +241,13 @@ export class HnswVectorIndex implements VectorIndex {
     }
     this.shadowed.clear();
     // Shadowed keys were removed above, so the delta's keys are all new to the native index.
-    const keys: number[] = [];
-    const matrix = new Float32Array(this.delta.size * this.dimension);
-    for (const { key, vector } of this.delta.entries()) {
-      matrix.set(vector, keys.length * this.dimension);
-      keys.push(key);
-    }
-    this.addBatch(keys, matrix);
-    this.delta = new ExactVectorIndex(this.dimension, 16);
+    this.fold();
   }
 
-  /** Write the index to `path` (mutable indexes only; materialize a mapped one first). */
+  /** Write the index to `path`, pending rows folded in first (mutable indexes only; materialize a mapped one first). */
   save(path: string): void {
     if (!this.mutable) throw new Error('save on a mapped index: materialize it first');
+    this.fold();
     this.native.save(path);
   }
 }

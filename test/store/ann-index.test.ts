@@ -1,7 +1,7 @@
 import { rmSync, writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HnswVectorIndex, checkIndexFile, loadUsearch, type UsearchModule } from '../../src/store/ann-index.js';
+import { FOLD_AT, HnswVectorIndex, checkIndexFile, loadUsearch, type UsearchModule } from '../../src/store/ann-index.js';
 import { ExactVectorIndex } from '../../src/store/vector-index.js';
 import { tempDir } from '../helpers/cli.js';
 import { clusteredVectors } from './vectors-fixture.js';
@@ -92,6 +92,53 @@ describe('HnswVectorIndex', { timeout: 60_000 }, () => {
     let same = 0;
     before.forEach((keys, i) => (same += keys.filter((k) => after[i]?.includes(k)).length));
     expect(same / 200).toBeGreaterThanOrEqual(0.95);
+  });
+
+  it('keeps written rows in the exact delta until FOLD_AT of them, finds them meanwhile, and saves them folded', () => {
+    const ann = HnswVectorIndex.create(usearch, DIM);
+    ann.addBatch(
+      vectors.slice(0, 2000).map((_, i) => i + 1),
+      concat(vectors.slice(0, 2000), DIM),
+    );
+    const exact = new ExactVectorIndex(DIM);
+    vectors.slice(0, 2000).forEach((v, i) => exact.upsert(i + 1, v));
+    // Rows written one by one wait beside the graph: each is found by an exact scan.
+    for (let i = 2000; i < 2000 + FOLD_AT - 2; i++) {
+      ann.upsert(i + 1, vectors[i] as Float32Array);
+      exact.upsert(i + 1, vectors[i] as Float32Array);
+    }
+    ann.upsert(3, vectors[4000] as Float32Array); // replaces a graph row
+    exact.upsert(3, vectors[4000] as Float32Array);
+    ann.remove(2001); // and a pending one goes
+    exact.remove(2001);
+    expect(ann.pending).toBe(FOLD_AT - 2);
+    expect(ann.size).toBe(exact.size);
+    for (let i = 2001; i < 2000 + FOLD_AT - 2; i++) expect(ann.search(vectors[i] as Float32Array, 1)[0]).toEqual({ key: i + 1, score: expect.closeTo(1, 4) });
+    expect(ann.search(vectors[4000] as Float32Array, 1)[0]?.key).toBe(3);
+    expect(ann.search(vectors[2] as Float32Array, 10).map((h) => h.key)).not.toContain(3);
+    expect(ann.search(vectors[2000] as Float32Array, 10).map((h) => h.key)).not.toContain(2001);
+    expect(recallAt10(ann, exact, queries)).toBeGreaterThanOrEqual(0.95);
+    // The write that reaches the count adds them all to the graph.
+    ann.upsert(4999, vectors[4003] as Float32Array);
+    exact.upsert(4999, vectors[4003] as Float32Array);
+    expect(ann.pending).toBe(FOLD_AT - 1);
+    ann.upsert(5000, vectors[4001] as Float32Array);
+    exact.upsert(5000, vectors[4001] as Float32Array);
+    expect(ann.pending).toBe(0);
+    expect(ann.size).toBe(exact.size);
+    expect(ann.search(vectors[2100] as Float32Array, 1)[0]?.key).toBe(2101);
+    expect(ann.search(vectors[4000] as Float32Array, 1)[0]?.key).toBe(3);
+    expect(recallAt10(ann, exact, queries)).toBeGreaterThanOrEqual(0.95);
+    // A save folds what is pending first: the file holds every row.
+    ann.upsert(5001, vectors[4002] as Float32Array);
+    expect(ann.pending).toBe(1);
+    const path = join(dir, 'folded.usearch');
+    ann.save(path);
+    expect(ann.pending).toBe(0);
+    const loaded = HnswVectorIndex.load(usearch, path, DIM);
+    expect(loaded.size).toBe(exact.size + 1);
+    expect(loaded.search(vectors[4002] as Float32Array, 1)[0]?.key).toBe(5001);
+    expect(loaded.search(vectors[2100] as Float32Array, 1)[0]?.key).toBe(2101);
   });
 
   it('refuses truncated and overwritten files before the native loader sees them', () => {
