@@ -12,7 +12,7 @@ import { createReaderPool, defaultWorkerUrl, workerScriptExists, type ReaderPool
 export interface WorkerOptions {
   /** @default 16 MiB ({@link WORKERS_MIN_BYTES}) */
   minBytes?: number;
-  /** @default os.availableParallelism(), up to 4 */
+  /** @default os.availableParallelism(), up to 4, and one per `minBytes` of changed bytes */
   size?: number;
   /** The worker script. @default worker.js beside pool.js */
   url?: URL;
@@ -23,8 +23,10 @@ export interface WorkerOptions {
 }
 
 /**
- * Below this many changed bytes a run is read in this thread: starting the workers takes about
- * 100 ms, what this thread reads of a transcript in that time.
+ * Below this many changed bytes a run is read in this thread, and a run gets one worker per this
+ * many bytes: a worker's start-up (~0.2 s of CPU: its modules and warm-up) and the compiling of
+ * the readers again in its isolate (~0.3 s more over its first files) cost about what it reads
+ * of 12 MB.
  */
 export const WORKERS_MIN_BYTES = 16 * 1024 * 1024;
 
@@ -32,14 +34,19 @@ export const WORKERS_MIN_BYTES = 16 * 1024 * 1024;
 export function startPool(workers: false | WorkerOptions | undefined, logger: Logger, bytes: number, files: number): ReaderPool | null {
   if (workers === false || files === 0) return null;
   const options = workers ?? {};
-  if (bytes < (options.minBytes ?? WORKERS_MIN_BYTES)) return null;
+  const minBytes = options.minBytes ?? WORKERS_MIN_BYTES;
+  if (bytes < minBytes) return null;
   const url = options.url ?? defaultWorkerUrl();
   if (!workerScriptExists(url)) {
     logger.debug('ingest: no built worker script, reading in this thread', { url: url.href });
     return null;
   }
-  // One worker per core up to 4 (one thread writes, at about what 2–3 workers read), never more than files.
-  const size = Math.max(1, Math.min(options.size ?? Math.min(availableParallelism(), MAX_WORKERS), files));
+  // One worker per core up to 4 (one thread writes, at about what 2–3 workers read), never more
+  // than files, and one per `minBytes` of changed bytes: each worker loads and warms up its own
+  // copy of the readers and compiles them again in its own isolate (~0.5 s of CPU, about what it
+  // reads of 12 MB), so a second worker for a run of 20 MB cost more than it saved.
+  const perBytes = minBytes > 0 ? Math.floor(bytes / minBytes) : Number.POSITIVE_INFINITY;
+  const size = Math.max(1, Math.min(options.size ?? Math.min(availableParallelism(), MAX_WORKERS, perBytes), files));
   return createReaderPool({
     size,
     workerUrl: url,

@@ -1,4 +1,5 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type Database from 'better-sqlite3';
@@ -85,6 +86,21 @@ describe('ingest worker pool', () => {
     expect(await contents(run.substrate, run.db)).toEqual(expected.held);
     expect(timeless(summary)).toEqual(timeless(expected.summary));
     run.close();
+  });
+
+  it('starts one worker per `minBytes` of changed bytes, up to the cores (each worker compiles the readers again)', async () => {
+    const first = openSubstrate();
+    const { bytes } = await ingest([fixtures], first.substrate, { workers: false });
+    first.close();
+    const workersFor = async (minBytes: number): Promise<number> => {
+      const run = openSubstrate();
+      const summary = await ingest([fixtures], run.substrate, { workers: { minBytes, url: worker } });
+      run.close();
+      return summary.workers;
+    };
+    expect(await workersFor(Math.floor(bytes * 0.6))).toBe(1);
+    expect(await workersFor(Math.floor(bytes / 2))).toBe(Math.min(2, availableParallelism()));
+    expect(await workersFor(bytes + 1)).toBe(0);
   });
 
   it('stays in this thread for a small run (a hook ingesting one transcript)', async () => {
