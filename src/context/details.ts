@@ -350,19 +350,32 @@ export function addCallFacts(activity: SessionActivity, facts: readonly SessionF
  * line it was first seen at when it was not written this session.
  */
 export function callGroup(name: string, info: Pick<CallInfo, 'inEdit' | 'where' | 'path' | 'seen'>, root: string | null): NonNullable<Detail['group']> {
-  const file = info.path ? underRoot(info.path, root) : null;
-  const at = !info.inEdit && info.where ? /:(\d+)$/.exec(info.where)?.[1] : undefined;
-  const item = `${code(`${name}(`)}${at ? `:${at}` : ''}`;
-  if (info.inEdit) return file ? { key: `edit\0${file}`, head: `- called in edits to ${code(file)}: `, item } : { key: 'edit', head: '- called in edits: ', item };
-  if (file) return { key: `file\0${file}`, head: `- called in ${code(file)}: `, item };
+  return groupOf(code(`${name}(`), info, root, new Map());
+}
+
+/** {@link callGroup} for a call's code span, with the heads of the groups seen so far (a session has up to 1,000 calls in a few dozen groups). */
+function groupOf(span: string, info: Pick<CallInfo, 'inEdit' | 'where' | 'path' | 'seen'>, root: string | null, heads: Map<string, { key: string; head: string }>): NonNullable<Detail['group']> {
+  const colon = !info.inEdit && info.where ? info.where.lastIndexOf(':') : -1;
+  const at = colon >= 0 ? (info.where as string).slice(colon + 1) : '';
+  const item = at.length > 0 && /^\d+$/.test(at) ? `${span}:${at}` : span;
   const seen = info.seen ?? SEEN_OUTPUT;
-  return { key: `seen\0${seen}`, head: seen === SEEN_OUTPUT ? '- calls seen in output: ' : `- called ${seen}: `, item };
+  const id = `${info.inEdit ? 'e' : 'r'}\0${info.path ?? ''}\0${info.path ? '' : seen}`;
+  let group = heads.get(id);
+  if (group === undefined) {
+    const file = info.path ? underRoot(info.path, root) : null;
+    if (info.inEdit) group = file ? { key: `edit\0${file}`, head: `- called in edits to ${code(file)}: ` } : { key: 'edit', head: '- called in edits: ' };
+    else if (file) group = { key: `file\0${file}`, head: `- called in ${code(file)}: ` };
+    else group = { key: `seen\0${seen}`, head: seen === SEEN_OUTPUT ? '- calls seen in output: ' : `- called ${seen}: ` };
+    heads.set(id, group);
+  }
+  return { key: group.key, head: group.head, item };
 }
 
 /** One candidate per call the session made or talked about, unless a symbol fact names it; `root` shortens the files their lines name. */
 export function callDetails(activity: SessionActivity, symbols: ReadonlySet<string>, limit = 1000, root: string | null = null): Detail[] {
   const ranked = [...activity.calls.entries()].sort((a, b) => b[1].weight - a[1].weight).slice(0, limit);
   const out: Detail[] = [];
+  const heads = new Map<string, { key: string; head: string }>();
   for (const [name, info] of ranked) {
     if (symbols.has(name)) continue;
     const features = zero();
@@ -374,8 +387,9 @@ export function callDetails(activity: SessionActivity, symbols: ReadonlySet<stri
     features.dotted = name.includes('.') ? 1 : 0;
     features.read = lastIn(activity.read, info.path ?? null) !== null ? 1 : 0;
     const why = info.inEdit ? 'in edits' : info.where ? `called at ${info.where}` : (info.seen ?? SEEN_OUTPUT);
-    const line = `- ${code(`${name}(`)} — ${why}`;
-    const detail: Detail = { key: `call:${name}`, kind: 'call', line, features, lastSeq: info.lastSeq, memory: null, factId: null, group: callGroup(name, info, root) };
+    const span = code(`${name}(`);
+    const line = `- ${span} — ${why}`;
+    const detail: Detail = { key: `call:${name}`, kind: 'call', line, features, lastSeq: info.lastSeq, memory: null, factId: null, group: groupOf(span, info, root, heads) };
     if (!info.inEdit && !info.where) detail.generic = true;
     out.push(detail);
   }
