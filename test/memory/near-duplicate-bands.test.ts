@@ -111,6 +111,22 @@ describe('near-duplicate bands (memory_bands)', () => {
     expect(excluded.map((m) => m.id)).not.toContain(same.memory.id);
   });
 
+  it('returns the first `limit` candidates whose memories are active, reading past the first window of rows when it must', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 30; i++) ids.push((await cairn.remember({ text: `the retry budget of worker ${i} is ${i * 7} ms under load ${'x'.repeat(i % 5)}` })).memory.id);
+    const probe = 'the retry budget of worker 3 is 21 ms under load';
+    const all = (await store.nearDuplicateCandidates(probe, 'p', 100))!.map((m) => m.id);
+    expect(all.length).toBeGreaterThan(20);
+    const top = (await store.nearDuplicateCandidates(probe, 'p', 8))!.map((m) => m.id);
+    expect(top).toEqual(all.slice(0, 8));
+    // Three of the first window's nine (8 + 1/8) are no longer active: the rest comes from the next window.
+    await cairn.forget([top[0]!, top[2]!]);
+    await cairn.revise(top[4]!, 'the retry budget is configured elsewhere now');
+    const gone = new Set([top[0], top[2], top[4]]);
+    const after = (await store.nearDuplicateCandidates(probe, 'p', 8))!.map((m) => m.id);
+    expect(after).toEqual(all.filter((id) => !gone.has(id)).slice(0, 8));
+  });
+
   it('reports what the full-text probe reports on a small store (same ids, same similarity)', async () => {
     for (const text of TEXTS) await cairn.remember({ text });
     for (const text of TEXTS.slice(0, 2)) await cairn.remember({ text: `${text} today` });

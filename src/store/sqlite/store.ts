@@ -373,18 +373,30 @@ export class SqliteStore implements Store {
       counted.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
       const best = counted.slice(0, limit * 2);
       if (best.length === 0) return [];
-      const rows = this.statement(
+      const read = this.statement(
         `SELECT m.rowid AS r, m.id AS id, m.text AS text, m.kind AS kind, m.terms AS terms FROM memories m
           WHERE m.rowid IN (SELECT value FROM json_each(@rowids))
             AND m.valid_to IS NULL AND m.deleted_at IS NULL AND (+m.project IS @project OR +m.project IS NULL)`,
-      ).all({ rowids: JSON.stringify(best.map(([r]) => r)), project }) as Array<{ r: number; id: string; text: string; kind: MemoryText['kind']; terms: string | null }>;
-      const byRowid = new Map(
-        rows.map(({ r, terms, ...row }): [number, MemoryText] => {
-          const stored = decodeTerms(terms);
-          return [r, stored === null ? row : { ...row, terms: stored }];
-        }),
       );
-      return best.flatMap(([r]) => byRowid.get(r) ?? []).slice(0, limit);
+      // The first `limit` of `best` whose rows pass, read a window at a time: at 100K the median
+      // probe has 128 candidates of which ~120 pass, so a first window of limit + 1/8 nearly
+      // always suffices and the rows past it (half of them) are never read.
+      const out: MemoryText[] = [];
+      for (let start = 0, size = limit + Math.ceil(limit / 8); start < best.length && out.length < limit; start += size, size = best.length - start) {
+        const window = best.slice(start, start + size);
+        const rows = read.all({ rowids: JSON.stringify(window.map(([r]) => r)), project }) as Array<{ r: number; id: string; text: string; kind: MemoryText['kind']; terms: string | null }>;
+        const byRowid = new Map(
+          rows.map(({ r, terms, ...row }): [number, MemoryText] => {
+            const stored = decodeTerms(terms);
+            return [r, stored === null ? row : { ...row, terms: stored }];
+          }),
+        );
+        for (const [r] of window) {
+          const memory = byRowid.get(r);
+          if (memory && out.length < limit) out.push(memory);
+        }
+      }
+      return out;
     })();
   }
 
@@ -503,8 +515,9 @@ export class SqliteStore implements Store {
       size: scoped && projects ? scoped.sizeOf(projects) : index.size,
       nearest: scoped && projects ? (fetch) => scoped.nearest(projects, vector, fetch) : (fetch) => index.search(vector, fetch),
       accept: (rowids) => this.idsForRowids(rowids, where, params),
-      // In-process SQLite: a call costs microseconds, so judge 64 keys at a time.
-      acceptChunk: 64,
+      // In-process SQLite: a call costs microseconds, so judge 64 keys at a time; the project's own
+      // vectors nearly all pass the filter, so there the first `limit` keys are judged first.
+      acceptChunk: scoped ? Math.max(options.limit, 16) : 64,
     });
   }
 
