@@ -100,6 +100,8 @@ export interface ReaderPool {
   /** A `TranscriptReader` for the runner: resolves with the file's next pass. */
   read(path: string, cursor: IngestCursor | null, options: ReadOptions): Promise<ReadResult>;
   stats(): ReaderPoolStats;
+  /** Reads asked for and not yet answered (queued here or posted to a worker). */
+  pending(): number;
   /** Stop the workers; reads still queued are rejected. */
   close(): Promise<void>;
 }
@@ -283,6 +285,11 @@ export function createReaderPool(options: ReaderPoolOptions = {}): ReaderPool {
       });
     },
     stats: () => ({ ...stats }),
+    pending() {
+      let n = queue.length;
+      for (const slot of slots) n += slot.jobs.size;
+      return n;
+    },
     async close() {
       if (closed) return;
       closed = true;

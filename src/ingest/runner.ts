@@ -284,7 +284,7 @@ export async function ingestPaths(paths: string[], deps: IngestDeps): Promise<In
   const concurrency = deps.concurrency ?? (pool !== null ? LANES_PER_WORKER * pool.size : 4);
   // Workers finish one file at a time: gathering their batches for a moment lets the store commit
   // several at once. Files read here finish together anyway (the lanes read in the same tick).
-  const write = pool !== null ? gatheredWrites(substrate) : (batch: SubstrateBatch) => substrate.writeSubstrate(batch);
+  const write = pool !== null ? gatheredWrites(substrate, undefined, () => pool.pending()) : (batch: SubstrateBatch) => substrate.writeSubstrate(batch);
   summary.workers = pool?.size ?? 0;
   const budget = byteBudget(IN_FLIGHT_BYTES);
   const maxPass = deps.read?.maxBytes ?? 64 * 1024 * 1024;

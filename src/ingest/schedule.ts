@@ -84,17 +84,29 @@ export function byteBudget(limit: number): { take(n: number): Promise<void>; giv
   };
 }
 
-/** How long pooled reads' batches are gathered before they are handed to the store together. */
-const GATHER_MS = 20;
+/**
+ * How long pooled reads' batches are gathered, while more reads are under way, before they are
+ * handed to the store together. Each commit costs the writing thread more than its rows (SQLite's
+ * full-text index writes a segment per transaction and merges them): over ../shared's 21 MB with
+ * one worker, 20 ms made 8–16 commits a run and 250 ms 4–7, and the writing thread's CPU went
+ * from ~800 to ~700 ms (docs/BENCHMARKS.md, ingest notes, tenth round).
+ */
+export const GATHER_MS = 250;
 /** Text (chars) after which gathered batches are handed over at once. */
 const GATHER_CHARS = 4_000_000;
 
 /**
  * `substrate.writeSubstrate`, but calls arriving within `ms` of each other are made in the same
  * tick, so a store that commits same-tick writes together (SQLite) makes one transaction of them.
- * Each call still settles with its own batch's outcome.
+ * Each call still settles with its own batch's outcome. When `readsPending` says nothing more is
+ * being read (the run's last file, or every lane waiting on its write), what is gathered is
+ * written at once: waiting could only delay the run.
  */
-export function gatheredWrites(substrate: SubstrateStore, ms: number = GATHER_MS): (batch: SubstrateBatch) => Promise<{ turnsAdded: number }> {
+export function gatheredWrites(
+  substrate: SubstrateStore,
+  ms: number = GATHER_MS,
+  readsPending: () => number = () => 1,
+): (batch: SubstrateBatch) => Promise<{ turnsAdded: number }> {
   let waiting: Array<{ batch: SubstrateBatch; resolve(result: { turnsAdded: number }): void; reject(error: unknown): void }> = [];
   let chars = 0;
   let timer: NodeJS.Timeout | null = null;
@@ -116,7 +128,7 @@ export function gatheredWrites(substrate: SubstrateStore, ms: number = GATHER_MS
     new Promise((resolve, reject) => {
       waiting.push({ batch, resolve, reject });
       for (const turn of batch.turns) chars += turn.text.length;
-      if (chars >= GATHER_CHARS) release();
+      if (chars >= GATHER_CHARS || readsPending() === 0) release();
       else timer ??= setTimeout(release, ms);
     });
 }

@@ -166,6 +166,21 @@ describe('ingest worker pool', () => {
     run.close();
   });
 
+  it('counts the reads asked for and not yet answered', async () => {
+    const pool = createReaderPool({ size: 1, workerUrl: worker });
+    try {
+      expect(pool.pending()).toBe(0);
+      const reads = [pool.read(claudeMain, null, {}), pool.read(join(fixtures, 'generic/agent-log.jsonl'), null, {})];
+      expect(pool.pending()).toBe(2);
+      await reads[0];
+      expect(pool.pending()).toBeLessThanOrEqual(1);
+      await reads[1];
+      expect(pool.pending()).toBe(0);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('rejects reads after close and closes twice without error', async () => {
     const pool = createReaderPool({ size: 1, workerUrl: worker });
     await pool.close();
