@@ -238,7 +238,9 @@ export function packDetails(details: readonly Detail[], options: PackOptions): S
   scored.sort((a, b) => b.score / b.tokens - a.score / a.tokens || b.score - a.score || byKey(a.d.key, b.d.key));
 
   const chosen = new Map<SectionKey, typeof scored>();
-  const chosenText: string[] = [];
+  // The chosen lines' text, one a line: a detail's span never holds a line break, so it is found in
+  // here exactly when some chosen line holds it (one search instead of one per chosen line).
+  let chosenText = '';
   const memoryTerms: Array<{ id: string; terms: Set<string> }> = [];
   let used = 0;
   // A section header's tokens, counted once per section (a session has thousands of candidates).
@@ -267,7 +269,7 @@ export function packDetails(details: readonly Detail[], options: PackOptions): S
       omitted.push({ id: item.d.key, reason: 'near-duplicate', detail: 'compaction summary' });
       continue;
     }
-    if (span && chosenText.some((t) => t.includes(span))) {
+    if (span && chosenText.includes(span)) {
       omitted.push({ id: item.d.key, reason: 'near-duplicate' });
       continue;
     }
@@ -283,7 +285,7 @@ export function packDetails(details: readonly Detail[], options: PackOptions): S
     const list = chosen.get(key) ?? [];
     list.push(item);
     chosen.set(key, list);
-    chosenText.push(group ? group.item : item.d.line);
+    chosenText += `${group ? group.item : item.d.line}\n`;
     if (group) openGroups.add(group.key);
     used += cost + headerCost;
     sectionTokens.set(key, (sectionTokens.get(key) ?? 0) + cost + headerCost);
@@ -312,7 +314,12 @@ export function packDetails(details: readonly Detail[], options: PackOptions): S
  */
 function linesOf(details: readonly Detail[]): string[] {
   const members = new Map<string, string[]>();
-  for (const d of details) if (d.group) members.set(d.group.key, [...(members.get(d.group.key) ?? []), d.group.item]);
+  for (const d of details) {
+    if (!d.group) continue;
+    const items = members.get(d.group.key);
+    if (items) items.push(d.group.item);
+    else members.set(d.group.key, [d.group.item]);
+  }
   const lines: string[] = [];
   for (const d of details) {
     if (!d.group) lines.push(d.line);
