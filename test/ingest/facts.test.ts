@@ -127,6 +127,27 @@ describe('session facts from transcripts', () => {
     expect(texts(facts, 'path')).toContain('./styles/theme.css');
   });
 
+  it('keeps every call of a file the agent wrote, and the 40 most frequent of a file it read', () => {
+    // Regression for #15.1: a new file calls most names once; past the 40 most frequent kept per
+    // text, `send_error(` and `mimetypes.guess_type(` of a written server file were never captured.
+    const names = Array.from({ length: 67 }, (_, i) => `helper_${String(i).padStart(2, '0')}`);
+    const code = ['def serve(req):', ...names.map((n) => `    ${n}(req)`)].join('\n');
+    const numbered = code.split('\n').map((l, i) => `${String(i + 1).padStart(6)}→${l}`).join('\n');
+    const facts = factsOf(
+      transcript([
+        toolUse('w2', 'Write', { file_path: '/home/dev/shop/server.py', content: code }),
+        toolResult('w2', 'File created.'),
+        toolUse('r2', 'Read', { file_path: '/home/dev/shop/other.py' }),
+        toolResult('r2', numbered.replaceAll('helper_', 'other_')),
+      ]),
+    );
+    const calls = facts.filter((f) => f.kind === 'call');
+    const written = calls.filter((f) => f.text.startsWith('helper_'));
+    expect(written.map((f) => f.text).sort()).toEqual(names);
+    expect(written.find((f) => f.text === 'helper_66')).toMatchObject({ path: '/home/dev/shop/server.py', line: 68 });
+    expect(calls.filter((f) => f.path === '/home/dev/shop/other.py')).toHaveLength(40);
+  });
+
   it("takes the user's ids, URLs, versions and pasted errors, and failing tests from a test run", () => {
     const facts = factsOf(
       transcript([

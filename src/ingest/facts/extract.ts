@@ -212,7 +212,7 @@ function callFacts(sink: FactSink, name: string, rawArgs: unknown): { command: s
       }
       const firstLine = key === 'content' || key === 'file_text' ? 1 : null;
       scanDefinitions(composite, sink, { path, firstLine });
-      scanCalls(composite, sink, { path, firstLine });
+      scanCalls(composite, sink, { path, firstLine, written: true });
       scanDashedNames(composite, sink);
       if (isConfigFile(path)) {
         scanConfigLines(composite, sink);

@@ -6,8 +6,8 @@
  * past the part of the output a turn keeps is not lost.
  *
  * A file can make hundreds of calls: each scanner counts every name in one linear pass and keeps
- * the most frequent (first seen first among equals) up to the kind's cap, each with the file and
- * the line where it first occurs.
+ * the most frequent (first seen first among equals) up to the kind's cap (in code the agent wrote,
+ * up to {@link WRITTEN_CALLS}), each with the file and the line where it first occurs.
  */
 import type { FactSink } from './sink.js';
 import { FACT_CAPS } from './sink.js';
@@ -19,7 +19,19 @@ export interface CodeSource {
   numbered?: boolean;
   /** Line number of the text's first line when it is not numbered (Write content: 1). */
   firstLine?: number | null;
+  /**
+   * Code the agent wrote (Write/Edit content, a patch): its calls are kept past the turn's cap, up
+   * to {@link WRITTEN_CALLS} — what the agent wrote it needs again, and a new file calls most
+   * names once, so the most frequent forty miss most of them.
+   */
+  written?: boolean;
 }
+
+/**
+ * Calls kept from one text the agent wrote: all of a hand-written file's (a few hundred at most),
+ * while generated or minified code cannot flood the session's facts.
+ */
+const WRITTEN_CALLS = 1_000;
 
 /** Code beyond this many characters of one text is not scanned for calls and names (a 50 MB log is not code). */
 const MAX_CODE = 2 * 1024 * 1024;
@@ -108,7 +120,8 @@ function top<T extends Seen>(seen: Map<string, T>, n: number): Array<[string, T]
 
 /** Calls the code makes, with the file and line of each one's first occurrence. */
 export function scanCalls(text: string, sink: FactSink, source: CodeSource = {}): void {
-  if (sink.full('call') || text.indexOf('(') < 0) return;
+  const written = source.written === true;
+  if ((!written && sink.full('call')) || text.indexOf('(') < 0) return;
   const code = text.length > MAX_CODE ? text.slice(0, MAX_CODE) : text;
   const seen = new Map<string, Seen>();
   for (let paren = code.indexOf('('); paren !== -1; paren = code.indexOf('(', paren + 1)) {
@@ -122,10 +135,10 @@ export function scanCalls(text: string, sink: FactSink, source: CodeSource = {})
   }
   if (seen.size === 0) return;
   const counter = new LineCounter(code);
-  const chosen = top(seen, FACT_CAPS.call).sort((a, b) => a[1].index - b[1].index);
+  const chosen = top(seen, written ? WRITTEN_CALLS : FACT_CAPS.call).sort((a, b) => a[1].index - b[1].index);
   for (const [name, at] of chosen) {
-    sink.add('call', name, at.index, at.index + name.length, { path: source.path ?? null, line: lineOf(code, at.index, source, counter) });
-    if (sink.full('call')) return;
+    sink.add('call', name, at.index, at.index + name.length, { path: source.path ?? null, line: lineOf(code, at.index, source, counter) }, written);
+    if (!written && sink.full('call')) return;
   }
 }
 
