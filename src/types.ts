@@ -213,6 +213,17 @@ export interface Embedder extends EmbedderIdentity {
   availability?(options?: { verify?: boolean }): Promise<EmbedderAvailability>;
   /** Release resources (workers, sockets). */
   close?(): Promise<void>;
+  /**
+   * Contextual models only (`onnx:`): each text's word pieces and their last-layer states, unit
+   * length, without the model's own markers — what recall's `rerank` compares (src/recall/rerank.ts).
+   */
+  tokenStates?(texts: string[]): Promise<TokenStates[]>;
+}
+
+/** One text as a contextual model sees it: word pieces (`##` marks a continuation) and their states. */
+export interface TokenStates {
+  tokens: string[];
+  states: Float32Array[];
 }
 
 export interface StoreCapabilities {

@@ -104,5 +104,7 @@ export function withCache(embedder: Embedder, options: EmbeddingCacheOptions = {
   if ('loaded' in embedder) Object.defineProperty(cached, 'loaded', { get: () => (embedder as { loaded?: boolean }).loaded, enumerable: true });
   if (embedder.close) cached.close = () => embedder.close!();
   if (embedder.availability) cached.availability = (check) => embedder.availability!(check);
+  // Token states are not cached: they are recall's rerank, computed for the candidates of the moment.
+  if (embedder.tokenStates) cached.tokenStates = (texts) => embedder.tokenStates!(texts);
   return cached;
 }

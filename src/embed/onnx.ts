@@ -11,7 +11,7 @@ import { createReadStream } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { CairnError } from '../errors.js';
-import type { Embedder, EmbedderAvailability } from '../types.js';
+import type { Embedder, EmbedderAvailability, TokenStates } from '../types.js';
 import { KNOWN_ONNX_MODELS, type OnnxModelManifest } from './onnx-models.js';
 import { normalizeInPlace } from './vector.js';
 import { checkOnnxModelSizes, fixFor, onnxModelFolder } from './onnx-files.js';
@@ -42,7 +42,7 @@ export interface OnnxEmbedderOptions {
 /** The slice of onnxruntime-node and @huggingface/tokenizers cairn uses. */
 export interface OnnxRuntime {
   createSession(modelPath: string, threads: number): Promise<OnnxSession>;
-  createTokenizer(tokenizerJson: object): { encode(text: string): { ids: number[] } };
+  createTokenizer(tokenizerJson: object): { encode(text: string): { ids: number[]; tokens?: string[] } };
 }
 
 /** One inference session: int64 inputs by name, a float32 `[batch, tokens, dims]` output. */
@@ -112,7 +112,7 @@ async function defaultRuntime(): Promise<OnnxRuntime> {
 
 interface Loaded {
   session: OnnxSession;
-  tokenizer: { encode(text: string): { ids: number[] } };
+  tokenizer: { encode(text: string): { ids: number[]; tokens?: string[] } };
 }
 
 /** An ONNX embedder, with the state of its model. */
@@ -210,6 +210,35 @@ export function createOnnxEmbedder(folder: string, manifest: OnnxModelManifest, 
         const slice = order.slice(start, start + batchSize);
         const vectors = await runBatch(model, slice.map((i) => texts[i]!));
         slice.forEach((i, k) => (out[i] = vectors[k]!));
+      }
+      return out;
+    },
+    async tokenStates(input) {
+      if (input.length === 0) return [];
+      const model = await ready();
+      const out: TokenStates[] = [];
+      // One text a run, as `embed` does: the int8 graph scales activations over the whole batch.
+      for (const text of input) {
+        const encoded = model.tokenizer.encode(text);
+        let ids = encoded.ids;
+        if (ids.length > manifest.maxTokens) ids = [...ids.slice(0, manifest.maxTokens - 1), ids[ids.length - 1]!];
+        const dims = [1, ids.length];
+        const inputs: Record<string, { data: BigInt64Array; dims: number[] }> = {
+          input_ids: { data: BigInt64Array.from(ids, (id) => BigInt(id)), dims },
+          attention_mask: { data: new BigInt64Array(ids.length).fill(1n), dims },
+        };
+        if (model.session.inputNames.includes('token_type_ids')) inputs.token_type_ids = { data: new BigInt64Array(ids.length), dims };
+        let output: { data: Float32Array; dims: readonly number[] };
+        try {
+          output = await model.session.run(inputs);
+        } catch (cause) {
+          throw new CairnError('EMBEDDER_FAILED', `onnx:${manifest.name}: inference failed: ${(cause as Error).message.split('\n')[0]}`, { cause });
+        }
+        const hidden = output.dims[output.dims.length - 1]!;
+        // [CLS] and the closing [SEP] carry no word of their own.
+        const states: Float32Array[] = [];
+        for (let t = 1; t < ids.length - 1; t++) states.push(normalizeInPlace(output.data.slice(t * hidden, (t + 1) * hidden)));
+        out.push({ tokens: (encoded.tokens ?? []).slice(1, ids.length - 1), states });
       }
       return out;
     },

@@ -27,6 +27,7 @@ export const recallInput = {
   kinds: z.array(z.enum(KINDS)).optional().describe('Only these kinds'),
   scopes: z.array(z.enum(SCOPES)).optional().describe('Only these scopes'),
   asOf: z.string().optional().describe('Recall as of a snapshot label'),
+  rerank: z.boolean().optional().describe('Compare the first 10 hits with the query word by word: better order, slower (tens of ms)'),
 };
 
 export const forgetInput = {

@@ -1,4 +1,4 @@
-import { invalid } from '../errors.js';
+import { invalid, isCairnError } from '../errors.js';
 import type { Deps } from '../deps.js';
 import { indexTerms } from '../store/tokenize.js';
 import { KINDS, SCOPES, type Kind, type Memory, type MemoryFilter, type Scope } from '../types.js';
@@ -7,6 +7,7 @@ import { compositeScore, precedence, type ScoreInput, type Why } from './score.j
 import { admissible } from './isolation.js';
 import { retrieve } from './retrieve.js';
 import { neighbourLifts } from './neighbours.js';
+import { RERANK_DEPTH, rerankHead, wordScores } from './rerank.js';
 
 export interface RecallInput {
   query: string;
@@ -36,6 +37,13 @@ export interface RecallInput {
   checkFiles?: boolean;
   /** Vector hits below this cosine are noise, not candidates. @default 0.25 */
   minCosine?: number;
+  /**
+   * Compare the first RERANK_DEPTH hits with the query word by word and blend that order with
+   * recall's (src/recall/rerank.ts). Needs a contextual embedder (`onnx:`); one model run per hit
+   * compared, so off by default. Without such an embedder recall is as usual (`reranked` false).
+   * @default false
+   */
+  rerank?: boolean;
 }
 
 export { DEFAULT_MIN_COSINE } from './retrieve.js';
@@ -62,6 +70,8 @@ export interface RecallResult {
   hits: RecallHit[];
   /** Candidates considered before the cut to k. */
   considered: number;
+  /** Whether the first hits were reranked word by word (asked with `rerank`, and the embedder could). */
+  reranked?: boolean;
 }
 
 function checkList<T extends string>(values: T[] | undefined, allowed: readonly T[], field: string): void {
@@ -178,6 +188,21 @@ export async function recall(deps: Deps, input: RecallInput): Promise<RecallResu
     if (lift !== undefined) entry.why = compositeScore({ ...entry.input, neighbour: lift });
   }
   scored.sort((a, b) => precedence(b.memory, deps.session) - precedence(a.memory, deps.session) || b.why.score - a.why.score);
+  let reranked = false;
+  if (input.rerank === true && deps.embedder) {
+    const head = scored.slice(0, RERANK_DEPTH);
+    let scores: number[] | null = null;
+    try {
+      scores = await wordScores(deps.embedder, input.query, head.map((e) => e.memory.text));
+    } catch (error) {
+      if (!isCairnError(error) || error.code !== 'EMBEDDER_UNAVAILABLE') throw error;
+      deps.logger.warn(`recall is not reranked: ${error.message}`);
+    }
+    if (scores) {
+      scored.splice(0, head.length, ...rerankHead(head, scores, (e) => precedence(e.memory, deps.session)));
+      reranked = true;
+    }
+  }
   const top = scored.slice(0, k);
   const files = new FileReader();
   const hits: RecallHit[] = top.map(({ memory, why }) => ({
@@ -189,5 +214,5 @@ export async function recall(deps: Deps, input: RecallInput): Promise<RecallResu
   if (input.touch !== false && hits.length > 0) {
     await deps.store.touch(hits.map((h) => h.memory.id), now, true);
   }
-  return { query: input.query, mode, hits, considered: fused.length };
+  return { query: input.query, mode, hits, considered: fused.length, ...(input.rerank === true ? { reranked } : {}) };
 }

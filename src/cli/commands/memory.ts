@@ -92,11 +92,12 @@ export function registerMemoryCommands(program: Command, run: Run): void {
       .option('--no-project', 'search the memories without a project (and the user-wide ones)')
       .option('--all-projects', 'search every project')
       .option('--as-of <snapshot>', 'recall over the memories sealed in a snapshot')
-      .option('--no-touch', 'do not count this as an access'),
+      .option('--no-touch', 'do not count this as an access')
+      .option('--rerank', 'compare the first 10 hits with the query word by word (needs an onnx: embedder; slower)'),
     async (
       ctx,
       words: string[],
-      opts: { k: number; tags?: string[]; kind?: Kind[]; scope?: Scope[]; project?: string | false; allProjects?: boolean; asOf?: string; touch: boolean },
+      opts: { k: number; tags?: string[]; kind?: Kind[]; scope?: Scope[]; project?: string | false; allProjects?: boolean; asOf?: string; touch: boolean; rerank?: boolean },
     ) => {
       const cairn = await ctx.cairn();
       const input: RecallInput = {
@@ -108,6 +109,7 @@ export function registerMemoryCommands(program: Command, run: Run): void {
         ...(typeof opts.project === 'string' ? { project: opts.project } : opts.project === false ? { project: null } : {}),
         ...(opts.allProjects ? { allProjects: true } : {}),
         ...(opts.asOf ? { asOf: opts.asOf } : {}),
+        ...(opts.rerank ? { rerank: true } : {}),
         touch: opts.touch,
       };
       const result = await cairn.recall(input);
@@ -124,7 +126,8 @@ export function registerMemoryCommands(program: Command, run: Run): void {
       result.hits.forEach((hit, i) => {
         for (const line of recallHitLines(hit, i + 1)) ctx.out(line);
       });
-      ctx.note(`${result.hits.length} of ${result.considered} candidates · mode ${result.mode}${inOthers ? ` · ${inOthers} (add --all-projects)` : ''}`);
+      const rerankNote = result.reranked === true ? ' · reranked' : result.reranked === false ? ' · not reranked (needs an onnx: embedder)' : '';
+      ctx.note(`${result.hits.length} of ${result.considered} candidates · mode ${result.mode}${rerankNote}${inOthers ? ` · ${inOthers} (add --all-projects)` : ''}`);
     },
   );
 
