@@ -516,8 +516,10 @@ export class SqliteStore implements Store {
       nearest: scoped && projects ? (fetch) => scoped.nearest(projects, vector, fetch) : (fetch) => index.search(vector, fetch),
       accept: (rowids) => this.idsForRowids(rowids, where, params),
       // In-process SQLite: a call costs microseconds, so judge 64 keys at a time; the project's own
-      // vectors nearly all pass the filter, so there the first `limit` keys are judged first.
-      acceptChunk: scoped ? Math.max(options.limit, 16) : 64,
+      // vectors nearly all pass the filter, so there `limit` and a quarter more are judged first
+      // (a chunk of just `limit` took a second call whenever one key failed: recall's 50 candidates
+      // searched 1.5 against 1.35 ms).
+      acceptChunk: scoped ? Math.max(16, options.limit + Math.ceil(options.limit / 4)) : 64,
     });
   }
 
