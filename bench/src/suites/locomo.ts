@@ -214,7 +214,7 @@ export async function runLocomo(
     const loadMs = performance.now() - started;
     log(`locomo: ${loaded.written} memories from ${items.length} turns; ${data.questions.length} questions`);
     const half = new Map(data.conversations.map((c, i) => [c.id, i % 2 === 0 ? 'tuning' : 'report'] as const));
-    const evaluate = async (cairn: ReturnType<typeof benchCairn>, ask: { touch?: boolean; diversify?: boolean } = {}): Promise<ModeResult> => {
+    const evaluate = async (cairn: ReturnType<typeof benchCairn>, ask: { touch?: boolean; diversify?: boolean; rerank?: boolean } = {}): Promise<ModeResult> => {
       let at5 = 0;
       let at10 = 0;
       let any10 = 0;
@@ -222,7 +222,7 @@ export async function runLocomo(
       const splits = { tuning: { questions: 0, recallAt5: 0, recallAt10: 0 }, report: { questions: 0, recallAt5: 0, recallAt10: 0 } };
       const started = performance.now();
       for (const q of data.questions) {
-        const result = await cairn.recall({ query: q.question, k: K, project: `locomo-${q.conversation}`, touch: ask.touch === true, diversify: ask.diversify === true, checkFiles: false });
+        const result = await cairn.recall({ query: q.question, k: K, project: `locomo-${q.conversation}`, touch: ask.touch === true, diversify: ask.diversify === true, checkFiles: false, ...(ask.rerank ? { rerank: true } : {}) });
         const keys = result.hits.map((h) => loaded.keysOf.get(h.memory.id) ?? []);
         const within = (n: number): Set<string> => new Set(keys.slice(0, n).flat().map((key) => key.slice(key.indexOf('/') + 1)));
         const top5 = within(5);
@@ -264,6 +264,8 @@ export async function runLocomo(
       }
       await reindex(store, embedder);
       modes[`hybrid ${embedder.model}`] = await evaluate(benchCairn(store, embedder));
+      // The opt-in word-level rerank of the first hits (src/recall/rerank.ts), for contextual models.
+      if (embedder.tokenStates) modes[`hybrid ${embedder.model} rerank`] = await evaluate(benchCairn(store, embedder), { rerank: true });
       for (const fusion of benchFusionGrid()) {
         modes[`hybrid ${embedder.model} ${fusionLabel(fusion)}`] = await evaluate(benchCairn(store, embedder, fusion));
       }
@@ -297,7 +299,7 @@ const withSource = (source: string | undefined): { source?: string } => (source 
 
 export const locomoSuite: Suite = {
   name: 'locomo',
-  description: 'turn-level evidence recall@5/@10 on LoCoMo (categories 1–4) through cairn.recall scoped to each conversation: BM25 and hybrid',
+  description: 'turn-level evidence recall@5/@10 on LoCoMo (categories 1–4) through cairn.recall scoped to each conversation: BM25, hybrid and hybrid with the opt-in rerank',
   async run(ctx): Promise<SuiteOutcome> {
     const path = join(ctx.dataDir, 'locomo', 'locomo-dev.json');
     if (!existsSync(path)) return { status: 'skipped', reason: `no LoCoMo data: ${path} not found (pass --data <shared data folder>)` };
@@ -313,6 +315,8 @@ export const locomoSuite: Suite = {
     const metrics: Metric[] = [];
     const note = `${result.questions} questions (cat. 1–4), ${result.turns} turns, ${result.conversations} conversations`;
     const layouts = [...Object.entries(result.modes), ...Object.entries(replies.modes).map(([mode, r]) => [`${mode}, turn + the turn it answers`, r] as const)];
+    const isRerank = (mode: string): boolean => / rerank(, |$)/.test(mode);
+    const reranked = new Set(layouts.filter(([mode]) => isRerank(mode)).map(([mode]) => mode.replace(' rerank', '')));
     for (const [mode, r] of layouts) {
       metrics.push(
         metric(`evidence recall@5 (${mode})`, r.recallAt5, 'share', { target: atLeast(0.8), anchor: '0.705 @5 (hybrid, Acolyte)', note }),
@@ -321,6 +325,10 @@ export const locomoSuite: Suite = {
         metric(`evidence recall@5, report half (${mode})`, r.splits.report.recallAt5, 'share', { note: `${r.splits.report.questions} questions, odd conversations` }),
         metric(`any evidence in top 10 (${mode})`, r.anyAt10, 'share', { anchor: 'BM25 0.646 @10 (any evidence turn in the top 10)' }),
       );
+      // What the opt-in rerank costs: the mean recall time of each reranked mode and its plain twin.
+      if (isRerank(mode) || reranked.has(mode)) {
+        metrics.push(metric(`recall mean ms per question (${mode})`, r.queryMs, 'ms', { note: 'one process, modes one after the other; a shared machine drifts' }));
+      }
     }
     return { status: 'ok', datasets, metrics, details: { k: K, touch: false, ...result, replyLayout: replies } };
   },
