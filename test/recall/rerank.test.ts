@@ -12,6 +12,9 @@ import { blendOrder, contentPieces, maxSim, RERANK_DEPTH, RERANK_K, RERANK_WEIGH
 import { openSqliteStore } from '../../src/store/sqlite/store.js';
 import type { Embedder, TokenStates } from '../../src/types.js';
 import { runCli, tempDir } from '../helpers/cli.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { createMcpServer } from '../../src/mcp/server.js';
 
 /** A unit vector per word (one of 64 axes by a stable hash): states that match only on equal words. */
 function wordState(word: string): Float32Array {
@@ -218,6 +221,45 @@ describe('cairn recall --rerank', () => {
       expect(json.hits).toHaveLength(1);
     } finally {
       rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('MCP recall with rerank', () => {
+  it('passes rerank: true to recall (the model is asked for token states), and refuses a rerank that is not a boolean', async () => {
+    const calls: string[][] = [];
+    const embedder: Embedder = {
+      ...createHashEmbedder(),
+      async tokenStates(texts) {
+        calls.push(texts);
+        return texts.map(states);
+      },
+    };
+    const cairn = createCairn({ store: await openSqliteStore(':memory:'), project: 'p', actor: 'mcp', embedder });
+    const server = createMcpServer(cairn, { version: 'test', budget: { tokens: 200, calls: 3 } });
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await server.connect(a);
+    const client = new Client({ name: 'test', version: '1' });
+    await client.connect(b);
+    try {
+      for (const text of ['Maria took the photo at the beach', 'John fixed the garage door', 'the beach trip was in May']) {
+        await client.callTool({ name: 'remember', arguments: { text } });
+      }
+      type Result = { isError?: boolean; content: Array<{ text: string }>; structuredContent?: { hits: Array<{ id: string }> } };
+      const plain = (await client.callTool({ name: 'recall', arguments: { query: 'beach photo' } })) as Result;
+      expect(plain.isError).toBeFalsy();
+      expect(calls).toHaveLength(0);
+      const reranked = (await client.callTool({ name: 'recall', arguments: { query: 'beach photo', rerank: true } })) as Result;
+      expect(reranked.isError).toBeFalsy();
+      expect(calls).toHaveLength(1);
+      expect(calls[0]![0]).toBe('beach photo');
+      expect(reranked.structuredContent!.hits.length).toBe(plain.structuredContent!.hits.length);
+      const bad = (await client.callTool({ name: 'recall', arguments: { query: 'beach', rerank: 'yes' } })) as Result;
+      expect(bad.isError).toBe(true);
+      expect(bad.content[0]!.text).toMatch(/rerank/);
+    } finally {
+      await client.close();
+      await cairn.close();
     }
   });
 });
