@@ -63,6 +63,20 @@ describe('SQLite store vector index: exact below the threshold, HNSW above', { t
     await store.close();
   });
 
+  it('saves rows still pending beside the graph folded in: another process finds every one', async () => {
+    const { store, path, ids } = await seeded(THRESHOLD + 100, { saveEvery: 100 });
+    expect(await top(store, vectors[7] as Float32Array, 1)).toEqual([ids[7]]);
+    expect(sidecar(path).seq).toBe(THRESHOLD + 100);
+    // Fewer than FOLD_AT rows, enough for a save: they are in the exact delta when it is written.
+    ids.push(...(await addMemories(store, THRESHOLD + 100, THRESHOLD + 250)));
+    expect(await top(store, vectors[THRESHOLD + 200] as Float32Array, 1)).toEqual([ids[THRESHOLD + 200]]);
+    expect(sidecar(path)).toMatchObject({ seq: THRESHOLD + 250, count: THRESHOLD + 250 });
+    const other = await open(path);
+    for (let i = THRESHOLD + 100; i < THRESHOLD + 250; i++) expect(await top(other, vectors[i] as Float32Array, 1)).toEqual([ids[i]]);
+    await other.close();
+    await store.close();
+  });
+
   it('reopens the saved index (no rebuild) and agrees with exact search', async () => {
     const { store, path, ids } = await seeded(2_000);
     const first = await Promise.all(queries.map((q) => top(store, q)));
