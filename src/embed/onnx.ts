@@ -155,30 +155,37 @@ export function createOnnxEmbedder(folder: string, manifest: OnnxModelManifest, 
     return loading;
   }
 
-  async function runBatch(model: Loaded, texts: string[]): Promise<Float32Array[]> {
-    const encoded = texts.map((text) => {
-      const ids = model.tokenizer.encode(text).ids;
-      // Keep [CLS] … and the closing [SEP] when cutting a long text.
-      return ids.length <= manifest.maxTokens ? ids : [...ids.slice(0, manifest.maxTokens - 1), ids[ids.length - 1]!];
-    });
-    const width = Math.max(...encoded.map((ids) => ids.length));
-    const ids = new BigInt64Array(texts.length * width);
-    const mask = new BigInt64Array(texts.length * width);
-    encoded.forEach((row, i) => {
+  /** A text's token ids, cut to the model's limit keeping [CLS] … and the closing [SEP]. */
+  function cut(ids: number[]): number[] {
+    return ids.length <= manifest.maxTokens ? ids : [...ids.slice(0, manifest.maxTokens - 1), ids[ids.length - 1]!];
+  }
+
+  /** One model run over `rows` of token ids, padded to the longest: the `[rows, width, hidden]` states. */
+  async function infer(model: Loaded, rows: readonly number[][]): Promise<{ data: Float32Array; dims: readonly number[]; width: number }> {
+    const width = Math.max(...rows.map((row) => row.length));
+    const ids = new BigInt64Array(rows.length * width);
+    const mask = new BigInt64Array(rows.length * width);
+    rows.forEach((row, i) => {
       row.forEach((id, j) => {
         ids[i * width + j] = BigInt(id);
         mask[i * width + j] = 1n;
       });
     });
-    const dims = [texts.length, width];
+    const dims = [rows.length, width];
     const inputs: Record<string, { data: BigInt64Array; dims: number[] }> = { input_ids: { data: ids, dims }, attention_mask: { data: mask, dims } };
-    if (model.session.inputNames.includes('token_type_ids')) inputs.token_type_ids = { data: new BigInt64Array(texts.length * width), dims };
-    let output: { data: Float32Array; dims: readonly number[] };
+    if (model.session.inputNames.includes('token_type_ids')) inputs.token_type_ids = { data: new BigInt64Array(rows.length * width), dims };
     try {
-      output = await model.session.run(inputs);
+      const output = await model.session.run(inputs);
+      return { data: output.data, dims: output.dims, width };
     } catch (cause) {
       throw new CairnError('EMBEDDER_FAILED', `onnx:${manifest.name}: inference failed: ${(cause as Error).message.split('\n')[0]}`, { cause });
     }
+  }
+
+  async function runBatch(model: Loaded, texts: string[]): Promise<Float32Array[]> {
+    const encoded = texts.map((text) => cut(model.tokenizer.encode(text).ids));
+    const output = await infer(model, encoded);
+    const { width } = output;
     const hidden = output.dims[output.dims.length - 1]!;
     if (hidden !== manifest.dimension) throw new CairnError('EMBEDDER_FAILED', `onnx:${manifest.name}: the model gives ${hidden} dimensions, its manifest says ${manifest.dimension}`);
     return encoded.map((row, i) => {
@@ -220,20 +227,8 @@ export function createOnnxEmbedder(folder: string, manifest: OnnxModelManifest, 
       // One text a run, as `embed` does: the int8 graph scales activations over the whole batch.
       for (const text of input) {
         const encoded = model.tokenizer.encode(text);
-        let ids = encoded.ids;
-        if (ids.length > manifest.maxTokens) ids = [...ids.slice(0, manifest.maxTokens - 1), ids[ids.length - 1]!];
-        const dims = [1, ids.length];
-        const inputs: Record<string, { data: BigInt64Array; dims: number[] }> = {
-          input_ids: { data: BigInt64Array.from(ids, (id) => BigInt(id)), dims },
-          attention_mask: { data: new BigInt64Array(ids.length).fill(1n), dims },
-        };
-        if (model.session.inputNames.includes('token_type_ids')) inputs.token_type_ids = { data: new BigInt64Array(ids.length), dims };
-        let output: { data: Float32Array; dims: readonly number[] };
-        try {
-          output = await model.session.run(inputs);
-        } catch (cause) {
-          throw new CairnError('EMBEDDER_FAILED', `onnx:${manifest.name}: inference failed: ${(cause as Error).message.split('\n')[0]}`, { cause });
-        }
+        const ids = cut(encoded.ids);
+        const output = await infer(model, [ids]);
         const hidden = output.dims[output.dims.length - 1]!;
         // [CLS] and the closing [SEP] carry no word of their own.
         const states: Float32Array[] = [];
