@@ -81,6 +81,8 @@ describe.skipIf(reason !== null)('Codex CLI (real client) compacting with cairn'
     expect(next).toContain('cairn: the conversation was just compacted');
     expect(next).toContain('src/net/retry.ts');
     expect(next).toContain('backoffDelay(attempt: number, baseMs = 250)');
+    // Calls share a line per file and reason (no bare identifier lines): the command printed `Math.min(`.
+    expect(next).toContain('- calls seen in output: `Math.min(`');
 
     const log = readFileSync(join(box.cairnHome, 'logs', 'hooks.log'), 'utf8').split('\n').filter((l) => l.includes('"message":"hook"')).map((l) => JSON.parse(l) as Record<string, unknown>);
     const pre = log.find((e) => e.event === 'pre-compact');
