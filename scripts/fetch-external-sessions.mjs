@@ -16,6 +16,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSy
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { specstorySessions } from './external-sessions-specstory.mjs';
 
 export const MANIFEST_SCHEMA = 'cairn-external-sessions/1';
 
@@ -25,6 +26,9 @@ export const MANIFEST_SCHEMA = 'cairn-external-sessions/1';
  * its sdist ships that folder: each session as `.index.json` (Claude Code) or `.<name>.json`
  * (Codex), the messages in order with their kind, text and timestamp — tool inputs as JSON, tool
  * results whole, Claude Code's compaction summary as the user message it is.
+ * `specstory-cursor`: the author's Cursor agent chats that SpecStory saved into the repository's
+ * `.specstory/history/` and the sdist (hatch, every tracked file) ships; see
+ * external-sessions-specstory.mjs for what that export keeps and what is rebuilt.
  */
 export const SOURCES = [
   {
@@ -38,6 +42,66 @@ export const SOURCES = [
     repository: 'https://github.com/pascalwhoop/convx',
     format: 'convx-history',
     root: 'convx_ai-0.2.7/.ai/history',
+  },
+  {
+    registry: 'pypi',
+    package: 'twat-search',
+    version: '2.6.2',
+    file: 'twat_search-2.6.2.tar.gz',
+    sha256: '93f099fbb5722918d6c1e777f1c981ff1bbf886d20ec1cb4caac87ca8e493212',
+    bytes: 2_352_177,
+    licence: 'MIT',
+    repository: 'https://github.com/twardoch/twat-search',
+    format: 'specstory-cursor',
+    root: 'twat_search-2.6.2/.specstory/history',
+  },
+  {
+    registry: 'pypi',
+    package: 'twat-cache',
+    version: '2.6.7',
+    file: 'twat_cache-2.6.7.tar.gz',
+    sha256: 'edc61512f1dbc45383a4a99227a006a42feab1ec4773203786ddaef97c154bc0',
+    bytes: 704_685,
+    licence: 'MIT',
+    repository: 'https://github.com/twardoch/twat-cache',
+    format: 'specstory-cursor',
+    root: 'twat_cache-2.6.7/.specstory/history',
+  },
+  {
+    registry: 'pypi',
+    package: 'twat-fs',
+    version: '2.6.2',
+    file: 'twat_fs-2.6.2.tar.gz',
+    sha256: 'bb9d9e4a026ce388cc2ce208f9927099d4a3df368146f95a6947626ec08c903c',
+    bytes: 875_372,
+    licence: 'MIT',
+    repository: 'https://github.com/twardoch/twat-fs',
+    format: 'specstory-cursor',
+    root: 'twat_fs-2.6.2/.specstory/history',
+  },
+  {
+    registry: 'pypi',
+    package: 'opero',
+    version: '2.7.5',
+    file: 'opero-2.7.5.tar.gz',
+    sha256: '6398cd919c47e6981b9b10e99ef30515e287004199b875fa2cdd28ee859185c1',
+    bytes: 473_330,
+    licence: 'MIT',
+    repository: 'https://github.com/twardoch/opero',
+    format: 'specstory-cursor',
+    root: 'opero-2.7.5/.specstory/history',
+  },
+  {
+    registry: 'pypi',
+    package: 'phiton',
+    version: '2.7.5',
+    file: 'phiton-2.7.5.tar.gz',
+    sha256: '423623d2057b96b6afc716a6a848236bf8b2a1af737e46d9e32656adb63b2ef0',
+    bytes: 373_565,
+    licence: 'MIT',
+    repository: 'https://github.com/twardoch/phiton',
+    format: 'specstory-cursor',
+    root: 'phiton-2.7.5/.specstory/history',
   },
 ];
 
@@ -344,7 +408,8 @@ export async function fetchExternalSessions({ dest, offline = false, log = (l) =
     try {
       execFileSync('tar', ['-xzf', file, '-C', work, source.root], { stdio: ['ignore', 'ignore', 'pipe'] });
       const folder = `${source.package}-${source.version}`;
-      for (const s of convxSessions(path.join(work, source.root))) {
+      const found = source.format === 'specstory-cursor' ? specstorySessions(path.join(work, source.root), { package: source.package }) : convxSessions(path.join(work, source.root));
+      for (const s of found) {
         const rel = path.posix.join(s.agent, folder, s.rel);
         const target = path.join(dest, ...rel.split('/'));
         const text = `${s.lines.join('\n')}\n`;

@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { splitAtCompactions } from '../../bench/src/fidelity.js';
+import { bashCommands, splitAtCompactions, transcriptText } from '../../bench/src/fidelity.js';
 import { codexSplits, codexText } from '../../bench/src/fidelity-codex.js';
 import { fidelityExternalSuite, readExternalSet } from '../../bench/src/suites/fidelity-external.js';
 import type { BenchContext } from '../../bench/src/types.js';
@@ -30,13 +30,19 @@ interface ConvxSession {
 }
 interface Script {
   MANIFEST_SCHEMA: string;
-  SOURCES: Array<{ package: string; version: string; sha256: string; licence: string }>;
+  SOURCES: Array<{ package: string; version: string; sha256: string; licence: string; format: string; root: string }>;
   convxToClaude(session: ConvxSession, options?: { parentSessionId?: string }): string[];
   convxToCodex(session: ConvxSession): string[];
   convxSessions(root: string): Array<{ agent: string; rel: string; lines: string[]; session: string; parent: string | null }>;
   parsePythonLiteral(text: string): unknown;
 }
 const load = async (): Promise<Script> => (await import(join(process.cwd(), 'scripts', 'fetch-external-sessions.mjs'))) as Script;
+interface SpecStory {
+  specstoryToClaude(markdown: string, options: { sessionId: string; cwd: string; startedAt: string }): string[];
+  specstorySessions(root: string, options: { package: string }): Array<{ agent: string; rel: string; lines: string[]; session: string; parent: string | null; source: string }>;
+  startOf(fileName: string, markdown: string): string | null;
+}
+const loadSpecStory = async (): Promise<SpecStory> => (await import(join(process.cwd(), 'scripts', 'external-sessions-specstory.mjs'))) as SpecStory;
 
 const work = mkdtempSync(join(tmpdir(), 'cairn-external-test-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -70,6 +76,8 @@ describe('scripts/fetch-external-sessions.mjs', () => {
       expect(s.sha256).toMatch(/^[0-9a-f]{64}$/);
       expect(s.version).toMatch(/^\d+\.\d+/);
       expect(s.licence.length).toBeGreaterThan(0);
+      expect(['convx-history', 'specstory-cursor']).toContain(s.format);
+      if (s.format === 'specstory-cursor') expect(s.root).toMatch(/\/\.specstory\/history$/);
     }
   });
 
@@ -148,15 +156,172 @@ describe('scripts/fetch-external-sessions.mjs', () => {
   });
 });
 
+/** A SpecStory export of a Cursor chat, in the layout SpecStory wrote in early 2025. */
+const SPECSTORY = [
+  '## SpecStory',
+  '',
+  '## Fixing the parser (27/02/2025, 17:02:54)',
+  '',
+  '_**User**_',
+  '',
+  'Read @TODO.md and fix `parse_args(` in src/app/cli.py',
+  '',
+  '---',
+  '',
+  '_**Assistant**_',
+  '',
+  '<think>The user wants parse_args fixed.',
+  'Check src/app/cli.py first.</think>I will look at the CLI first.',
+  '',
+  '---',
+  '',
+  '_****_',
+  '',
+  'Read file: src/app/cli.py',
+  '',
+  '---',
+  '',
+  '_****_',
+  '',
+  '<details>',
+  '            <summary>Grep search for "parse_args" • **2** files</summary>',
+  '        ',
+  '| File | Line | Match |',
+  '|------|------|-------|',
+  '| `src/app/cli.py` | L12 | `def parse_args(argv):` |',
+  '',
+  '</details>',
+  '',
+  '---',
+  '',
+  '_****_',
+  '',
+  '```bash',
+  'python -m pytest tests/test_cli.py -q',
+  '```',
+  '',
+  '```',
+  'FAILED tests/test_cli.py::test_empty - IndexError: list index out of range',
+  '1 failed in 0.12s',
+  '```',
+  '',
+  '---',
+  '',
+  '_****_',
+  '',
+  '```diff',
+  '  def parse_args(argv):',
+  '-     return argv[0]',
+  '+     return argv[0] if argv else None',
+  '```',
+  '',
+  '---',
+  '',
+  '_****_',
+  '',
+  'Fixed. You can check it yourself with:',
+  '',
+  '```bash',
+  'pytest -q',
+  '```',
+  '',
+  '---',
+  '',
+].join('\n');
+
+describe('scripts/external-sessions-specstory.mjs', () => {
+  const options = { sessionId: 'bbbbbbbb-0000-4000-8000-000000000002', cwd: '/repo/demo', startedAt: '2025-02-27T17:02:54.000Z' };
+
+  it('writes a SpecStory chat as Claude Code lines: turns, thinking, and each tool call answered by its result', async () => {
+    const { specstoryToClaude } = await loadSpecStory();
+    const lines = specstoryToClaude(SPECSTORY, options).map((l) => JSON.parse(l) as Record<string, any>);
+    expect(lines.every((l) => l.sessionId === options.sessionId && l.cwd === '/repo/demo' && l.isSidechain === false)).toBe(true);
+    lines.slice(1).forEach((l, i) => expect(l.parentUuid).toBe(lines[i]?.uuid));
+    expect(lines[0]?.timestamp).toBe('2025-02-27T17:02:54.000Z');
+    expect(lines[1]?.timestamp).toBe('2025-02-27T17:02:55.000Z');
+    const blocks = lines.map((l) => (typeof l.message.content === 'string' ? { type: 'user-text', text: l.message.content } : l.message.content[0]));
+    expect(blocks.map((b) => (b.type === 'tool_use' ? `tool_use:${b.name}` : b.type))).toEqual([
+      'user-text',
+      'thinking',
+      'text',
+      'tool_use:Read',
+      'tool_result',
+      'tool_use:grep_search',
+      'tool_result',
+      'tool_use:Bash',
+      'tool_result',
+      'tool_use:edit_file',
+      'tool_result',
+      'text',
+    ]);
+    expect(blocks[0].text).toBe('Read @TODO.md and fix `parse_args(` in src/app/cli.py');
+    expect(blocks[1].thinking).toBe('The user wants parse_args fixed.\nCheck src/app/cli.py first.');
+    expect(blocks[2].text).toBe('I will look at the CLI first.');
+    expect(blocks[3].input).toEqual({ file_path: 'src/app/cli.py' });
+    expect(blocks[4]).toMatchObject({ tool_use_id: blocks[3].id, content: '' });
+    expect(blocks[5].input).toEqual({ query: 'Grep search for "parse_args"' });
+    expect(blocks[6].content).toContain('| `src/app/cli.py` | L12 | `def parse_args(argv):` |');
+    expect(blocks[7].input).toEqual({ command: 'python -m pytest tests/test_cli.py -q' });
+    expect(blocks[8]).toMatchObject({ tool_use_id: blocks[7].id, content: 'FAILED tests/test_cli.py::test_empty - IndexError: list index out of range\n1 failed in 0.12s' });
+    expect(blocks[9].input.diff).toContain('+     return argv[0] if argv else None');
+    // A shell block inside prose is the assistant's advice, not a call.
+    expect(blocks[11].text).toBe('Fixed. You can check it yourself with:\n\n```bash\npytest -q\n```');
+    // What the bench reads back: the command, its output, the search result.
+    const jsonl = specstoryToClaude(SPECSTORY, options);
+    expect(bashCommands(jsonl)).toEqual(['python -m pytest tests/test_cli.py -q']);
+    expect(transcriptText(jsonl, true)).toContain('IndexError: list index out of range');
+  });
+
+  it('keeps what a cut-off export holds: an unclosed fence, details block or thought ends the step, nothing is lost or thrown', async () => {
+    const { specstoryToClaude } = await loadSpecStory();
+    const cut = ['_**User**_', 'go', '_**Assistant**_', '<think>half a thought', 'still thinking'].join('\n');
+    const thought = specstoryToClaude(cut, options).map((l) => JSON.parse(l) as Record<string, any>);
+    expect(thought[1]?.message.content[0]).toEqual({ type: 'thinking', thinking: 'half a thought\nstill thinking' });
+    const fence = ['_**User**_', 'go', '_**Assistant**_', '```bash', 'make test', '```', '', '```', 'half the output'].join('\n');
+    const run = specstoryToClaude(fence, options).map((l) => JSON.parse(l) as Record<string, any>);
+    expect(run[1]?.message.content[0].input).toEqual({ command: 'make test' });
+    expect(run[2]?.message.content[0].content).toBe('half the output');
+    const details = ['_**User**_', 'go', '_**Assistant**_', '<details>', '<summary>Searched codebase "x" • **1** results</summary>', '| `a.py` |'].join('\n');
+    const search = specstoryToClaude(details, options).map((l) => JSON.parse(l) as Record<string, any>);
+    expect(search[1]?.message.content[0]).toMatchObject({ name: 'codebase_search', input: { query: 'Searched codebase "x"' } });
+    expect(search[2]?.message.content[0].content).toBe('| `a.py` |');
+    expect(specstoryToClaude('', options)).toEqual([]);
+    expect(specstoryToClaude('# notes\n\nno turns here\n', options)).toEqual([]);
+    expect(specstoryToClaude('_**User**_\r\n\r\nwindows line ends\r\n', options).map((l) => (JSON.parse(l) as Record<string, any>).message.content)).toEqual(['windows line ends']);
+  });
+
+  it('dates a chat by its title, else its file name, and lists a history folder without the explanation file', async () => {
+    const { startOf, specstorySessions } = await loadSpecStory();
+    expect(startOf('fixing-the-parser.md', SPECSTORY)).toBe('2025-02-27T17:02:54.000Z');
+    expect(startOf('2025-03-04_05-38-untitled.md', '_**User**_\nhi')).toBe('2025-03-04T05:38:00.000Z');
+    expect(startOf('notes.md', '_**User**_\nhi')).toBeNull();
+    const root = join(work, 'specstory-history');
+    mkdirSync(root, { recursive: true });
+    writeFileSync(join(root, '.what-is-this.md'), '# SpecStory Artifacts Directory\n_**User**_\nnot a chat');
+    writeFileSync(join(root, 'fixing-the-parser.md'), SPECSTORY);
+    writeFileSync(join(root, '2025-03-04_05-38-untitled.md'), '_**User**_\n\nhello\n');
+    writeFileSync(join(root, 'undated.md'), '_**User**_\n\nhello\n');
+    writeFileSync(join(root, 'history.txt'), '_**User**_\n\nhello\n');
+    writeFileSync(join(root, '2025-03-05_10-00-empty.md'), '## SpecStory\n');
+    const found = specstorySessions(root, { package: 'demo' });
+    expect(found.map((f) => f.source)).toEqual(['2025-03-04_05-38-untitled.md', 'fixing-the-parser.md']);
+    expect(found.every((f) => f.agent === 'claude-code' && f.parent === null && f.rel === `${f.session}.jsonl`)).toBe(true);
+    expect((JSON.parse(found[1]?.lines[0] ?? '{}') as { cwd: string }).cwd).toBe('/repo/demo');
+    // The same export gets the same session id on every run (the manifest's hashes stay put).
+    expect(specstorySessions(root, { package: 'demo' }).map((f) => f.session)).toEqual(found.map((f) => f.session));
+  });
+});
+
 /** An external-set folder: transcripts and a manifest, as the script writes them. */
-async function externalSet(dir: string, sessions: ConvxSession[]): Promise<void> {
+async function externalSet(dir: string, sessions: ConvxSession[], packageOf: (i: number) => string = () => 'synthetic'): Promise<void> {
   const { convxToClaude, MANIFEST_SCHEMA } = await load();
-  const listed = sessions.map((s) => {
-    const rel = `claude-code/synthetic-0.0.1/${s.session_id}.jsonl`;
+  const listed = sessions.map((s, i) => {
+    const name = packageOf(i);
+    const rel = `claude-code/${name}-0.0.1/${s.session_id}.jsonl`;
     const text = `${convxToClaude(s).join('\n')}\n`;
     mkdirSync(dirname(join(dir, rel)), { recursive: true });
     writeFileSync(join(dir, rel), text);
-    return { agent: 'claude-code', package: 'synthetic', version: '0.0.1', licence: 'MIT', path: rel, sha256: createHash('sha256').update(text).digest('hex'), turns: 0, compactions: 0 };
+    return { agent: 'claude-code', package: name, version: '0.0.1', licence: 'MIT', path: rel, sha256: createHash('sha256').update(text).digest('hex'), turns: 0, compactions: 0 };
   });
   writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ schema: MANIFEST_SCHEMA, sessions: listed }));
 }
@@ -223,5 +388,25 @@ describe('cairn bench fidelity-external', () => {
     if (cutsOnly.status !== 'ok') return;
     expect(cutsOnly.metrics.some((m) => m.name.includes('summary'))).toBe(false);
     expect(cutsOnly.metrics.map((m) => m.name)).toContain('external: cairn @2K (all cuts)');
+    // One package: the pooled rows are its rows, none per package.
+    expect(cutsOnly.metrics.some((m) => m.name.startsWith('external synthetic'))).toBe(false);
+  });
+
+  it('reports each package (repository) on its own beside the pooled rows when the set holds several', async () => {
+    const dir = join(work, 'two-packages');
+    const second = { ...claudeExport(160, null), session_id: 'cccccccc-0000-4000-8000-000000000003' };
+    await externalSet(dir, [claudeExport(160, null), second], (i) => (i === 0 ? 'alpha' : 'beta'));
+    const outcome = await fidelityExternalSuite.run(context(dir));
+    expect(outcome.status).toBe('ok');
+    if (outcome.status !== 'ok') return;
+    const row = (name: string) => outcome.metrics.find((m) => m.name === name);
+    const pooledHook = row("external: cairn's post-compact hook alone (all cuts)");
+    const alpha = row("external alpha: cairn's post-compact hook alone (all cuts)");
+    const beta = row("external beta: cairn's post-compact hook alone (all cuts)");
+    expect(alpha?.note).toMatch(/^3 cuts \(0 real\), \d+ needed details/);
+    expect(beta?.note).toMatch(/^3 cuts \(0 real\), \d+ needed details/);
+    expect(pooledHook?.note).toMatch(/^6 cuts \(0 real\)/);
+    expect(row('external alpha: cairn / recency cut @4K (all cuts)')?.note).toMatch(/^recency cut [01]\.\d{3}$/);
+    expect(outcome.datasets.map((d) => d.name.split(' ')[0])).toEqual(['alpha', 'beta']);
   });
 });

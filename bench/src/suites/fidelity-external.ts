@@ -15,7 +15,7 @@ import { cutPoints, neededDetails, splitAtCompactions, type CompactSplit } from 
 import { codexNeeded, codexRecency, codexSession, codexSplits } from '../fidelity-codex.js';
 import { tallyMisses } from '../fidelity-misses.js';
 import { replayLearning, replayRows, type ReplayCut } from '../fidelity-model.js';
-import { measureCut, type CutFigures } from '../fidelity-run.js';
+import { FIDELITY_BUDGETS, measureCut, type CutFigures } from '../fidelity-run.js';
 import { metric } from '../metrics.js';
 import type { BenchContext, Dataset, Metric, Suite, SuiteOutcome } from '../types.js';
 import { cutRows, label, MIN_NEEDED, pooled, startOf, unitOf } from './fidelity.js';
@@ -126,6 +126,21 @@ function hookAloneRow(name: string, cuts: CutFigures[]): Metric {
 }
 
 /**
+ * The hook and the budget curve for one package's cuts (one repository): the set pools packages
+ * of different size, agents and exports, so each is reported on its own as well.
+ */
+function packageRows(name: string, cuts: CutFigures[]): Metric[] {
+  return [
+    hookAloneRow(name, cuts),
+    ...FIDELITY_BUDGETS.map((b) =>
+      metric(`${name}: cairn / recency cut @${label(b)} (all cuts)`, pooled(cuts, (c) => c.byBudget[String(b)]?.cairn.composite), 'share', {
+        note: `recency cut ${pooled(cuts, (c) => c.byBudget[String(b)]?.recency)?.toFixed(3) ?? '—'}`,
+      }),
+    ),
+  ];
+}
+
+/**
  * Learning from use replayed over the set in session order (issue #15 item 9): each cut scored by
  * the shipped model plus what EARLIER sessions of its project taught, never its own session's.
  * The cuts' candidates are kept as `fidelity-external-cuts.json` in the bench cache for offline replays.
@@ -189,11 +204,14 @@ export const fidelityExternalSuite: Suite = {
     } else {
       metrics.push(metric('external: cuts measured', 0, 'cuts', { note: `no Claude Code transcript has a compaction or cut point with ≥ ${MIN_NEEDED} needed details` }));
     }
+    const packageOf = (c: CutFigures): string => files.find((f) => f.file === fileOf.get(c))?.session.package ?? '';
+    const packages = [...new Set(claudeCuts.map(packageOf))];
+    if (packages.length > 1) for (const p of packages) metrics.push(...packageRows(`external ${p}`, claudeCuts.filter((c) => packageOf(c) === p)));
     metrics.push(...learnReplay(ctx, replayCuts));
     if (codexCuts.length > 0) metrics.push(...cutRows('external codex', codexCuts, { judged: false, summary: 'Codex summary' }), hookAloneRow('external codex', codexCuts));
     // One dataset per package: what it holds, and a hash over its transcripts' hashes.
-    const packages = [...new Set(files.map((f) => `${f.session.package} ${f.session.version}`))];
-    const datasets: Dataset[] = packages.map((p) => {
+    const versions = [...new Set(files.map((f) => `${f.session.package} ${f.session.version}`))];
+    const datasets: Dataset[] = versions.map((p) => {
       const own = files.filter((f) => `${f.session.package} ${f.session.version}` === p);
       const count = (agent: string): number => own.filter((f) => f.session.agent === agent).length;
       const of = (cuts: CutFigures[]): CutFigures[] => cuts.filter((c) => own.some((f) => f.file === fileOf.get(c)));
