@@ -65,6 +65,31 @@ function fenced(lines, i) {
 }
 
 /**
+ * An assistant turn's steps. SpecStory separated them with `_****_` (early 2025) or with a bare
+ * `---` line (later); a `---` inside a fenced block or a `<details>` block is content, not a break.
+ */
+function stepsOf(lines) {
+  const steps = [[]];
+  let fence = false;
+  let details = false;
+  for (const line of lines) {
+    const marker = line.trim();
+    // `_****_` is SpecStory's own marker and always a break (it also ends an unclosed fence).
+    if (marker === STEP || (!fence && !details && marker === '---')) {
+      steps.push([]);
+      fence = false;
+      details = false;
+      continue;
+    }
+    if (/^```/.test(line)) fence = !fence;
+    else if (!fence && marker === '<details>') details = true;
+    else if (!fence && marker === '</details>') details = false;
+    steps.at(-1).push(line);
+  }
+  return steps;
+}
+
+/**
  * One step of an assistant turn (the parts SpecStory separates with `_****_`) as items in order:
  * { kind: 'thinking' | 'text', text } or { kind: 'tool', name, input, result }. A fenced diff or
  * shell block is a tool call only where the step starts with it or follows another call (Cursor's
@@ -100,7 +125,13 @@ export function stepItems(stepLines) {
         body.push(current);
         if (j >= lines.length - 1) break;
       }
-      const thought = body.join('\n').trim();
+      // Later exports wrap the thought in `<details><summary>Thought Process</summary>…</details>`.
+      const thought = body
+        .join('\n')
+        .trim()
+        .replace(/^<details>\s*<summary>Thought Process<\/summary>/, '')
+        .replace(/<\/details>$/, '')
+        .trim();
       if (thought) items.push({ kind: 'thinking', text: thought });
       if (rest.trim()) text.push(rest);
       i = j + 1;
@@ -178,12 +209,7 @@ export function specstoryToClaude(markdown, { sessionId, cwd, startedAt }) {
       if (text) push({ type: 'user', message: { role: 'user', content: text } });
       continue;
     }
-    const steps = [[]];
-    for (const line of turn.lines) {
-      if (line.trim() === STEP) steps.push([]);
-      else steps.at(-1).push(line);
-    }
-    for (const item of steps.flatMap(stepItems)) {
+    for (const item of stepsOf(turn.lines).flatMap(stepItems)) {
       if (item.kind === 'text') push({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: item.text }] } });
       else if (item.kind === 'thinking') push({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'thinking', thinking: item.text }] } });
       else {
