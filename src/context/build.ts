@@ -78,6 +78,13 @@ export interface ContextInput {
    * numbered on from them.
    */
   pendingTurns?: ReadonlyArray<Pick<TurnRecord, 'role' | 'text' | 'flags' | 'at'>>;
+  /**
+   * Text the caller prints right before the Markdown (the session-start hook's note after
+   * /compact): not part of `markdown`, but counted in `tokens` (the estimate of lead + markdown,
+   * 0 when there is no markdown), so the caller needs no second pass over the whole text.
+   * @default ''
+   */
+  lead?: string;
 }
 
 /** `stored` followed by `pending`, numbered on from the last stored turn as ingest numbers them. */
@@ -250,6 +257,11 @@ export interface ContextDeps extends Deps {
  */
 export const DEFAULT_CONTEXT_BUDGET = 4000;
 
+/** A context's `tokens`: its Markdown's, with the caller's lead before it (see {@link ContextInput.lead}). */
+function tokensWithLead(lead: string | undefined, markdown: string): number {
+  return markdown.length > 0 && lead ? estimateTokens(`${lead}${markdown}`) : estimateTokens(markdown);
+}
+
 /** The first lines of every context (counted in its budget). */
 export function contextHeader(project: string | null): string {
   return `# cairn memory${project ? ` — ${project}` : ''}\n` + '<!-- Exact findings kept across /compact and sessions. Expand an id with the get tool or `cairn get ID`. -->\n';
@@ -303,7 +315,7 @@ export async function buildContext(deps: ContextDeps, input: ContextInput = {}):
     const included = pack.chosen.flatMap((c) => (c.memoryId ? [c.memoryId] : []));
     if (input.touch && included.length > 0) await deps.store.touch(included, deps.clock.now(), false);
     const markdown = pack.chosen.length === 0 && sections.length === 0 ? '' : `${parts.join('')}${pack.text}`;
-    return { markdown, tokens: estimateTokens(markdown), budget, ranker: rankerName, query: input.query ?? null, sections, omitted: pack.omitted, warnings, details: pack.chosen };
+    return { markdown, tokens: tokensWithLead(input.lead, markdown), budget, ranker: rankerName, query: input.query ?? null, sections, omitted: pack.omitted, warnings, details: pack.chosen };
   }
 
   // The favoured session's working set: files and commands verbatim, from its transcript.
@@ -428,7 +440,7 @@ export async function buildContext(deps: ContextDeps, input: ContextInput = {}):
   const markdown = included.length === 0 && sections.length === 0 ? '' : parts.join('');
   return {
     markdown,
-    tokens: estimateTokens(markdown),
+    tokens: tokensWithLead(input.lead, markdown),
     budget,
     ranker: rankerName,
     query: input.query ?? null,

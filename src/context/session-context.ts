@@ -99,17 +99,18 @@ function hash01(text: string, seed: number): number {
   return (h >>> 0) / 0xffffffff;
 }
 
-/** The ranker's score for a detail (composite: the value model). */
-function scoreOf(detail: Detail, ranker: string, model: ValueModel, endSeq: number, seed: number): number {
+/** Rankers that score a detail by something other than the value model (see {@link otherScore}); any other name ranks by the model. */
+const OTHER_RANKERS = new Set(['recency', 'random', 'importance']);
+
+/** The score of one of {@link OTHER_RANKERS}. */
+function otherScore(detail: Detail, ranker: string, endSeq: number, seed: number): number {
   switch (ranker) {
     case 'recency':
       return detail.lastSeq !== null ? 0.5 + 0.5 * (detail.lastSeq / Math.max(1, endSeq)) : detail.features.thisSession * 0.5 + (detail.memory ? detail.memory.updatedAt / 1e14 : 0);
     case 'random':
       return hash01(detail.key, seed);
-    case 'importance':
-      return detail.memory ? detail.memory.importance : detail.features.frequency;
     default:
-      return valueOf(model, detail.features);
+      return detail.memory ? detail.memory.importance : detail.features.frequency;
   }
 }
 
@@ -211,13 +212,29 @@ export interface PackOptions {
  * verbatim is skipped, and so is a memory too similar to a chosen one.
  */
 export function packDetails(details: readonly Detail[], options: PackOptions): SessionPack {
+  const { text, sections, chosen, omitted } = packLines(details, options);
+  return { text, tokens: estimateTokens(text), sections, chosen, omitted };
+}
+
+/**
+ * {@link packDetails} without counting the packed text's tokens: for a caller that counts a larger
+ * text holding it anyway (the context builder, src/context/build.ts), one pass less over it.
+ */
+export function packLines(details: readonly Detail[], options: PackOptions): Omit<SessionPack, 'tokens'> {
   const model = options.model ?? DEFAULT_VALUE_MODEL;
   const inContext = options.inContext ?? '';
+  // The value model's chance of each candidate: the composite ranker's score, and what every
+  // chosen line carries. Computed once a candidate (a prepared detail keeps its features).
+  const byModel = !OTHER_RANKERS.has(options.ranker);
   // Token estimates only for what could fit: candidates by score per rough token (characters / 4),
   // until PREPARE_SLACK budgets' worth; the rest are left out for budget unestimated. A session has
   // up to ~3,500 candidates and its hook was spending a quarter of its context time estimating them.
   const rough = details
-    .map((d) => ({ d, score: scoreOf(d, options.ranker, model, options.endSeq, options.seed) + (d.memory?.pinned ? 10 : 0), rough: Math.ceil((d.line.length + 1) / 4) }))
+    .map((d) => {
+      const value = byModel ? valueOf(model, d.features) : null;
+      const score = value ?? otherScore(d, options.ranker, options.endSeq, options.seed);
+      return { d, value, score: score + (d.memory?.pinned ? 10 : 0), rough: Math.ceil((d.line.length + 1) / 4) };
+    })
     .sort((a, b) => b.score / b.rough - a.score / a.rough || b.score - a.score || byKey(a.d.key, b.d.key));
   const omitted: SessionPack['omitted'] = [];
   let roughSum = 0;
@@ -231,7 +248,7 @@ export function packDetails(details: readonly Detail[], options: PackOptions): S
     const d = options.prepare ? options.prepare(item.d) : item.d;
     // A grouped call costs its item on the shared line, plus the line's head for the first of its group.
     const group = d.group ? { item: estimateTokens(`${d.group.item}, `), head: estimateTokens(`${d.group.head}\n`) } : null;
-    scored.push({ d, tokens: estimateTokens(`${d.line}\n`), group, score: item.score, value: valueOf(model, d.features) });
+    scored.push({ d, tokens: estimateTokens(`${d.line}\n`), group, score: item.score, value: item.value !== null && d.features === item.d.features ? item.value : valueOf(model, d.features) });
   }
   // The order is by value per token of each line on its own: a call's shared line only makes it
   // cheaper, so what it saves goes to the next candidates and never ahead of better ones.
@@ -304,8 +321,7 @@ export function packDetails(details: readonly Detail[], options: PackOptions): S
     sections.push({ name: key, tokens: sectionTokens.get(key) ?? 0, ids: items.filter((i) => i.d.memory).map((i) => i.d.key) });
     for (const i of items) picked.push({ key: i.d.key, kind: i.d.kind, factId: i.d.factId, memoryId: i.d.memory?.id ?? null, line: i.d.line, value: Math.round(i.value * 1000) / 1000 });
   }
-  const text = parts.join('');
-  return { text, tokens: estimateTokens(text), sections, chosen: picked, omitted };
+  return { text: parts.join(''), sections, chosen: picked, omitted };
 }
 
 /**
@@ -331,8 +347,8 @@ function linesOf(details: readonly Detail[]): string[] {
   return lines;
 }
 
-/** Rank a session's candidates and pack them into `budget` tokens. */
-export async function packSession(deps: Deps, input: SessionPackInput): Promise<SessionPack> {
+/** Rank a session's candidates and pack them into `budget` tokens (the packed text's tokens not counted: see {@link packLines}). */
+export async function packSession(deps: Deps, input: SessionPackInput): Promise<Omit<SessionPack, 'tokens'>> {
   const candidates = await sessionCandidates(deps, input.session, input.turns, input.memories, { deferStaleness: true });
   const { endSeq } = candidates;
   const exclude = input.exclude;
@@ -344,5 +360,5 @@ export async function packSession(deps: Deps, input: SessionPackInput): Promise<
     const note = stalenessNote(deps, d.memory, files);
     return { ...d, line: note.length > 0 ? memoryLine(d.memory, note) : d.line, checkFiles: false };
   };
-  return packDetails(details, { budget: input.budget, ranker: input.ranker, seed: input.seed, endSeq, prepare, ...(input.model ? { model: input.model } : {}), ...(input.inContext ? { inContext: input.inContext } : {}) });
+  return packLines(details, { budget: input.budget, ranker: input.ranker, seed: input.seed, endSeq, prepare, ...(input.model ? { model: input.model } : {}), ...(input.inContext ? { inContext: input.inContext } : {}) });
 }

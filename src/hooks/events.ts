@@ -249,8 +249,13 @@ export async function sessionStart(cairn: Cairn, input: HookInput, settings: Hoo
     cache.onLookup?.(lookup.hit ? 'hit' : `miss: ${lookup.reason}`);
     if (lookup.hit) pool = lookup.prepared.candidates.map((c) => c.memory);
   }
+  const lead = compacted
+    ? 'cairn: the conversation was just compacted. These exact details were established before it (ids in brackets; the `get` tool or `cairn get ID` expands them):\n\n'
+    : '';
   const result = await cairn.context({
     budget: compacted ? settings.compactBudget : settings.sessionStartBudget,
+    // Counted with the Markdown (result.tokens), as printed: one pass over the text, not two.
+    ...(lead.length > 0 ? { lead } : {}),
     ...(session ? { favorSession: session } : {}),
     touch: true,
     // The compaction summary is in the window already: its details are not given twice.
@@ -267,12 +272,9 @@ export async function sessionStart(cairn: Cairn, input: HookInput, settings: Hoo
     const note = 'cairn: the conversation was just compacted. The exact details cairn kept for it are the ones listed in the /compact output above; nothing else in memory is new to this session.';
     return { kind: 'json', value: { hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: note } } };
   }
-  const lead = compacted
-    ? 'cairn: the conversation was just compacted. These exact details were established before it (ids in brackets; the `get` tool or `cairn get ID` expands them):\n\n'
-    : '';
   const text = `${lead}${result.markdown}`;
-  // Without a lead the text is the context itself, whose tokens were just counted (a pass over ~16K characters saved).
-  if (ledger && session) await ledger.record({ session, via: 'hook', name: 'session-start', ...contextItems(result), tokens: lead.length === 0 ? result.tokens : estimateTokens(text) });
+  // The printed text's tokens: the context counted them with the lead (a pass over ~16K characters saved).
+  if (ledger && session) await ledger.record({ session, via: 'hook', name: 'session-start', ...contextItems(result), tokens: result.tokens });
   return {
     kind: 'json',
     value: { hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: text } },
