@@ -28,6 +28,8 @@ describe('sqlite listMemories (raw rows)', () => {
     const listed = await store.listMemories({ order: 'created-asc' });
     expect(listed).toEqual(await store.getMemories([full.id, plain.id]));
     expect(listed).toEqual([full, plain]);
+    // Field for field in the same order too: the context cache stores memories as JSON.
+    expect(JSON.stringify(listed)).toBe(JSON.stringify(await store.getMemories([full.id, plain.id])));
     await store.close();
   });
 });

@@ -34,15 +34,31 @@ export function rowToMemory(row: MemoryRow): Memory {
 }
 
 /**
+ * A raw row (see {@link rawRowToMemory}) read as a {@link MemoryRow}: each column a getter into the
+ * array, so the shared decoder reads it where a keyed row has a property. Copying the array into a
+ * keyed object instead adds 25 properties by name one at a time — each a new object shape the first
+ * time and a generic keyed store always, ~40K instructions a row with V8's optimizing compiler off,
+ * as in the hooks (src/hooks/run.ts): ~5% of a post-compact session-start at 100K memories.
+ */
+class RawMemoryRow {
+  constructor(readonly values: readonly unknown[]) {}
+}
+for (const [i, column] of ['rowid', ...MEMORY_FIELDS].entries()) {
+  Object.defineProperty(RawMemoryRow.prototype, column, {
+    get(this: RawMemoryRow) {
+      return this.values[i];
+    },
+  });
+}
+
+/**
  * A memory from a row read in better-sqlite3's raw mode (`statement.raw(true)`, columns as
  * {@link MEMORY_COLUMNS}: the rowid, then {@link MEMORY_FIELDS} in order). Raw mode hands back an
  * array per row, which costs about half what the driver's keyed row objects do on lists of
  * hundreds of rows (the session-start hooks' context builder); the memory is the same.
  */
 export function rawRowToMemory(values: readonly unknown[]): Memory {
-  const row: Record<string, unknown> = { rowid: values[0] };
-  for (let i = 0; i < MEMORY_FIELDS.length; i++) row[MEMORY_FIELDS[i] as string] = values[i + 1];
-  return sharedRowToMemory(row as unknown as MemoryRow, SQLITE_ENCODING);
+  return sharedRowToMemory(new RawMemoryRow(values) as unknown as MemoryRow, SQLITE_ENCODING);
 }
 
 export function rowToReview(row: StoredReviewRow): ReviewItem {
