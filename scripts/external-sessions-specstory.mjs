@@ -7,13 +7,36 @@
 // searches with their result tables, edits as the applied diff (without the file name), and
 // terminal commands with their output. What is rebuilt: the envelope (ids, parent chain, tool_use
 // ids, one-second-apart timestamps from the start time in the title or file name, taken as UTC, and a cwd of
-// `/repo/<package>`), the tool names of the two calls Claude Code has an equivalent for (`Read`
-// for read_file, `Bash` for run_terminal_cmd; the others keep Cursor's own names), and the
-// arguments: `file_path`, `command`, `query` (the search as SpecStory titled it) and `diff` (the
-// applied diff SpecStory shows, not Cursor's own `code_edit` sketch, which the export drops).
+// `/repo/<package>`), the tool names of the three calls Claude Code has an equivalent for (`Read`
+// for read_file, `Bash` for run_terminal_cmd, `Edit` for an applied diff; the others keep
+// Cursor's own names), and the arguments: `file_path`, `command`, `query` (the search as SpecStory
+// titled it), and an edit's `old_string` / `new_string` split from the applied diff SpecStory
+// shows (not Cursor's own `code_edit` sketch, which the export drops; no `file_path`, which the
+// export does not name).
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+
+/**
+ * SpecStory's applied diff (each line `  ` context, `+ ` added or `- ` removed) as Claude Code's
+ * Edit arguments: `old_string` the context and removed lines, `new_string` the context and added
+ * lines, the two-character marks dropped. The export has no file name, so there is no `file_path`.
+ */
+export function editOf(diff) {
+  const before = [];
+  const after = [];
+  for (const line of diff.split('\n')) {
+    const mark = line.slice(0, 2);
+    if (mark === '+ ' || line === '+') after.push(line.slice(2));
+    else if (mark === '- ' || line === '-') before.push(line.slice(2));
+    else {
+      const context = line.startsWith('  ') ? line.slice(2) : line;
+      before.push(context);
+      after.push(context);
+    }
+  }
+  return { old_string: before.join('\n'), new_string: after.join('\n') };
+}
 
 /** A stable uuid-shaped id from a seed (the export has no ids). */
 function idOf(seed) {
@@ -151,7 +174,7 @@ export function stepItems(stepLines) {
     } else if (/^```diff\s*$/.test(line) && atCallPosition()) {
       flush();
       const { body, next } = fenced(lines, i);
-      items.push({ kind: 'tool', name: 'edit_file', input: { diff: body }, result: '' });
+      items.push({ kind: 'tool', name: 'Edit', input: editOf(body), result: '' });
       i = next;
     } else if (SHELL_FENCE.test(line) && atCallPosition()) {
       flush();

@@ -250,7 +250,7 @@ describe('scripts/external-sessions-specstory.mjs', () => {
       'tool_result',
       'tool_use:Bash',
       'tool_result',
-      'tool_use:edit_file',
+      'tool_use:Edit',
       'tool_result',
       'text',
     ]);
@@ -263,7 +263,8 @@ describe('scripts/external-sessions-specstory.mjs', () => {
     expect(blocks[6].content).toContain('| `src/app/cli.py` | L12 | `def parse_args(argv):` |');
     expect(blocks[7].input).toEqual({ command: 'python -m pytest tests/test_cli.py -q' });
     expect(blocks[8]).toMatchObject({ tool_use_id: blocks[7].id, content: 'FAILED tests/test_cli.py::test_empty - IndexError: list index out of range\n1 failed in 0.12s' });
-    expect(blocks[9].input.diff).toContain('+     return argv[0] if argv else None');
+    // The applied diff as Claude Code's Edit: context and removed lines before, context and added after.
+    expect(blocks[9].input).toEqual({ old_string: 'def parse_args(argv):\n    return argv[0]', new_string: 'def parse_args(argv):\n    return argv[0] if argv else None' });
     // A shell block inside prose is the assistant's advice, not a call.
     expect(blocks[11].text).toBe('Fixed. You can check it yourself with:\n\n```bash\npytest -q\n```');
     // What the bench reads back: the command, its output, the search result.
