@@ -63,6 +63,27 @@ export async function embedAll(deps: Deps, texts: string[]): Promise<Array<Float
   return vectors ?? texts.map(() => null);
 }
 
+/**
+ * {@link embedAll} with, when the embedder gives them, each text's token signature from the same
+ * model run (`signed[i]`: the part of `texts[i]` that is the memory's own text; recall's rerank
+ * reads the signature, src/embed/token-signature.ts). Null where there is no vector.
+ */
+export async function embedAllSigned(deps: Deps, texts: string[], signed: string[]): Promise<Array<{ vector: Float32Array; signature?: Uint8Array } | null>> {
+  const embedder = deps.embedder;
+  if (!embedder?.embedSigned) return (await embedAll(deps, texts)).map((vector) => (vector ? { vector } : null));
+  if (deps.deferVectors || texts.length === 0 || !(await vectorIndexMatches(deps))) return texts.map(() => null);
+  try {
+    return await embedder.embedSigned(texts, signed);
+  } catch (error) {
+    if (!isCairnError(error) || error.code !== 'EMBEDDER_UNAVAILABLE') throw error;
+    if (!warned.has(deps.logger)) {
+      warned.add(deps.logger);
+      deps.logger.warn(`semantic recall is off, recall uses BM25 alone: ${error.message}`);
+    }
+    return texts.map(() => null);
+  }
+}
+
 const warned = new WeakSet<Logger>();
 const warnedMismatch = new WeakSet<Logger>();
 

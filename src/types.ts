@@ -164,7 +164,7 @@ export type MemoryText = Pick<Memory, 'id' | 'text' | 'kind'> & {
 export interface MemoryWrite {
   memory: Memory;
   /** Precomputed embedding (computed before the transaction starts) and the model that made it. */
-  embedding?: { model: EmbedderIdentity; vector: Float32Array };
+  embedding?: { model: EmbedderIdentity; vector: Float32Array; signature?: Uint8Array };
   events: MemoryEvent[];
   /** Close this memory's validity (a revision or a supersede). */
   closes?: { id: string; at: number };
@@ -218,6 +218,18 @@ export interface Embedder extends EmbedderIdentity {
    * length, without the model's own markers — what recall's `rerank` compares (src/recall/rerank.ts).
    */
   tokenStates?(texts: string[]): Promise<TokenStates[]>;
+  /**
+   * Contextual models only: each text's vector and, from the same model run, the token signature of
+   * its first `signed[i].length` characters (the memory's own text within its embedding text;
+   * src/embed/token-signature.ts), which recall's rerank reads instead of running the model.
+   */
+  embedSigned?(texts: string[], signed: readonly string[]): Promise<SignedEmbedding[]>;
+}
+
+/** A vector and its text's token signature, from one model run. */
+export interface SignedEmbedding {
+  vector: Float32Array;
+  signature: Uint8Array;
 }
 
 /** One text as a contextual model sees it: word pieces (`##` marks a continuation) and their states. */
@@ -549,8 +561,21 @@ export interface Store {
   searchText(query: string, options: TextSearchOptions): Promise<ScoredId[]>;
   /** Cosine-ranked ids. Throws `EMBEDDER_MISMATCH` when `model` differs from the stored index. */
   searchVector(vector: Float32Array, model: EmbedderIdentity, options: VectorSearchOptions): Promise<ScoredId[]>;
-  putVectors(model: EmbedderIdentity, items: Array<{ id: string; vector: Float32Array }>): Promise<void>;
+  /** With `signature`, the memory's token signature for `model` is written in the same transaction. */
+  putVectors(model: EmbedderIdentity, items: Array<{ id: string; vector: Float32Array; signature?: Uint8Array }>): Promise<void>;
   getVectors(ids: string[], model: EmbedderIdentity): Promise<Map<string, Float32Array>>;
+  /**
+   * Token signatures (recall's rerank): the stored signatures of `ids` made by `model` (id and
+   * dimension); memories without one, or with another model's, are absent. Stores without them
+   * leave these out and recall is not reranked.
+   */
+  getSignatures?(ids: string[], model: EmbedderIdentity): Promise<Map<string, Uint8Array>>;
+  /** Write token signatures alone (memories that have `model`'s vector but no signature yet). */
+  putSignatures?(model: EmbedderIdentity, items: Array<{ id: string; signature: Uint8Array }>): Promise<void>;
+  /** Memories with `model`'s vector and without its token signature, oldest first. */
+  missingSignatures?(model: EmbedderIdentity, limit: number): Promise<Memory[]>;
+  /** How many memories {@link missingSignatures} would give without a limit. */
+  countMissingSignatures?(model: EmbedderIdentity): Promise<number>;
   /** The embedder identity the vector index was built with, or null when empty. */
   vectorModel(): Promise<EmbedderIdentity | null>;
   /** Ids of memories without a vector for `model` (for reindex), oldest first. */

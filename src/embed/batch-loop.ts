@@ -28,12 +28,29 @@ export interface BatchLoopOptions {
 /** Where a batch loop reads the memories without a vector and writes their vectors. */
 export interface VectorTarget {
   missing(model: EmbedderIdentity, limit: number): Promise<Memory[]>;
-  put(model: EmbedderIdentity, items: Array<{ id: string; vector: Float32Array }>): Promise<void>;
+  put(model: EmbedderIdentity, items: Array<{ id: string; vector: Float32Array; signature?: Uint8Array }>): Promise<void>;
+  /** Whether `put` keeps token signatures (the store's own index does; a staged switch fills them after). */
+  signatures?: boolean;
 }
 
 /** The store's own index as a {@link VectorTarget}. */
 export function indexTarget(store: Store): VectorTarget {
-  return { missing: (model, limit) => store.missingVectors(model, limit), put: (model, items) => store.putVectors(model, items) };
+  return {
+    missing: (model, limit) => store.missingVectors(model, limit),
+    put: (model, items) => store.putVectors(model, items),
+    signatures: store.putSignatures !== undefined,
+  };
+}
+
+/**
+ * Each memory's vector, and its token signature from the same model run when the embedder gives
+ * signatures and `signed` asks for them (src/embed/token-signature.ts).
+ */
+export async function embedMemories(embedder: Embedder, batch: readonly Memory[], signed: boolean): Promise<Array<{ vector: Float32Array; signature?: Uint8Array }>> {
+  if (signed && embedder.embedSigned) {
+    return embedder.embedSigned(batch.map(embeddingText), batch.map((m) => m.text));
+  }
+  return (await embedder.embed(batch.map(embeddingText))).map((vector) => ({ vector }));
 }
 
 /** One batch loop under a held lease; shared by {@link fillVectors}, `reindex` and the model switch. */
@@ -61,11 +78,11 @@ export async function embedMissing(
     }
     const batch = await target.missing(identity, batchSize);
     if (batch.length === 0) return { embedded, skipped, batches, complete: true };
-    const vectors = await embedder.embed(batch.map(embeddingText));
+    const vectors = await embedMemories(embedder, batch, target.signatures === true);
     if (vectors.length !== batch.length) {
       throw new CairnError('EMBEDDER_MISMATCH', `${embedder.model} returned ${vectors.length} vectors for ${batch.length} texts`);
     }
-    const items = batch.map((memory, i) => ({ id: memory.id, vector: vectors[i] as Float32Array }));
+    const items = batch.map((memory, i) => ({ id: memory.id, ...vectors[i]! }));
     try {
       await target.put(identity, items);
     } catch (error) {
@@ -88,3 +105,60 @@ export async function embedMissing(
   }
 }
 
+/**
+ * Memories that have the index's vector but not its token signature (written before signatures,
+ * or by a writer without them): how many wait for one. 0 when the embedder gives none.
+ */
+export async function waitingForSignatures(store: Store, embedder: Embedder): Promise<number> {
+  if (!embedder.embedSigned || !store.countMissingSignatures) return 0;
+  return store.countMissingSignatures({ model: embedder.model, dimension: embedder.dimension });
+}
+
+/**
+ * The signature loop under a held lease: the same batches, embedded again with their signatures
+ * (one model run a memory; the vector is the one stored and is not rewritten), each batch written
+ * in one short transaction. Resumable like the vector loop: only memories still without a
+ * signature are read.
+ */
+export async function signMissing(
+  store: Store,
+  embedder: Embedder,
+  lease: HeldLease,
+  options: BatchLoopOptions & { total: number; done?: number; now?: () => number },
+): Promise<{ signed: number; skipped: number; batches: number; complete: boolean }> {
+  const identity: EmbedderIdentity = { model: embedder.model, dimension: embedder.dimension };
+  const batchSize = options.batchSize ?? DEFAULT_FILL_BATCH;
+  const now = options.now ?? (() => performance.now());
+  const started = now();
+  const done = options.done ?? 0;
+  let signed = 0;
+  let skipped = 0;
+  let batches = 0;
+  if (!embedder.embedSigned || !store.missingSignatures || !store.putSignatures) return { signed, skipped, batches, complete: true };
+  for (;;) {
+    if (options.signal?.aborted || options.shouldYield?.() || (options.maxMs !== undefined && now() - started >= options.maxMs)) {
+      return { signed, skipped, batches, complete: false };
+    }
+    const batch = await store.missingSignatures(identity, batchSize);
+    if (batch.length === 0) return { signed, skipped, batches, complete: true };
+    const runs = await embedder.embedSigned(batch.map(embeddingText), batch.map((m) => m.text));
+    const items = batch.map((memory, i) => ({ id: memory.id, signature: runs[i]!.signature }));
+    try {
+      await store.putSignatures(identity, items);
+    } catch (error) {
+      if (!(error instanceof CairnError && error.code === 'NOT_FOUND')) throw error;
+      for (const item of items) {
+        try {
+          await store.putSignatures(identity, [item]);
+        } catch (inner) {
+          if (inner instanceof CairnError && inner.code === 'NOT_FOUND') skipped++;
+          else throw inner;
+        }
+      }
+    }
+    signed += items.length;
+    batches++;
+    options.onProgress?.(done + signed - skipped, Math.max(options.total, done + signed - skipped));
+    if (!(await lease.renew(done + signed - skipped))) return { signed, skipped, batches, complete: false };
+  }
+}

@@ -106,5 +106,7 @@ export function withCache(embedder: Embedder, options: EmbeddingCacheOptions = {
   if (embedder.availability) cached.availability = (check) => embedder.availability!(check);
   // Token states are not cached: they are recall's rerank, computed for the candidates of the moment.
   if (embedder.tokenStates) cached.tokenStates = (texts) => embedder.tokenStates!(texts);
+  // Neither are signatures: a vector from the cache comes without its text's token states.
+  if (embedder.embedSigned) cached.embedSigned = (texts, signed) => embedder.embedSigned!(texts, signed);
   return cached;
 }

@@ -13,7 +13,7 @@
  */
 import { isCairnError } from '../errors.js';
 import type { Embedder, EmbedderIdentity, Store } from '../types.js';
-import { embedMissing } from './batch-loop.js';
+import { embedMissing, signMissing, waitingForSignatures } from './batch-loop.js';
 import { acquireFillLease, defaultLeaseEnvironment, type FillLease, type LeaseEnvironment } from './fill-lease.js';
 import { sameModel, switchModel, waitingToStage } from './switch.js';
 
@@ -105,7 +105,7 @@ export async function fillVectors(store: Store, embedder: Embedder, options: Fil
     return result('mismatch', { remaining: await waitingForVectors(store, identity), index: before });
   }
   const total = await waitingForVectors(store, identity);
-  if (total === 0) return result('done', { remaining: 0 });
+  if (total === 0 && (await waitingForSignatures(store, embedder)) === 0) return result('done', { remaining: 0 });
   const taken = await acquireFillLease(store, identity.model, options.by ?? 'cairn', options.lease ?? defaultLeaseEnvironment());
   if ('busy' in taken) return result('busy', { remaining: total, holder: taken.busy });
   // Read again under the lease: another filler may have switched the index meanwhile.
@@ -119,9 +119,20 @@ export async function fillVectors(store: Store, embedder: Embedder, options: Fil
     }
     // A switch to another model stays: a process still on the index's model (an MCP server started
     // before the configuration changed) must not undo it; an explicit `cairn reindex` drops it.
-    const run = await embedMissing(store, embedder, taken.lease, { ...options, total: await waitingForVectors(store, identity) });
+    const vectorsWaiting = await waitingForVectors(store, identity);
+    const signaturesWaiting = await waitingForSignatures(store, embedder);
+    const loopTotal = vectorsWaiting + signaturesWaiting;
+    const run = await embedMissing(store, embedder, taken.lease, { ...options, total: loopTotal });
+    let complete = run.complete;
+    // Then the token signatures of memories embedded before them (src/embed/token-signature.ts).
+    if (complete) {
+      const elapsed = performance.now() - started;
+      const maxMs = options.maxMs === undefined ? undefined : Math.max(0, options.maxMs - elapsed);
+      const signing = await signMissing(store, embedder, taken.lease, { ...options, maxMs, total: loopTotal, done: run.embedded - run.skipped });
+      complete = signing.complete;
+    }
     const remaining = await waitingForVectors(store, identity);
-    return result(run.complete ? 'done' : 'stopped', { embedded: run.embedded - run.skipped, skipped: run.skipped, remaining });
+    return result(complete ? 'done' : 'stopped', { embedded: run.embedded - run.skipped, skipped: run.skipped, remaining });
   } catch (error) {
     if (isCairnError(error) && error.code === 'EMBEDDER_UNAVAILABLE') {
       return result('unavailable', { remaining: await waitingForVectors(store, identity), reason: error.message });

@@ -36,7 +36,7 @@ export interface OnnxPoolOptions {
 
 interface Slot {
   worker: Worker;
-  pending: Map<number, { resolve(vectors: Float32Array[]): void; reject(error: Error): void }>;
+  pending: Map<number, { resolve(reply: { vectors: Float32Array[]; signatures?: Uint8Array[] }): void; reject(error: Error): void }>;
 }
 
 /**
@@ -72,7 +72,7 @@ export function createOnnxWorkerPool(folder: string, manifest: OnnxModelManifest
         const waiting = slot.pending.get(reply.id);
         if (!waiting) return;
         slot.pending.delete(reply.id);
-        if ('vectors' in reply) waiting.resolve(reply.vectors);
+        if ('vectors' in reply) waiting.resolve(reply);
         else waiting.reject(new CairnError((reply.error.code as CairnErrorCode | null) ?? 'EMBEDDER_FAILED', reply.error.message));
       });
       const fail = (error: Error) => {
@@ -87,12 +87,29 @@ export function createOnnxWorkerPool(folder: string, manifest: OnnxModelManifest
     return slots;
   }
 
-  function ask(slot: Slot, texts: string[], embedOptions?: EmbedOptions): Promise<Float32Array[]> {
+  function ask(slot: Slot, texts: string[], embedOptions?: EmbedOptions, signed?: string[]): Promise<{ vectors: Float32Array[]; signatures?: Uint8Array[] }> {
     const id = nextId++;
     return new Promise((resolve, reject) => {
       slot.pending.set(id, { resolve, reject });
-      slot.worker.postMessage({ id, texts, ...(embedOptions?.purpose ? { purpose: embedOptions.purpose } : {}) } satisfies OnnxWorkerRequest);
+      slot.worker.postMessage({ id, texts, ...(embedOptions?.purpose ? { purpose: embedOptions.purpose } : {}), ...(signed ? { signed } : {}) } satisfies OnnxWorkerRequest);
     });
+  }
+
+  /** Every text's reply, chunk by chunk over the workers (each takes the next chunk when done). */
+  async function spread(workers: Slot[], texts: string[], embedOptions?: EmbedOptions, signed?: readonly string[]): Promise<Array<{ vector: Float32Array; signature?: Uint8Array }>> {
+    const out = new Array<{ vector: Float32Array; signature?: Uint8Array }>(texts.length);
+    let next = 0;
+    await Promise.all(
+      workers.map(async (slot) => {
+        while (next < texts.length) {
+          const start = next;
+          next += chunk;
+          const reply = await ask(slot, texts.slice(start, start + chunk), embedOptions, signed ? signed.slice(start, start + chunk) : undefined);
+          reply.vectors.forEach((vector, k) => (out[start + k] = { vector, ...(reply.signatures ? { signature: reply.signatures[k]! } : {}) }));
+        }
+      }),
+    );
+    return out;
   }
 
   return {
@@ -109,20 +126,16 @@ export function createOnnxWorkerPool(folder: string, manifest: OnnxModelManifest
         fallback ??= createOnnxEmbedder(folder, manifest);
         return fallback.embed(texts, embedOptions);
       }
-      const out = new Array<Float32Array>(texts.length);
-      let next = 0;
-      // Each worker takes the next chunk as soon as it is done with its last one.
-      await Promise.all(
-        workers.map(async (slot) => {
-          while (next < texts.length) {
-            const start = next;
-            next += chunk;
-            const vectors = await ask(slot, texts.slice(start, start + chunk), embedOptions);
-            vectors.forEach((vector, k) => (out[start + k] = vector));
-          }
-        }),
-      );
-      return out;
+      return (await spread(workers, texts, embedOptions)).map((r) => r.vector);
+    },
+    async embedSigned(texts, signed) {
+      if (texts.length === 0) return [];
+      const workers = start();
+      if (workers.length === 0) {
+        fallback ??= createOnnxEmbedder(folder, manifest);
+        return fallback.embedSigned!(texts, signed);
+      }
+      return (await spread(workers, texts, undefined, signed)).map((r) => ({ vector: r.vector, signature: r.signature! }));
     },
     async availability(check = {}): Promise<EmbedderAvailability> {
       const problem = await checkOnnxModel(folder, manifest, check);

@@ -11,10 +11,11 @@ import { createReadStream } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { CairnError } from '../errors.js';
-import type { Embedder, EmbedderAvailability, TokenStates } from '../types.js';
+import type { Embedder, EmbedderAvailability, SignedEmbedding, TokenStates } from '../types.js';
 import { KNOWN_ONNX_MODELS, type OnnxModelManifest } from './onnx-models.js';
 import { normalizeInPlace } from './vector.js';
 import { checkOnnxModelSizes, fixFor, onnxModelFolder } from './onnx-files.js';
+import { encodeSignature } from './token-signature.js';
 
 export { FETCH_COMMAND, PACKAGE_ROOT, checkOnnxModelSizes, onnxModelFolder } from './onnx-files.js';
 
@@ -182,8 +183,25 @@ export function createOnnxEmbedder(folder: string, manifest: OnnxModelManifest, 
     }
   }
 
-  async function runBatch(model: Loaded, texts: string[]): Promise<Float32Array[]> {
-    const encoded = texts.map((text) => cut(model.tokenizer.encode(text).ids));
+  /** Word pieces of `text` without the model's markers (uncut). */
+  function pieceCount(model: Loaded, text: string): number {
+    return text.length === 0 ? 0 : Math.max(0, model.tokenizer.encode(text).ids.length - 2);
+  }
+  /** Pieces of each prefix (e5's `query: `), counted once: the states kept start after them. */
+  const prefixPieces = new Map<string, number>();
+  function prefixCount(model: Loaded, prefix: string): number {
+    let n = prefixPieces.get(prefix);
+    if (n === undefined) prefixPieces.set(prefix, (n = pieceCount(model, prefix.trim())));
+    return n;
+  }
+
+  /**
+   * One model run: each text's vector and, for the texts given `pieces`, the states of those word
+   * pieces (`[first, end)`, counted without [CLS]).
+   */
+  async function runBatch(model: Loaded, texts: string[], pieces?: ReadonlyArray<readonly [number, number]>): Promise<Array<{ vector: Float32Array; states?: Float32Array[]; tokens?: string[] }>> {
+    const encodings = texts.map((text) => model.tokenizer.encode(text));
+    const encoded = encodings.map((e) => cut(e.ids));
     const output = await infer(model, encoded);
     const { width } = output;
     const hidden = output.dims[output.dims.length - 1]!;
@@ -195,8 +213,23 @@ export function createOnnxEmbedder(folder: string, manifest: OnnxModelManifest, 
       else {
         for (let t = 0; t < row.length; t++) for (let d = 0; d < hidden; d++) vector[d]! += output.data[base + t * hidden + d]!;
       }
-      return normalizeInPlace(vector);
+      const range = pieces?.[i];
+      if (!range) return { vector: normalizeInPlace(vector) };
+      // Pieces sit at rows 1 … length − 2 ([CLS] first, the closing [SEP] last).
+      const states: Float32Array[] = [];
+      const end = Math.min(1 + range[1], row.length - 1);
+      for (let t = 1 + range[0]; t < end; t++) states.push(output.data.slice(base + t * hidden, base + (t + 1) * hidden));
+      return { vector: normalizeInPlace(vector), states, tokens: (encodings[i]!.tokens ?? []).slice(1 + range[0], end) };
     });
+  }
+
+  /** The query states of recent query embeddings (recall's rerank asks for them right after). */
+  const queryStates = new Map<string, TokenStates>();
+  const QUERY_STATES_KEPT = 8;
+  function rememberQuery(query: string, tokens: string[], states: Float32Array[]): void {
+    queryStates.delete(query);
+    queryStates.set(query, { tokens, states: states.map((s) => normalizeInPlace(s)) });
+    if (queryStates.size > QUERY_STATES_KEPT) queryStates.delete(queryStates.keys().next().value!);
   }
 
   return {
@@ -213,10 +246,31 @@ export function createOnnxEmbedder(folder: string, manifest: OnnxModelManifest, 
       // Similar lengths share a batch, so little compute goes to padding.
       const order = texts.map((_, i) => i).sort((a, b) => texts[a]!.length - texts[b]!.length);
       const out = new Array<Float32Array>(texts.length);
+      // A query's own pieces (after any query prefix) are kept for the rerank: one run gives both.
+      const query = embedOptions?.purpose === 'query' && batchSize === 1;
+      const skip = query ? prefixCount(model, prefix) : 0;
       for (let start = 0; start < order.length; start += batchSize) {
         const slice = order.slice(start, start + batchSize);
-        const vectors = await runBatch(model, slice.map((i) => texts[i]!));
-        slice.forEach((i, k) => (out[i] = vectors[k]!));
+        const runs = await runBatch(model, slice.map((i) => texts[i]!), query ? [[skip, manifest.maxTokens]] : undefined);
+        slice.forEach((i, k) => {
+          const run = runs[k]!;
+          out[i] = run.vector;
+          if (run.states) rememberQuery(input[i]!, run.tokens ?? [], run.states);
+        });
+      }
+      return out;
+    },
+    async embedSigned(input, signed) {
+      if (input.length === 0) return [];
+      const model = await ready();
+      const prefix = manifest.prefixes?.document ?? '';
+      const skip = prefixCount(model, prefix);
+      const out: SignedEmbedding[] = [];
+      // One text a run, as `embed` does, so the vector is the one `embed` gives.
+      for (const [i, text] of input.entries()) {
+        const own = signed[i] ?? text;
+        const [run] = await runBatch(model, [prefix + text], [[skip, skip + pieceCount(model, own)]]);
+        out.push({ vector: run!.vector, signature: encodeSignature(run!.states!, manifest.dimension) });
       }
       return out;
     },
@@ -226,6 +280,11 @@ export function createOnnxEmbedder(folder: string, manifest: OnnxModelManifest, 
       const out: TokenStates[] = [];
       // One text a run, as `embed` does: the int8 graph scales activations over the whole batch.
       for (const text of input) {
+        const kept = queryStates.get(text);
+        if (kept) {
+          out.push(kept);
+          continue;
+        }
         const encoded = model.tokenizer.encode(text);
         const ids = cut(encoded.ids);
         const output = await infer(model, [ids]);

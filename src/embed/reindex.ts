@@ -13,7 +13,7 @@
  */
 import { CairnError } from '../errors.js';
 import type { Embedder, EmbedderIdentity, Store } from '../types.js';
-import { embedMissing } from './batch-loop.js';
+import { embedMissing, signMissing, waitingForSignatures } from './batch-loop.js';
 import { sameModel, switchModel, waitingToStage } from './switch.js';
 import { acquireFillLease, defaultLeaseEnvironment, type LeaseEnvironment } from './fill-lease.js';
 
@@ -47,6 +47,8 @@ export interface ReindexSummary {
   embedded: number;
   /** Memories that disappeared between reading and writing their batch (skipped). */
   skipped: number;
+  /** Memories that had a vector and got their token signature in this run (src/embed/token-signature.ts). */
+  signed: number;
   batches: number;
   /** Vectors in the index at the end. */
   vectors: number;
@@ -88,6 +90,7 @@ export async function reindex(store: Store, embedder: Embedder, options: Reindex
   let previous: EmbedderIdentity | null;
   let cleared = false;
   let staged = false;
+  let signed = 0;
   let run: Awaited<ReturnType<typeof embedMissing>>;
   const loop = { batchSize, signal: options.signal, onProgress: options.onProgress };
   try {
@@ -98,6 +101,13 @@ export async function reindex(store: Store, embedder: Embedder, options: Reindex
       const switched = await switchModel(store, staging, embedder, taken.lease, { ...loop, total: await waitingToStage(store, identity) });
       cleared = switched.committed;
       run = { embedded: switched.embedded, skipped: switched.skipped, batches: switched.batches, complete: switched.committed };
+      // The staged vectors carry no signatures: sign the new index now that it is the index.
+      if (switched.committed) {
+        const waiting = await waitingForSignatures(store, embedder);
+        const signing = await signMissing(store, embedder, taken.lease, { ...loop, total: waiting });
+        run = { ...run, complete: signing.complete };
+        signed = signing.signed - signing.skipped;
+      }
     } else {
       if (previous && !sameModel(previous, identity)) {
         // Claimed in the same transaction: a process still on the old embedder now fails with
@@ -109,8 +119,15 @@ export async function reindex(store: Store, embedder: Embedder, options: Reindex
         await staging.drop();
       }
       const before = await store.stats();
-      const total = Math.max(0, before.memories - (cleared ? 0 : before.vectors));
+      const vectorsWaiting = Math.max(0, before.memories - (cleared ? 0 : before.vectors));
+      const total = vectorsWaiting + (cleared ? 0 : await waitingForSignatures(store, embedder));
       run = await embedMissing(store, embedder, taken.lease, { ...loop, total });
+      // Then the token signatures of memories embedded before them (src/embed/token-signature.ts).
+      if (run.complete) {
+        const signing = await signMissing(store, embedder, taken.lease, { ...loop, total, done: run.embedded - run.skipped });
+        run = { ...run, complete: signing.complete };
+        signed = signing.signed - signing.skipped;
+      }
     }
   } finally {
     await taken.lease.release();
@@ -125,6 +142,7 @@ export async function reindex(store: Store, embedder: Embedder, options: Reindex
     staged,
     embedded: embedded - skipped,
     skipped,
+    signed,
     batches,
     vectors: after.vectors,
     // A switch stopped part-way: what still lacks the new model's vector.

@@ -27,7 +27,7 @@ export const recallInput = {
   kinds: z.array(z.enum(KINDS)).optional().describe('Only these kinds'),
   scopes: z.array(z.enum(SCOPES)).optional().describe('Only these scopes'),
   asOf: z.string().optional().describe('Recall as of a snapshot label'),
-  rerank: z.boolean().optional().describe('Compare the first 10 hits with the query word by word: better order, slower (tens of ms)'),
+  rerank: z.boolean().optional().describe('Reorder the first 10 hits by comparing them with the query word by word (default on with a local model; false turns it off)'),
 };
 
 export const forgetInput = {

@@ -75,19 +75,22 @@ export function registerTools(cairn: Cairn, { guard, tool, options, budget }: To
         'Call it before re-reading files or asking the user again. Each hit has an id, its text, and a short why; `stale` marks a memory whose file changed. ' +
         'A memory already in your context is marked as such instead of repeated.',
       inputSchema: recallInput,
-      outputSchema: { hits: z.array(hitOutput), hint: z.string().optional() },
+      outputSchema: { hits: z.array(hitOutput), hint: z.string().optional(), reranked: z.boolean().optional(), rerankNote: z.string().optional() },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     guard(true, async (args) => {
       const [result, window] = await Promise.all([cairn.recall({ ...args, k: args.k ?? 8 }), seen()]);
       const now = cairn.deps.clock.now();
       const hits = result.hits.map((h) => hitForModel(h, now, { inContext: window?.memories.has(h.memory.id) ?? false, debug: options.debug ?? false }));
-      const text = hits.length === 0 ? `no memories match "${args.query}"` : hits.map(hitLine).join('\n');
+      const listed = hits.length === 0 ? `no memories match "${args.query}"` : hits.map(hitLine).join('\n');
+      // Say when the order is recall's own although a rerank was on (and why), or only partly reranked.
+      const rerankLine = hits.length > 0 && result.reranked !== undefined && result.rerankNote ? `\n(${result.reranked ? 'partly reranked' : 'not reranked'}: ${result.rerankNote})` : '';
+      const text = listed + rerankLine;
       const given = hits.filter((h) => h.text !== undefined).map((h) => h.id);
       await record('recall', given, [], text);
       return {
         text,
-        structured: { hits },
+        structured: { hits, ...(result.reranked !== undefined ? { reranked: result.reranked } : {}), ...(result.rerankNote ? { rerankNote: result.rerankNote } : {}) },
         items: result.hits.filter((h) => given.includes(h.memory.id)).map((h) => ({ id: h.memory.id, label: label(h.memory.text) })),
       };
     }),

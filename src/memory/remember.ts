@@ -1,5 +1,5 @@
 import { CairnError, invalid } from '../errors.js';
-import { embedAll, type Deps } from '../deps.js';
+import { embedAllSigned, type Deps } from '../deps.js';
 import { sanitize } from '../privacy/redact.js';
 import { KINDS, SCOPES, type FileRef, type Kind, type Memory, type MemoryEvent, type MemoryWrite, type Provenance, type Scope, type Source } from '../types.js';
 import { captureFileRefs, extractFileRefs } from '../workspace/files.js';
@@ -143,7 +143,7 @@ function dedupeRefs(refs: Array<{ path: string; line?: number }>): FileRef[] {
  * What storing a prepared memory writes: the memory, its vector when there is one, its `create`
  * event and, when it supersedes another, that one's `supersede` event and closing.
  */
-export function memoryWrite(deps: Deps, memory: Memory, vector: Float32Array | null): MemoryWrite {
+export function memoryWrite(deps: Deps, memory: Memory, vector: Float32Array | null, signature?: Uint8Array): MemoryWrite {
   const at = memory.createdAt;
   const events: MemoryEvent[] = [
     { memoryId: memory.id, type: 'create', at, actor: deps.actor, data: { source: memory.source, kind: memory.kind, supersedes: memory.supersedes } },
@@ -151,7 +151,7 @@ export function memoryWrite(deps: Deps, memory: Memory, vector: Float32Array | n
   if (memory.supersedes) events.push({ memoryId: memory.supersedes, type: 'supersede', at, actor: deps.actor, data: { by: memory.id } });
   return {
     memory,
-    ...(vector && deps.embedder ? { embedding: { model: deps.embedder, vector } } : {}),
+    ...(vector && deps.embedder ? { embedding: { model: deps.embedder, vector, ...(signature ? { signature } : {}) } } : {}),
     events,
     ...(memory.supersedes ? { closes: { id: memory.supersedes, at } } : {}),
   };
@@ -180,9 +180,10 @@ export async function remember(deps: Deps, input: RememberInput): Promise<Rememb
     if (old.validTo !== null) throw new CairnError('CONFLICT', `memory ${old.id} was already superseded`, { field: 'supersedes' });
     if (old.deletedAt !== null) throw new CairnError('CONFLICT', `memory ${old.id} is forgotten; restore it first`, { field: 'supersedes' });
   }
-  const [vector] = await embedAll(deps, [embeddingText(memory)]);
-  const similar = input.supersedes ? [] : await findSimilar(deps, memory.text, vector ?? null, memory.project);
-  const write = await deps.store.writeMemory(memoryWrite(deps, memory, vector ?? null));
+  const [embedded] = await embedAllSigned(deps, [embeddingText(memory)], [memory.text]);
+  const vector = embedded?.vector ?? null;
+  const similar = input.supersedes ? [] : await findSimilar(deps, memory.text, vector, memory.project);
+  const write = await deps.store.writeMemory(memoryWrite(deps, memory, vector, embedded?.signature));
   if (!write.inserted) {
     // Another process stored the same text between our check and our write.
     await deps.store.touch([write.memory.id], deps.clock.now(), false);

@@ -1,4 +1,4 @@
-import { invalid, isCairnError } from '../errors.js';
+import { invalid } from '../errors.js';
 import type { Deps } from '../deps.js';
 import { indexTerms } from '../store/tokenize.js';
 import { KINDS, SCOPES, type Kind, type Memory, type MemoryFilter, type Scope } from '../types.js';
@@ -7,7 +7,7 @@ import { compositeScore, precedence, type ScoreInput, type Why } from './score.j
 import { admissible } from './isolation.js';
 import { retrieve } from './retrieve.js';
 import { neighbourLifts } from './neighbours.js';
-import { RERANK_DEPTH, rerankHead, wordScores } from './rerank.js';
+import { RERANK_DEPTH, rerankBySignatures } from './rerank.js';
 
 export interface RecallInput {
   query: string;
@@ -38,10 +38,12 @@ export interface RecallInput {
   /** Vector hits below this cosine are noise, not candidates. @default 0.25 */
   minCosine?: number;
   /**
-   * Compare the first RERANK_DEPTH hits with the query word by word and blend that order with
-   * recall's (src/recall/rerank.ts). Needs a contextual embedder (`onnx:`); one model run per hit
-   * compared, so off by default. Without such an embedder recall is as usual (`reranked` false).
-   * @default false
+   * Compare the first RERANK_DEPTH hits with the query word by word, through the token signatures
+   * stored with their vectors, and blend that order with recall's (src/recall/rerank.ts). On by
+   * default with a contextual embedder (`onnx:`); `false` turns it off. `true` also computes the
+   * signatures of hits that have none yet (one model run each). Without such an embedder recall is
+   * as usual (`reranked` false when asked).
+   * @default true
    */
   rerank?: boolean;
 }
@@ -70,8 +72,13 @@ export interface RecallResult {
   hits: RecallHit[];
   /** Candidates considered before the cut to k. */
   considered: number;
-  /** Whether the first hits were reranked word by word (asked with `rerank`, and the embedder could). */
+  /**
+   * Whether the first hits were reranked word by word: present when the embedder is contextual
+   * (the default rerank) or `rerank: true` was asked; absent with `rerank: false`.
+   */
   reranked?: boolean;
+  /** Why the hits were not reranked, or only some of them (one line); absent when all were. */
+  rerankNote?: string;
 }
 
 function checkList<T extends string>(values: T[] | undefined, allowed: readonly T[], field: string): void {
@@ -188,18 +195,20 @@ export async function recall(deps: Deps, input: RecallInput): Promise<RecallResu
     if (lift !== undefined) entry.why = compositeScore({ ...entry.input, neighbour: lift });
   }
   scored.sort((a, b) => precedence(b.memory, deps.session) - precedence(a.memory, deps.session) || b.why.score - a.why.score);
+  // The default rerank with a contextual embedder: stored token signatures, no model run per hit.
+  const contextual = deps.embedder?.tokenStates !== undefined;
+  const rerankAsked = input.rerank === true || (input.rerank !== false && contextual);
   let reranked = false;
-  if (input.rerank === true && deps.embedder) {
+  let rerankNote: string | undefined;
+  if (rerankAsked && scored.length > 0) {
     const head = scored.slice(0, RERANK_DEPTH);
-    let scores: number[] | null = null;
-    try {
-      scores = await wordScores(deps.embedder, input.query, head.map((e) => e.memory.text));
-    } catch (error) {
-      if (!isCairnError(error) || error.code !== 'EMBEDDER_UNAVAILABLE') throw error;
-      deps.logger.warn(`recall is not reranked: ${error.message}`);
-    }
-    if (scores) {
-      scored.splice(0, head.length, ...rerankHead(head, scores, (e) => precedence(e.memory, deps.session)));
+    const outcome = await rerankBySignatures(deps, input.query, head.map((e) => e.memory), input.rerank === true);
+    rerankNote = outcome.note;
+    if (outcome.order) {
+      const marked = head.map((e, i) => ({ ...e, why: { ...e.why, rerank: outcome.marks[i]! } }));
+      // Pinned and continuation memories stay first: the blended order within each precedence.
+      const reordered = outcome.order.map((i) => marked[i]!).sort((a, b) => precedence(b.memory, deps.session) - precedence(a.memory, deps.session));
+      scored.splice(0, head.length, ...reordered);
       reranked = true;
     }
   }
@@ -214,5 +223,5 @@ export async function recall(deps: Deps, input: RecallInput): Promise<RecallResu
   if (input.touch !== false && hits.length > 0) {
     await deps.store.touch(hits.map((h) => h.memory.id), now, true);
   }
-  return { query: input.query, mode, hits, considered: fused.length, ...(input.rerank === true ? { reranked } : {}) };
+  return { query: input.query, mode, hits, considered: fused.length, ...(rerankAsked ? { reranked, ...(rerankNote ? { rerankNote } : {}) } : {}) };
 }

@@ -74,6 +74,12 @@ export interface Why {
   scopeFactor: number;
   pinned: boolean;
   score: number;
+  /**
+   * The first hits when recall reranked them word by word (src/recall/rerank.ts): `compared` (its
+   * token signature was compared with the query), `no signature` or `unreadable signature` (kept
+   * recall's place). Absent past the reranked depth or when no rerank ran.
+   */
+  rerank?: 'compared' | 'no signature' | 'unreadable signature';
 }
 
 export interface ScoreInput {

@@ -11,6 +11,7 @@ const WRITES: ReadonlySet<PropertyKey> = new Set([
   'appendEvents',
   'createSnapshot',
   'putVectors',
+  'putSignatures',
   'clearVectors',
   'updateState',
   'queueReview',

@@ -147,7 +147,11 @@ describe('onnx embedder: query and document prefixes', () => {
     const e5 = createOnnxEmbedder(folder, { ...E5_SMALL_V2_Q, files }, { runtime });
     await e5.embed(['where is the config'], { purpose: 'query' });
     await e5.embed(['the config is parsed in src/config.ts']);
-    expect(seen).toEqual(['query: where is the config', 'passage: the config is parsed in src/config.ts']);
+    // The query prefix is counted in pieces once (the rerank's query states start after it).
+    expect(seen).toEqual(['query:', 'query: where is the config', 'passage: the config is parsed in src/config.ts']);
+    seen.length = 0;
+    await e5.embed(['where else'], { purpose: 'query' });
+    expect(seen).toEqual(['query: where else']);
     seen.length = 0;
     const bge = createOnnxEmbedder(folder, { ...BGE_SMALL_EN_V15_Q, files: files.map((f, i) => ({ ...f, entry: BGE_SMALL_EN_V15_Q.files[i]!.entry })) }, { runtime });
     await bge.embed(['where is the config'], { purpose: 'query' });

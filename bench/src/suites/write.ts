@@ -28,7 +28,7 @@ function workload(seed: number, count: number): RememberInput[] {
   return out;
 }
 
-/** `embedder` with the time its `embed` calls take added to `spent.ms` (every other member is the embedder's own). */
+/** `embedder` with the time its `embed` and `embedSigned` calls take added to `spent.ms` (every other member is the embedder's own). */
 function timedEmbedder(embedder: Embedder, spent: { ms: number }): Embedder {
   const timed = Object.create(embedder) as Embedder;
   timed.embed = async (texts, options) => {
@@ -39,6 +39,17 @@ function timedEmbedder(embedder: Embedder, spent: { ms: number }): Embedder {
       spent.ms += Number(process.hrtime.bigint() - start) / 1e6;
     }
   };
+  // remember embeds through embedSigned when the model gives token signatures (one run, both).
+  if (embedder.embedSigned) {
+    timed.embedSigned = async (texts, signed) => {
+      const start = process.hrtime.bigint();
+      try {
+        return await embedder.embedSigned!(texts, signed);
+      } finally {
+        spent.ms += Number(process.hrtime.bigint() - start) / 1e6;
+      }
+    };
+  }
   return timed;
 }
 

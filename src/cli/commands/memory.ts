@@ -93,7 +93,8 @@ export function registerMemoryCommands(program: Command, run: Run): void {
       .option('--all-projects', 'search every project')
       .option('--as-of <snapshot>', 'recall over the memories sealed in a snapshot')
       .option('--no-touch', 'do not count this as an access')
-      .option('--rerank', 'compare the first 10 hits with the query word by word (needs an onnx: embedder; slower)'),
+      .option('--rerank', 'also compute the word-level signatures of first hits that have none yet (one model run each)')
+      .option('--no-rerank', 'keep recall\'s own order: do not compare the first 10 hits with the query word by word (on by default with an onnx: embedder)'),
     async (
       ctx,
       words: string[],
@@ -109,7 +110,7 @@ export function registerMemoryCommands(program: Command, run: Run): void {
         ...(typeof opts.project === 'string' ? { project: opts.project } : opts.project === false ? { project: null } : {}),
         ...(opts.allProjects ? { allProjects: true } : {}),
         ...(opts.asOf ? { asOf: opts.asOf } : {}),
-        ...(opts.rerank ? { rerank: true } : {}),
+        ...(opts.rerank !== undefined ? { rerank: opts.rerank } : {}),
         touch: opts.touch,
       };
       const result = await cairn.recall(input);
@@ -126,7 +127,8 @@ export function registerMemoryCommands(program: Command, run: Run): void {
       result.hits.forEach((hit, i) => {
         for (const line of recallHitLines(hit, i + 1)) ctx.out(line);
       });
-      const rerankNote = result.reranked === true ? ' · reranked' : result.reranked === false ? ' · not reranked (needs an onnx: embedder)' : '';
+      const rerankNote =
+        result.reranked === undefined ? '' : result.reranked ? ` · reranked${result.rerankNote ? ` (${result.rerankNote})` : ''}` : ` · not reranked${result.rerankNote ? ` (${result.rerankNote})` : ''}`;
       ctx.note(`${result.hits.length} of ${result.considered} candidates · mode ${result.mode}${rerankNote}${inOthers ? ` · ${inOthers} (add --all-projects)` : ''}`);
     },
   );

@@ -260,6 +260,7 @@ export class SqliteStore implements Store {
     if (write.embedding) {
       this.claimVectorModel(write.embedding.model);
       this.insertVector(rowid, write.embedding.vector);
+      if (write.embedding.signature) this.insertSignature(rowid, write.embedding.model, write.embedding.signature);
     }
     this.insertEvents(write.events);
     return { memory, inserted: true };
@@ -523,7 +524,7 @@ export class SqliteStore implements Store {
     });
   }
 
-  async putVectors(model: EmbedderIdentity, items: Array<{ id: string; vector: Float32Array }>): Promise<void> {
+  async putVectors(model: EmbedderIdentity, items: Array<{ id: string; vector: Float32Array; signature?: Uint8Array }>): Promise<void> {
     const db = this.db;
     const run = db.transaction(() => {
       this.claimVectorModel(model);
@@ -535,9 +536,59 @@ export class SqliteStore implements Store {
         const rowid = rowidOf.get(item.id) as number | undefined;
         if (rowid === undefined) throw notFound(`memory ${item.id}`);
         this.insertVector(rowid, item.vector);
+        if (item.signature) this.insertSignature(rowid, model, item.signature);
       }
     });
     run.immediate();
+  }
+
+  async getSignatures(ids: string[], model: EmbedderIdentity): Promise<Map<string, Uint8Array>> {
+    const out = new Map<string, Uint8Array>();
+    if (ids.length === 0) return out;
+    const rows = this.statement(
+      `SELECT m.id AS id, s.signature AS signature FROM token_signatures s JOIN memories m ON m.rowid = s.memory_rowid
+        WHERE m.id IN (SELECT value FROM json_each(?)) AND s.model = ?`,
+    ).all(JSON.stringify(ids), signatureModel(model)) as Array<{ id: string; signature: Buffer }>;
+    for (const row of rows) out.set(row.id, new Uint8Array(row.signature.buffer, row.signature.byteOffset, row.signature.byteLength));
+    return out;
+  }
+
+  async putSignatures(model: EmbedderIdentity, items: Array<{ id: string; signature: Uint8Array }>): Promise<void> {
+    const db = this.db;
+    db.transaction(() => {
+      const rowidOf = db.prepare('SELECT rowid FROM memories WHERE id = ?').pluck();
+      for (const item of items) {
+        const rowid = rowidOf.get(item.id) as number | undefined;
+        if (rowid === undefined) throw notFound(`memory ${item.id}`);
+        this.insertSignature(rowid, model, item.signature);
+      }
+    }).immediate();
+  }
+
+  async missingSignatures(model: EmbedderIdentity, limit: number): Promise<Memory[]> {
+    if (!(await this.signaturesFollow(model))) return [];
+    const rows = this.db
+      .prepare<unknown[], MemoryRow>(
+        `SELECT ${MEMORY_COLUMNS} FROM memories m JOIN vectors v ON v.memory_rowid = m.rowid
+          WHERE NOT EXISTS (SELECT 1 FROM token_signatures s WHERE s.memory_rowid = m.rowid AND s.model = ?)
+          ORDER BY m.rowid LIMIT ?`,
+      )
+      .all(signatureModel(model), limit);
+    return rows.map(rowToMemory);
+  }
+
+  async countMissingSignatures(model: EmbedderIdentity): Promise<number> {
+    if (!(await this.signaturesFollow(model))) return 0;
+    return this.db
+      .prepare('SELECT count(*) FROM vectors v WHERE NOT EXISTS (SELECT 1 FROM token_signatures s WHERE s.memory_rowid = v.memory_rowid AND s.model = ?)')
+      .pluck()
+      .get(signatureModel(model)) as number;
+  }
+
+  /** Signatures are filled for the model the vector index holds, never for another. */
+  private async signaturesFollow(model: EmbedderIdentity): Promise<boolean> {
+    const stored = await this.vectorModel();
+    return stored !== null && stored.model === model.model && stored.dimension === model.dimension;
   }
 
   async getVectors(ids: string[], model: EmbedderIdentity): Promise<Map<string, Float32Array>> {
@@ -575,6 +626,7 @@ export class SqliteStore implements Store {
     const db = this.db;
     db.transaction(() => {
       db.prepare('DELETE FROM vectors').run();
+      db.prepare('DELETE FROM token_signatures').run();
       db.prepare("DELETE FROM state WHERE key = 'vector_model'").run();
       // A model switch under way is moot: the index is rebuilt from scratch.
       db.exec('DROP TABLE IF EXISTS vectors_next');
@@ -933,6 +985,13 @@ export class SqliteStore implements Store {
     ).run(rowid, vectorToBlob(vector));
   }
 
+  private insertSignature(rowid: number, model: EmbedderIdentity, signature: Uint8Array): void {
+    this.statement(
+      `INSERT INTO token_signatures (memory_rowid, model, signature) VALUES (?, ?, ?)
+       ON CONFLICT (memory_rowid) DO UPDATE SET model = excluded.model, signature = excluded.signature`,
+    ).run(rowid, signatureModel(model), Buffer.from(signature.buffer, signature.byteOffset, signature.byteLength));
+  }
+
   /** Record the embedder identity on first use; refuse vectors from another model. */
   private claimVectorModel(model: EmbedderIdentity): void {
     const raw = this.stateValue('vector_model');
@@ -976,4 +1035,9 @@ export async function openSqliteStore(path: string, options: Omit<SqliteStoreOpt
   const store = new SqliteStore({ ...options, path });
   await store.open();
   return store;
+}
+
+/** How a token signature names the model that made it: id and dimension. */
+function signatureModel(model: EmbedderIdentity): string {
+  return `${model.model}/${model.dimension}`;
 }
