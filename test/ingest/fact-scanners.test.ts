@@ -69,7 +69,8 @@ function plainScanPaths(text: string, sink: FactSink): void {
       if (text.charAt(start) === '/' || text.charAt(start) === '\\') start -= 2;
     }
     const before = start > 0 ? text.charAt(start - 1) : ' ';
-    if (before === ':' || before === '@' || text.startsWith('//', start)) continue;
+    const annotation = text.slice(Math.max(0, start - 3), start).endsWith('::') && !text.slice(Math.max(0, start - 3), start).endsWith(':::');
+    if ((before === ':' && !annotation) || before === '@' || text.startsWith('//', start)) continue;
     let token = text.slice(start, end);
     while (token.length > 0 && (token.endsWith('.') || token.endsWith('/') || token.endsWith('\\'))) token = token.slice(0, -1);
     if (token.length < 3 || token.length > 400 || !isFileLike(token)) continue;

@@ -10,9 +10,11 @@
  *   sed -n`, `head`: how Codex reads code, shell-read.ts) that file's definitions and lines; for a read, the definitions with their line numbers, the calls the code makes and
  *   where, its `--names` (CSS custom properties, options) and the file names it holds; for a search,
  *   the `path:line`s and the calls in the hits; for anything else, paths, URLs, errors, calls;
- * - code being written (edit and write content): its definitions, calls and `--names`;
- * - the user's words: paths, URLs, the ids they typed, versions, code they named, errors and test
- *   names they pasted, `KEY=value` settings, `! command`s;
+ * - code being written (edit and write content): its definitions, calls, error and exception
+ *   names, the paths it names and its `--names`;
+ * - the user's words: paths, URLs, the ids they typed, versions, code they named, the calls they
+ *   typed (`pool.map(`; plain words only in backticks or a code block), errors and test names
+ *   they pasted, `KEY=value` settings, `! command`s;
  * - the agent's words: paths, URLs, code it named, versions.
  *
  * Everything is read from the full text, before the turn's stored text is bounded; `<private>`
@@ -36,7 +38,7 @@ import {
   scanVersions,
   type DefinitionSource,
 } from './scan.js';
-import { scanCalls, scanDashedNames } from './scan-code.js';
+import { scanCalls, scanDashedNames, scanErrorNames } from './scan-code.js';
 import { FactSink, type ExtractedFact } from './sink.js';
 
 /** What the builder remembers of a tool call until its result arrives (structured-clone safe). */
@@ -213,6 +215,9 @@ function callFacts(sink: FactSink, name: string, rawArgs: unknown): { command: s
       const firstLine = key === 'content' || key === 'file_text' ? 1 : null;
       scanDefinitions(composite, sink, { path, firstLine });
       scanCalls(composite, sink, { path, firstLine, written: true });
+      scanErrorNames(composite, sink, { path, firstLine });
+      // Paths the code names (`"src/x/y.py"`, a shebang's `/usr/bin/env`, `README.md` in a docstring).
+      scanPaths(composite, sink);
       scanDashedNames(composite, sink);
       if (isConfigFile(path)) {
         scanConfigLines(composite, sink);
@@ -355,6 +360,7 @@ export function extractTurnFacts(input: TurnFactInput): TurnFacts {
       scanIds(text, sink);
       scanVersions(text, sink);
       scanCodeSpans(text, sink);
+      scanCalls(text, sink, { prose: true });
       scanErrors(text, sink);
       if (TEST_SUMMARY.test(text)) scanTests(text, sink);
       scanAssignments(text, sink);

@@ -25,6 +25,12 @@ export interface CodeSource {
    * names once, so the most frequent forty miss most of them.
    */
   written?: boolean;
+  /**
+   * Prose (a user's message): outside backticks and fenced blocks only a name that reads as code
+   * — dotted (`pool.map(`), with `_`, `$`, a digit or an inner capital, or called with nothing
+   * (`reload()`) — is a call; `file(s)` and `Note(see below)` are words. Inside them every call is.
+   */
+  prose?: boolean;
 }
 
 /**
@@ -118,17 +124,39 @@ function top<T extends Seen>(seen: Map<string, T>, n: number): Array<[string, T]
   return [...seen.entries()].sort((a, b) => b[1].count - a[1].count || a[1].index - b[1].index).slice(0, n);
 }
 
+/** Code in prose: a fenced block, or a span in backticks on one line. */
+const CODE_REGION = /```[^]*?(?:```|$)|`[^`\n]+`/g;
+
+/** `[start, end)` of each code region of `text`, in order. */
+function codeRegions(text: string): number[] {
+  const out: number[] = [];
+  if (text.indexOf('`') < 0) return out;
+  CODE_REGION.lastIndex = 0;
+  for (let m = CODE_REGION.exec(text); m !== null; m = CODE_REGION.exec(text)) out.push(m.index, m.index + m[0].length);
+  return out;
+}
+
+/** A name that reads as code wherever it is written: dotted, with `_`, `$` or a digit, or an inner capital (`parseConfig`). */
+const CODE_LIKE_NAME = /[._$\d]|[a-z][A-Z]/;
+
 /** Calls the code makes, with the file and line of each one's first occurrence. */
 export function scanCalls(text: string, sink: FactSink, source: CodeSource = {}): void {
   const written = source.written === true;
   if ((!written && sink.full('call')) || text.indexOf('(') < 0) return;
   const code = text.length > MAX_CODE ? text.slice(0, MAX_CODE) : text;
+  const regions = source.prose === true ? codeRegions(code) : null;
+  let region = 0;
   const seen = new Map<string, Seen>();
   for (let paren = code.indexOf('('); paren !== -1; paren = code.indexOf('(', paren + 1)) {
     const start = callBefore(code, paren);
     if (start < 0) continue;
     const name = code.slice(start, paren).replace(/^(?:this|self)\./, '');
     if (name.length < 4 || NOT_CALLS.has(name)) continue;
+    if (regions !== null) {
+      while (region < regions.length && (regions[region + 1] as number) <= paren) region += 2;
+      const inCode = region < regions.length && (regions[region] as number) <= start;
+      if (!inCode && !CODE_LIKE_NAME.test(name) && code.charCodeAt(paren + 1) !== 41) continue;
+    }
     const known = seen.get(name);
     if (known !== undefined) known.count++;
     else seen.set(name, { count: 1, index: paren - name.length });
@@ -165,5 +193,33 @@ export function scanDashedNames(text: string, sink: FactSink): void {
     const fact = info.value === null ? name : `${name}: ${info.value}`;
     sink.add('config', fact, info.at, info.end);
     if (sink.full('config')) return;
+  }
+}
+
+/** An exception or error class's name: `ValueError`, `EngineError`, `IOException`. */
+const ERROR_NAME = /\b[A-Z][A-Za-z0-9]{0,80}(?:Error|Exception)\b/g;
+/** Error names kept from one text the agent wrote (a hand-written file names a few dozen at most). */
+const WRITTEN_ERROR_NAMES = 100;
+
+/**
+ * Error and exception names in code the agent wrote (`raise EngineError(…)`, `except (OSError,
+ * ValueError)`, `catch (e: HttpError)`), as symbols with the file and line where each first
+ * occurs: which errors the code raises and handles is what the next change to it needs, and a
+ * name that is not called (`except X:`) is no call.
+ */
+export function scanErrorNames(text: string, sink: FactSink, source: CodeSource = {}): void {
+  if (text.indexOf('Error') < 0 && text.indexOf('Exception') < 0) return;
+  const code = text.length > MAX_CODE ? text.slice(0, MAX_CODE) : text;
+  const seen = new Map<string, Seen>();
+  ERROR_NAME.lastIndex = 0;
+  for (let m = ERROR_NAME.exec(code); m !== null; m = ERROR_NAME.exec(code)) {
+    const known = seen.get(m[0]);
+    if (known !== undefined) known.count++;
+    else seen.set(m[0], { count: 1, index: m.index });
+  }
+  const counter = new LineCounter(code);
+  const chosen = top(seen, WRITTEN_ERROR_NAMES).sort((a, b) => a[1].index - b[1].index);
+  for (const [name, at] of chosen) {
+    sink.add('symbol', name, at.index, at.index + name.length, { path: source.path ?? null, line: lineOf(code, at.index, source, counter) }, true);
   }
 }

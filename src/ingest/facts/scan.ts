@@ -162,6 +162,15 @@ export function scanPaths(text: string, sink: FactSink): void {
 }
 
 /**
+ * Whether `::` ends right before `start`, and a character other than `:` before it: the end of
+ * a GitHub workflow annotation's head (`::error file=…,line=56::`), not a `:::` run or a colon
+ * glued to a word (`image:tag`, `git@host:owner/repo`).
+ */
+function isAnnotationAt(text: string, start: number): boolean {
+  return start >= 2 && text.charCodeAt(start - 1) === 58 && text.charCodeAt(start - 2) === 58 && (start < 3 || text.charCodeAt(start - 3) !== 58);
+}
+
+/**
  * The path in the token `text[start, end)` whose first separator is at `at` (no separator before
  * it), if it names a file, to `sink`. Whether the sink is full of paths after it.
  */
@@ -176,9 +185,11 @@ function pathAt(text: string, tokenStart: number, end: number, at: number, sink:
   if (last <= at && !isUpperCode(text.charCodeAt(start))) return false;
   // A Windows drive (`C:\…`, `C:/…`) sits before the cut: the colon is not a path character.
   if (isDriveAt(text, start)) start -= 2;
-  // Glued to a word, an `@`, or a URL scheme (`https://…`): not a path of its own.
+  // Glued to a word, an `@`, or a URL scheme (`https://…`): not a path of its own. After `::`
+  // it is one: GitHub's workflow annotations (`::error title=…::src/a.py:56:5: …`, ruff's and
+  // others' `github` output format) put the path right after it.
   const before = start > 0 ? text.charCodeAt(start - 1) : 32;
-  if (before === 58 || before === 64) return false;
+  if ((before === 58 && !isAnnotationAt(text, start)) || before === 64) return false;
   if (text.startsWith('//', start)) return false;
   // Trailing sentence punctuation and a trailing separator are not part of the path: cut by
   // index, and the length checked, before any string is made.
