@@ -122,3 +122,14 @@ describe('calls the user typed', () => {
     expect(of(reply, 'call')).toEqual([]);
   });
 });
+
+describe('options the user typed', () => {
+  it('keeps a `--flag` the user named, in prose or in backticks', () => {
+    const config = of(userSays('Run ruff with --unsafe-fixes, and remember `bd sync --from-main` at the end.'), 'config');
+    expect(config).toEqual(expect.arrayContaining(['--unsafe-fixes', '--from-main']));
+  });
+
+  it('takes no dash run, no dashes inside a word and no bare `--`', () => {
+    expect(of(userSays('Well--then: a -- b\n---\nsee x---y and --- here, or -- alone, and --a'), 'config')).toEqual([]);
+  });
+});

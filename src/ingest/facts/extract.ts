@@ -13,8 +13,8 @@
  * - code being written (edit and write content): its definitions, calls, error and exception
  *   names, the paths it names and its `--names`;
  * - the user's words: paths, URLs, the ids they typed, versions, code they named, the calls they
- *   typed (`pool.map(`; plain words only in backticks or a code block), errors and test names
- *   they pasted, `KEY=value` settings, `! command`s;
+ *   typed (`pool.map(`; plain words only in backticks or a code block), the `--options` they
+ *   named, errors and test names they pasted, `KEY=value` settings, `! command`s;
  * - the agent's words: paths, URLs, code it named, versions.
  *
  * Everything is read from the full text, before the turn's stored text is bounded; `<private>`
@@ -361,6 +361,8 @@ export function extractTurnFacts(input: TurnFactInput): TurnFacts {
       scanVersions(text, sink);
       scanCodeSpans(text, sink);
       scanCalls(text, sink, { prose: true });
+      // The options they typed (`--from-main`, `--unsafe-fixes`), as the settings code holds are.
+      scanDashedNames(text, sink);
       scanErrors(text, sink);
       if (TEST_SUMMARY.test(text)) scanTests(text, sink);
       scanAssignments(text, sink);
