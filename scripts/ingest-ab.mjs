@@ -170,7 +170,15 @@ async function digest(build, data, withRows) {
       compactions: canonicalRows(db, 'SELECT * FROM compactions'),
       corrections: canonicalRows(db, 'SELECT * FROM corrections'),
       session_facts: canonicalRows(db, 'SELECT id, session_id, kind, text, path, line FROM session_facts'),
-      session_fact_refs: canonicalRows(db, 'SELECT * FROM session_fact_refs'),
+      // One row per occurrence, as session_fact_refs held them before migration 017 packed them
+      // into their fact's row: the same digest for builds on either side of it.
+      session_fact_refs: canonicalRows(
+        db,
+        db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'session_fact_refs'").get() !== undefined
+          ? 'SELECT fact_id, turn_id, session_id, seq, role, tool_name, at, note FROM session_fact_refs'
+          : `SELECT f.id, r.value ->> 0, f.session_id, r.value ->> 1, r.value ->> 2, r.value ->> 3, r.value ->> 4, r.value ->> 5
+               FROM session_facts f, json_each(f.refs) r`,
+      ),
       session_facts_terms: vocab('session_facts_fts', 'session_facts', 'id'),
       memories: canonicalRows(db, 'SELECT text, kind, scope, project, session, tags, importance, source, provenance, files, valid_to IS NULL, deleted_at IS NULL, content_hash, meta FROM memories'),
       memories_terms: vocab('memories_fts', 'memories', 'content_hash'),

@@ -18,13 +18,14 @@ export function tempDir(prefix = 'cairn-ingest-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-/** A substrate on a fresh WAL database with its migrations (002 substrate, 007 session facts, 011 their one index) applied directly. */
+/** A substrate on a fresh WAL database with its migrations (002 substrate, 007 session facts, 011 their one index, 017 occurrences packed) applied directly. */
 export function openSubstrate(dir = tempDir()): { db: Database.Database; substrate: SqliteSubstrate; close(): void } {
   const db = new Database(join(dir, 'cairn.db'));
   db.pragma('journal_mode = WAL');
   db.exec(readFileSync(join(repoRoot, 'src/store/sqlite/migrations/002_substrate.sql'), 'utf8'));
   db.exec(readFileSync(join(repoRoot, 'src/store/sqlite/migrations/007_session_facts.sql'), 'utf8'));
   db.exec(readFileSync(join(repoRoot, 'src/store/sqlite/migrations/011_fact_refs_one_index.sql'), 'utf8'));
+  db.exec(readFileSync(join(repoRoot, 'src/store/sqlite/migrations/017_fact_refs_packed.sql'), 'utf8'));
   return {
     db,
     substrate: createSqliteSubstrate(db),

@@ -67,6 +67,10 @@ function ingest(home: string, data: string, killAfterMs: number | null = null): 
 interface Snapshot {
   memories: string[];
   turns: number;
+  /** Every session fact with its packed occurrences (migration 017, in turn id order), sorted. */
+  facts: string[];
+  /** Occurrences that break the store's rules: refs not a non-empty JSON array, or naming a turn not stored in the fact's session. */
+  brokenRefs: number;
 }
 
 /**
@@ -76,11 +80,11 @@ interface Snapshot {
  */
 function snapshot(home: string): Snapshot {
   const path = join(home, 'cairn.db');
-  if (!existsSync(path)) return { memories: [], turns: 0 };
+  if (!existsSync(path)) return { memories: [], turns: 0, facts: [], brokenRefs: 0 };
   // A copy: the original's WAL is left for the re-run to recover (test/helpers/db-copy.ts).
   return readDatabaseCopy(path, (db) => {
     // Killed before its schema was committed: the file exists and holds nothing yet.
-    if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'memories'").get() === undefined) return { memories: [], turns: 0 };
+    if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'memories'").get() === undefined) return { memories: [], turns: 0, facts: [], brokenRefs: 0 };
     const memories = db
       .prepare('SELECT kind, scope, project, text FROM memories WHERE deleted_at IS NULL AND valid_to IS NULL')
       .all()
@@ -88,7 +92,28 @@ function snapshot(home: string): Snapshot {
       .sort();
     const hasTurns = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'turns'").get() !== undefined;
     const turns = hasTurns ? (db.prepare('SELECT COUNT(*) AS n FROM turns').get() as { n: number }).n : 0;
-    return { memories, turns };
+    const hasFacts = db.prepare("SELECT 1 FROM pragma_table_info('session_facts') WHERE name = 'refs'").get() !== undefined;
+    if (!hasFacts) return { memories, turns, facts: [], brokenRefs: 0 };
+    // Occurrences in turn id order: a fact's are packed in the order written, which a kill changes.
+    const facts = db
+      .prepare(
+        `SELECT f.id, f.session_id, f.kind, f.text, f.path, f.line, (SELECT json_group_array(json(r.value) ORDER BY r.value ->> 0) FROM json_each(f.refs) r)
+           FROM session_facts f`,
+      )
+      .raw()
+      .all()
+      .map((row) => JSON.stringify(row))
+      .sort();
+    const brokenRefs = (
+      db
+        .prepare(
+          `SELECT (SELECT count(*) FROM session_facts WHERE NOT json_valid(refs) OR json_type(refs) <> 'array' OR json_array_length(refs) = 0)
+                + (SELECT count(*) FROM session_facts f, json_each(f.refs) r
+                    WHERE NOT EXISTS (SELECT 1 FROM turns t WHERE t.id = r.value ->> 0 AND t.session_id = f.session_id)) AS n`,
+        )
+        .get() as { n: number }
+    ).n;
+    return { memories, turns, facts, brokenRefs };
   });
 }
 
@@ -108,6 +133,8 @@ describe.skipIf(!built)('ingest resumed after kill -9 leaves the memories of an 
 
   it(`${TRIALS} kills at random points (seed ${SEED})`, async () => {
     expect(reference.memories.length).toBeGreaterThan(0);
+    expect(reference.facts.length).toBeGreaterThan(0);
+    expect(reference.brokenRefs).toBe(0);
     const random = mulberry32(SEED);
     const landed = { beforeWrites: 0, midIngest: 0, afterTurns: 0 };
     for (let trial = 0; trial < TRIALS; trial++) {
@@ -116,6 +143,8 @@ describe.skipIf(!built)('ingest resumed after kill -9 leaves the memories of an 
       const at = Math.round(referenceMs * (0.2 + 0.8 * random()));
       const killed = await ingest(home, data, at);
       const after = snapshot(home);
+      // Whatever a kill left is whole: every fact row has its occurrences, each in a stored turn.
+      expect(after.brokenRefs, `trial ${trial}: killed at ${at} ms`).toBe(0);
       if (killed.signal === 'SIGKILL') {
         if (after.turns === 0) landed.beforeWrites++;
         else if (after.turns < reference.turns) landed.midIngest++;
@@ -127,6 +156,9 @@ describe.skipIf(!built)('ingest resumed after kill -9 leaves the memories of an 
       const missing = reference.memories.filter((m) => !resumed.memories.includes(m));
       const extra = resumed.memories.filter((m) => !reference.memories.includes(m));
       expect({ trial, at, missing, extra }).toEqual({ trial, at, missing: [], extra: [] });
+      // Facts and their occurrences as an uninterrupted run leaves them, occurrence for occurrence.
+      expect(resumed.brokenRefs).toBe(0);
+      expect(resumed.facts, `trial ${trial}: killed at ${at} ms`).toEqual(reference.facts);
       rmSync(home, { recursive: true, force: true });
     }
     // The figures for docs/RELIABILITY.md when run by hand.

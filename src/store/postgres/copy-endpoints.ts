@@ -138,6 +138,20 @@ function vectorItems(rows: Row[]): Array<{ id: string; vector: Float32Array }> {
 
 /* ------------------------------------------------------------------------------------ SQLite */
 
+/**
+ * SQLite keeps a fact's occurrences packed in its row (migration 017): one row per occurrence with
+ * its fact's columns, as PostgreSQL's join gives them, in (fact id, turn id) order from `after`.
+ */
+function readPackedFacts(db: SqliteStore['db'], after: unknown[] | null, limit: number): Array<Record<string, unknown>> {
+  const columns = `f.id AS fact_id, r.value ->> 0 AS turn_id, f.session_id, f.kind, f.text, f.path, f.line,
+    r.value ->> 1 AS seq, r.value ->> 2 AS role, r.value ->> 3 AS tool_name, r.value ->> 4 AS at, r.value ->> 5 AS note`;
+  const from = 'session_facts f, json_each(f.refs) r';
+  if (after === null) return db.prepare(`SELECT ${columns} FROM ${from} ORDER BY f.id, turn_id LIMIT ?`).all(limit) as Array<Record<string, unknown>>;
+  return db
+    .prepare(`SELECT ${columns} FROM ${from} WHERE f.id >= ? AND (f.id > ? OR r.value ->> 0 > ?) ORDER BY f.id, turn_id LIMIT ?`)
+    .all(after[0], after[0], after[1], limit) as Array<Record<string, unknown>>;
+}
+
 export function sqliteEndpoint(store: SqliteStore): CopyEndpoint {
   const db = store.db;
   const decode = (table: TableSpec, raw: Record<string, unknown>): Row => {
@@ -159,10 +173,12 @@ export function sqliteEndpoint(store: SqliteStore): CopyEndpoint {
   return {
     location: store.location,
     async count(table) {
+      if (table.name === 'session_facts') return db.prepare('SELECT coalesce(sum(json_array_length(refs)), 0) FROM session_facts').pluck().get() as number;
       const s = source(table, 'rowid');
       return db.prepare(`SELECT count(*) FROM ${s.from}${s.where ? ` WHERE ${s.where}` : ''}`).pluck().get() as number;
     },
     async read(table, after, limit) {
+      if (table.name === 'session_facts') return readPackedFacts(db, after, limit).map((r) => decode(table, r));
       const s = source(table, 'rowid');
       const clauses = s.where ? [s.where] : [];
       if (after) clauses.push(`(${s.keyExpr.join(', ')}) > (${after.map(() => '?').join(', ')})`);

@@ -35,7 +35,6 @@ import type {
   TurnSearchOptions,
 } from '../../types.js';
 import {
-  FACT_REF_COLUMNS,
   factIndexText,
   factSummary,
   factsFromRows,
@@ -48,12 +47,12 @@ import {
   turnIndexText,
   type CompactionRow,
   type CorrectionRow,
-  type FactRefRow,
   type SessionRow,
   type StoredTurnRow,
   type TurnDecoding,
 } from '../substrate-rows.js';
 import { queryTerms } from '../tokenize.js';
+import { mergePacked, packRecords, PACKED_FACT_COLUMNS, unpackRows, type PackedFactRow } from './fact-refs.js';
 
 /** SQLite's turns row: the error mark as 0/1, flags as JSON text, and the rowid alias `pk`. */
 interface TurnRow extends StoredTurnRow {
@@ -160,12 +159,6 @@ function matchExpression(terms: string[]): string {
 }
 
 
-/** session_fact_refs' primary key order: (fact id, turn id). */
-function byReferenceKey(a: FactRecord, b: FactRecord): number {
-  if (a.id !== b.id) return a.id < b.id ? -1 : 1;
-  return a.turnId < b.turnId ? -1 : a.turnId > b.turnId ? 1 : 0;
-}
-
 function prepareStatements(db: Database.Database) {
   return {
     upsertSource: db.prepare(
@@ -220,18 +213,13 @@ function prepareStatements(db: Database.Database) {
        VALUES (@id, @sessionId, @premiseTurnId, @correctionTurnId, @kind, @lang, @text, @at)
        ON CONFLICT (id) DO NOTHING`,
     ),
-    insertFact: db.prepare<[string, string, string, string, string | null, number | null]>(
-      `INSERT INTO session_facts (id, session_id, kind, text, path, line) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+    insertFact: db.prepare<[string, string, string, string, string | null, number | null, string]>(
+      `INSERT INTO session_facts (id, session_id, kind, text, path, line, refs) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
     ),
     insertFactFts: db.prepare('INSERT INTO session_facts_fts (rowid, terms) VALUES (?, ?)'),
-    insertFactRef: db.prepare<[string, string, string, number, string, string | null, number | null, string | null]>(
-      `INSERT INTO session_fact_refs (fact_id, turn_id, session_id, seq, role, tool_name, at, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (fact_id, turn_id) DO UPDATE SET note = coalesce(excluded.note, session_fact_refs.note)
-       WHERE excluded.note IS NOT NULL AND excluded.note IS NOT session_fact_refs.note`,
-    ),
-    getFactRefs: db.prepare<[string], FactRefRow>(
-      `SELECT ${FACT_REF_COLUMNS} FROM session_facts f JOIN session_fact_refs r ON r.fact_id = f.id WHERE f.id = ?`,
-    ),
+    getStoredRefs: db.prepare<[string], { pk: number; refs: string }>('SELECT pk, refs FROM session_facts WHERE id = ?'),
+    updateRefs: db.prepare<[string, number]>('UPDATE session_facts SET refs = ? WHERE pk = ?'),
+    getPackedFact: db.prepare<[string], PackedFactRow>(`SELECT ${PACKED_FACT_COLUMNS} FROM session_facts WHERE id = ?`),
     upsertCursor: db.prepare(
       `INSERT OR REPLACE INTO ingest_cursors (path, size, mtime_ms, "offset", head_hash, state, updated_at)
        VALUES (@path, @size, @mtimeMs, @offset, @headHash, @state, @updatedAt)`,
@@ -468,25 +456,30 @@ export class SqliteSubstrate implements SubstrateStore {
   }
 
   /**
-   * A fact's row (and index entry) once, then one row per turn it occurs in. A fact met again in
-   * the same batch (a third of the records over ../shared's transcripts) skips its row's insert,
-   * which would do nothing (`ON CONFLICT DO NOTHING`) after a look-up in the unique index.
+   * One row per fact of the batch with its occurrences packed (migration 017), in the order the
+   * facts first appear (their rowids, which key the index, as before the packing). A fact already
+   * stored (met in an earlier batch: a session read in several passes, a file grown since) gets
+   * the batch's occurrences merged into its row; one fully known leaves it untouched.
    */
   private writeFacts(facts: readonly FactRecord[]): void {
     const s = this.statements;
-    const written = new Set<string>();
+    const byId = new Map<string, FactRecord[]>();
     for (const fact of facts) {
-      if (written.has(fact.id)) continue;
-      written.add(fact.id);
-      const inserted = s.insertFact.run(fact.id, fact.sessionId, fact.kind, fact.text, fact.path, fact.line);
-      if (inserted.changes > 0) s.insertFactFts.run(inserted.lastInsertRowid, fact.terms ?? factIndexText(fact));
+      const records = byId.get(fact.id);
+      if (records === undefined) byId.set(fact.id, [fact]);
+      else records.push(fact);
     }
-    // Occurrences in their primary key's order (a stable sort: one key's records keep their order,
-    // so the last note still wins): fact ids are hashes, and in record order each insert and
-    // conflict check lands on another page of the key's B-tree. ../shared's transcripts' 16,876
-    // records: fact inserts 409 -> 367 ms CPU (medians of 8 alternating runs).
-    for (const fact of facts.length > 1 ? [...facts].sort(byReferenceKey) : facts) {
-      s.insertFactRef.run(fact.id, fact.turnId, fact.sessionId, fact.seq, fact.role, fact.toolName, fact.at, fact.note);
+    for (const records of byId.values()) {
+      const fact = records[0] as FactRecord;
+      const refs = packRecords(records);
+      const inserted = s.insertFact.run(fact.id, fact.sessionId, fact.kind, fact.text, fact.path, fact.line, JSON.stringify(refs));
+      if (inserted.changes > 0) {
+        s.insertFactFts.run(inserted.lastInsertRowid, fact.terms ?? factIndexText(fact));
+        continue;
+      }
+      const stored = s.getStoredRefs.get(fact.id);
+      const merged = stored === undefined ? null : mergePacked(stored.refs, refs);
+      if (stored !== undefined && merged !== null) s.updateRefs.run(merged, stored.pk);
     }
   }
 
@@ -629,30 +622,20 @@ export class SqliteSubstrate implements SubstrateStore {
   }
 
   async listFacts(sessionId: string, options: FactListOptions = {}): Promise<SessionFact[]> {
-    // The session's facts by session_facts (session_id, kind), then each one's occurrences by
-    // session_fact_refs' primary key (migration 011: occurrences have no index by session).
-    const where = ['f.session_id = @sessionId'];
+    // The session's facts by session_facts (session_id, kind), each with its packed occurrences
+    // (migration 017), those in the seq range kept.
+    const where = ['session_id = @sessionId'];
     const params: Record<string, unknown> = { sessionId };
-    if (options.fromSeq !== undefined) {
-      where.push('r.seq >= @fromSeq');
-      params.fromSeq = options.fromSeq;
-    }
-    if (options.beforeSeq !== undefined) {
-      where.push('r.seq < @beforeSeq');
-      params.beforeSeq = options.beforeSeq;
-    }
     if (options.kinds !== undefined && options.kinds.length > 0) {
-      where.push(`f.kind IN (${options.kinds.map((_, i) => `@kind${i}`).join(', ')})`);
+      where.push(`kind IN (${options.kinds.map((_, i) => `@kind${i}`).join(', ')})`);
       options.kinds.forEach((kind, i) => {
         params[`kind${i}`] = kind;
       });
     }
     const rows = this.db
-      .prepare<Record<string, unknown>, FactRefRow>(
-        `SELECT ${FACT_REF_COLUMNS} FROM session_facts f JOIN session_fact_refs r ON r.fact_id = f.id WHERE ${where.join(' AND ')}`,
-      )
+      .prepare<Record<string, unknown>, PackedFactRow>(`SELECT ${PACKED_FACT_COLUMNS} FROM session_facts WHERE ${where.join(' AND ')}`)
       .all(params);
-    return listedFacts(rows, options);
+    return listedFacts(unpackRows(rows, options), options);
   }
 
   async searchFacts(query: string, options: FactSearchOptions): Promise<FactHit[]> {
@@ -691,7 +674,8 @@ export class SqliteSubstrate implements SubstrateStore {
   }
 
   async getFact(id: string): Promise<SessionFactDetail | null> {
-    return factsFromRows(this.statements.getFactRefs.all(id))[0] ?? null;
+    const row = this.statements.getPackedFact.get(id);
+    return row === undefined ? null : (factsFromRows(unpackRows([row]))[0] ?? null);
   }
 
   async substrateStats(): Promise<{ sessions: number; turns: number; compactions: number; corrections: number; files: number; lastIngestAt: number | null }> {
