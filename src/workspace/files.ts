@@ -204,9 +204,35 @@ function lineText(line: string): string {
   return trimmed.length > MAX_LINE_TEXT ? trimmed.slice(0, MAX_LINE_TEXT) : trimmed;
 }
 
+/** A segment `resolve` would change: empty (`//`, a trailing `/`), `.` or `..`. */
+const NOT_PLAIN = /(?:^|\/)\.{0,2}(?:\/|$)/;
+
+/**
+ * Whether `resolve(root, path)` is `root + '/' + path` for this `path`: POSIX separators and no
+ * segment `resolve` would change. Node's `resolve` walks the path a character at a time through
+ * its internals (~72K instructions a call in a hook, where TurboFan is off), and the staleness
+ * checks resolve every file reference of every memory they look at.
+ */
+function isPlainRelative(path: string): boolean {
+  return sep === '/' && path.length > 0 && !NOT_PLAIN.test(path);
+}
+
+let normalRoot: { root: string; normal: boolean } | null = null;
+
+/** `resolve(root, path)` for a relative `path`, without walking it when it is plain under a normal root. */
+export function resolveUnder(root: string, path: string): string {
+  return isPlainRelative(path) && isNormalRoot(root) ? `${root === '/' ? '' : root}/${path}` : resolve(root, path);
+}
+
+/** Whether `root` is absolute and already what `resolve` makes of it (remembered for the last root asked). */
+function isNormalRoot(root: string): boolean {
+  if (normalRoot?.root !== root) normalRoot = { root, normal: isAbsolute(root) && resolve(root) === root };
+  return normalRoot.normal;
+}
+
 /** Absolute path of a reference: relative to `root`; an absolute path as is, unless only `root + path` exists. */
 function locate(path: string, root: string): string {
-  if (!isAbsolute(path)) return resolve(root, path);
+  if (!isAbsolute(path)) return resolveUnder(root, path);
   if (statSync(path, { throwIfNoEntry: false }) === undefined) {
     const underRoot = join(root, path);
     if (statSync(underRoot, { throwIfNoEntry: false }) !== undefined) return underRoot;

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { captureFileRefs, checkStaleness, extractFileRefs, FileReader, MAX_FILE_BYTES } from '../../src/workspace/files.js';
+import { captureFileRefs, checkStaleness, extractFileRefs, FileReader, MAX_FILE_BYTES, resolveUnder } from '../../src/workspace/files.js';
 
 describe('extractFileRefs', () => {
   it.each<[string, Array<{ path: string; line?: number }>]>([
@@ -151,5 +151,13 @@ describe('captureFileRefs and checkStaleness', () => {
       { path: 'src/resolver.ts', line: 7, status: 'line-moved', movedTo: 8 },
       { path: 'README.md', status: 'file-missing' },
     ]);
+  });
+});
+
+describe('resolveUnder', () => {
+  const roots = ['/', '/repo', '/home/u/proj', '/home/u/proj/', '/home/u/./proj', '/home/u/x/../proj', '//srv/repo', 'relative/root'];
+  const paths = ['a', 'src/a.ts', '.env', '.github/workflows/ci.yml', 'a..b/c', '...', 'a/...', 'a/.b', './a', 'a/./b', 'a/../b', '../up', '..', '.', 'a//b', 'a/', 'src/workspace/', 'dir with space/f.ts', 'C:\\x\\y.ts', 'ünïcode/ß.md'];
+  it.each(roots.flatMap((root) => paths.map((path): [string, string] => [root, path])))('is resolve(%j, %j)', (root, path) => {
+    expect(resolveUnder(root, path)).toBe(resolve(root, path));
   });
 });
