@@ -38,4 +38,4 @@ export type { LearnOptions } from './context/learn.js';
 export type { Example, Feature } from './context/value-model.js';
 export { forEachPiece, pieceCost, PIECE_COSTS, PIECE_KINDS, PIECE_TABLE_LENGTH, loadTokenCounter } from './tokens.js';
 export type { PieceCosts, PieceKind } from './tokens.js';
-export { MCP_NODE_FLAGS } from './install/targets.js';
+export { HOOK_NODE_FLAGS, MCP_NODE_FLAGS } from './install/targets.js';

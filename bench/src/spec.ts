@@ -36,7 +36,7 @@ export const SPEC_SUITES: readonly SuiteSpec[] = [
   },
   {
     name: 'hooks',
-    measures: 'wall time of the installed hook command `node bin/cairn-hook.cjs session-start` (at startup and after /compact) / `prompt` as whole processes at 100K memories',
+    measures: 'wall time of the installed hook command `node --min-semi-space-size=16 bin/cairn-hook.cjs session-start` (at startup and after /compact) / `prompt` as whole processes at 100K memories',
     anchor: '0.3–6.5 s per hook reported by claude-mem users',
     target: 'p50 ≤ 120 ms',
   },

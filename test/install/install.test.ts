@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse as parseToml } from '@decimalturn/toml-patch';
-import { CLAUDE_HOOKS, isCairnHookCommand } from '../../src/install/targets.js';
+import { CLAUDE_HOOKS, HOOK_NODE_FLAGS, isCairnHookCommand } from '../../src/install/targets.js';
 import { runCli, tempDir } from '../helpers/cli.js';
 
 const dirs: string[] = [];
@@ -111,6 +111,8 @@ describe('cairn install', () => {
     expect((await cli(['install', 'claude'])).code).toBe(0);
     const settings = JSON.parse(readFileSync(settingsPath, 'utf8')) as Settings;
     expect(settings.hooks.UserPromptSubmit?.flatMap((g) => g.hooks.map((h) => h.command))).toEqual([expect.stringMatching(/bin\/cairn-hook\.cjs prompt$/)]);
+    // The hook process starts with the young generation it needs (HOOK_NODE_FLAGS).
+    expect(settings.hooks.UserPromptSubmit?.[0]?.hooks[0]?.command).toContain(` ${HOOK_NODE_FLAGS.join(' ')} `);
   });
 
   it('ships a Claude Code plugin whose hooks and MCP server point at the bin', () => {
@@ -119,7 +121,7 @@ describe('cairn install', () => {
     expect(plugin.name).toBe('cairn');
     const hooks = JSON.parse(readFileSync(join(root, 'hooks', 'hooks.json'), 'utf8')) as Settings;
     for (const { event, cairn } of CLAUDE_HOOKS) {
-      expect(hooks.hooks[event]?.[0]?.hooks[0]?.command).toBe(`node "\${CLAUDE_PLUGIN_ROOT}/bin/cairn-hook.cjs" ${cairn}`);
+      expect(hooks.hooks[event]?.[0]?.hooks[0]?.command).toBe(`node ${HOOK_NODE_FLAGS.join(' ')} "\${CLAUDE_PLUGIN_ROOT}/bin/cairn-hook.cjs" ${cairn}`);
     }
     expect(JSON.parse(readFileSync(join(root, '.mcp.json'), 'utf8')).mcpServers.cairn.args).toEqual(['--max-semi-space-size=1', '${CLAUDE_PLUGIN_ROOT}/bin/cairn.js', 'mcp']);
   });

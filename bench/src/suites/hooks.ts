@@ -39,12 +39,13 @@ import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readF
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { HOOK_NODE_FLAGS } from 'cairn-memory/testing';
 import { datasetOf, ensureCorpusDb } from '../dataset.js';
 import { atMost, metric, sizeLabel } from '../metrics.js';
 import { summarize } from '../stats.js';
 import type { BenchContext, Dataset, Metric, Suite, SuiteOutcome } from '../types.js';
 
-/** The hook entry the installed hooks run (`cairn install`, the plugin's hooks.json): `node bin/cairn-hook.cjs EVENT`. */
+/** The hook entry the installed hooks run (`cairn install`, the plugin's hooks.json): `node HOOK_NODE_FLAGS bin/cairn-hook.cjs EVENT`. */
 const HOOK_BIN = resolve(fileURLToPath(import.meta.url), '../../../../bin/cairn-hook.cjs');
 const TARGET_P50_MS = 120;
 const ANCHOR = 'claude-mem users report 0.3–6.5 s per hook';
@@ -58,7 +59,8 @@ function withoutExtraCerts(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 
 function timeProcess(args: string[], input: string, env: NodeJS.ProcessEnv, cwd: string): { ms: number; stdout: string; status: number | null } {
   const start = process.hrtime.bigint();
-  const run = spawnSync(process.execPath, args, { input, env, cwd, encoding: 'utf8' });
+  // The flags the installed hook commands pass (src/install/targets.ts).
+  const run = spawnSync(process.execPath, [...HOOK_NODE_FLAGS, ...args], { input, env, cwd, encoding: 'utf8' });
   return { ms: Number(process.hrtime.bigint() - start) / 1e6, stdout: run.stdout, status: run.status };
 }
 
