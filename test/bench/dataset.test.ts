@@ -1,25 +1,46 @@
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { corpusKey, ensureCorpusDb, workingCopy } from '../../bench/src/dataset.js';
+import { loadMigrations } from '../../src/store/sqlite/database.js';
 import { tempDir } from '../helpers/cli.js';
 
 const cacheDir = tempDir('cairn-bench-cache-');
-const MIGRATIONS = fileURLToPath(new URL('../../src/store/sqlite/migrations/', import.meta.url));
 
-/** The newest SQLite migration: its version and the tables it creates. */
-function newestMigration(): { version: number; tables: string[]; triggers: string[]; columns: Array<[string, string]> } {
-  const file = readdirSync(MIGRATIONS).filter((name) => /^\d+_.*\.sql$/.test(name)).sort().at(-1) as string;
-  const sql = readFileSync(join(MIGRATIONS, file), 'utf8');
-  return {
-    version: Number.parseInt(file, 10),
-    tables: [...sql.matchAll(/CREATE TABLE IF NOT EXISTS (\w+)/g)].map((m) => m[1] as string),
-    triggers: [...sql.matchAll(/CREATE TRIGGER (?:IF NOT EXISTS )?(\w+)/g)].map((m) => m[1] as string),
-    columns: [...sql.matchAll(/ALTER TABLE (\w+) ADD COLUMN (\w+)/g)].map((m) => [m[1] as string, m[2] as string]),
-  };
+/** A store's tables, indexes, triggers and views, with their SQL, in name order. */
+function schemaOf(db: Database.Database): unknown[] {
+  return db.prepare("SELECT type, name, sql FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name").all();
 }
+
+/** Delete a database file and its WAL and shared-memory files. */
+function removeDb(path: string): void {
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) rmSync(file, { force: true });
+}
+
+/**
+ * The corpus at `builtPath` as the schema `version` held it: a store made by the migrations up to
+ * `version` alone, holding the built corpus's memories (same rowids; the columns both schemas
+ * have). Whatever the newer migrations do — create, alter or drop — the result is what a cairn of
+ * that version would have cached.
+ */
+function atSchema(builtPath: string, olderPath: string, version: number): void {
+  const db = new Database(olderPath);
+  try {
+    for (const m of loadMigrations().filter((m) => m.version <= version)) {
+      db.exec(m.sql);
+      db.pragma(`user_version = ${m.version}`);
+    }
+    db.prepare('ATTACH DATABASE ? AS built').run(builtPath);
+    const builtColumns = new Set(db.prepare("SELECT name FROM pragma_table_info('memories', 'built')").pluck().all() as string[]);
+    const columns = (db.prepare("SELECT name FROM pragma_table_info('memories', 'main')").pluck().all() as string[]).filter((c) => builtColumns.has(c));
+    db.exec(`INSERT INTO main.memories (rowid, ${columns.join(', ')}) SELECT rowid, ${columns.join(', ')} FROM built.memories ORDER BY rowid`);
+    db.exec('DETACH DATABASE built');
+  } finally {
+    db.close();
+  }
+}
+
 afterAll(() => rmSync(cacheDir, { recursive: true, force: true }));
 
 describe('corpus databases', () => {
@@ -63,20 +84,14 @@ describe('corpus databases', () => {
       const spec = { seed: 5, size: 200 };
       const built = await ensureCorpusDb(dir, spec);
       const latest = built.manifest.schemaVersion;
-      // Make it the corpus the schema before the newest migration would have cached: version
-      // latest - 1, without the tables, triggers and columns the newest migration creates (whichever
-      // migration that is).
-      const newest = newestMigration();
-      expect(newest.version).toBe(latest);
-      const db = new Database(built.path);
-      expect(newest.tables.length + newest.triggers.length + newest.columns.length, 'what the newest migration creates').toBeGreaterThan(0);
-      for (const trigger of newest.triggers) db.exec(`DROP TRIGGER ${trigger}`);
-      for (const table of newest.tables) db.exec(`DROP TABLE ${table}`);
-      for (const [table, column] of newest.columns) db.exec(`ALTER TABLE ${table} DROP COLUMN ${column}`);
-      db.pragma(`user_version = ${latest - 1}`);
-      db.close();
+      // Make it the corpus the schema before the newest migration would have cached.
+      expect(loadMigrations().at(-1)?.version).toBe(latest);
+      const fresh = new Database(built.path, { readonly: true });
+      const freshSchema = schemaOf(fresh);
+      fresh.close();
       const olderKey = corpusKey(spec, latest - 1);
-      renameSync(built.path, join(dir, `${olderKey}.db`));
+      atSchema(built.path, join(dir, `${olderKey}.db`), latest - 1);
+      removeDb(built.path);
       writeFileSync(join(dir, `${olderKey}.json`), JSON.stringify({ ...built.manifest, key: olderKey, schemaVersion: latest - 1 }));
       rmSync(join(dir, `${built.manifest.key}.json`));
 
@@ -92,9 +107,8 @@ describe('corpus databases', () => {
       const after = new Database(migrated.path, { readonly: true });
       try {
         expect(after.pragma('user_version', { simple: true })).toBe(latest);
-        for (const table of newest.tables) expect(after.prepare("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?").pluck().get(table), table).toBe(1);
-        for (const trigger of newest.triggers) expect(after.prepare("SELECT count(*) FROM sqlite_schema WHERE type = 'trigger' AND name = ?").pluck().get(trigger), trigger).toBe(1);
-        for (const [table, column] of newest.columns) expect(after.prepare('SELECT count(*) FROM pragma_table_info(?) WHERE name = ?').pluck().get(table, column), `${table}.${column}`).toBe(1);
+        // The same tables, indexes and triggers as a store built at the newest schema.
+        expect(schemaOf(after)).toEqual(freshSchema);
         expect(after.prepare('SELECT count(*) FROM memories').pluck().get()).toBe(built.manifest.rows.inserted);
       } finally {
         after.close();
