@@ -11,7 +11,7 @@
  *   where, its `--names` (CSS custom properties, options) and the file names it holds; for a search,
  *   the `path:line`s and the calls in the hits; for anything else, paths, URLs, errors, calls;
  * - code being written (edit and write content): its definitions, calls, error and exception
- *   names, the paths it names and its `--names`;
+ *   names and its `--names` (not the paths it names: measured, docs/BENCHMARKS.md fidelity notes);
  * - the user's words: paths, URLs, the ids they typed, versions, code they named, the calls they
  *   typed (`pool.map(`; plain words only in backticks or a code block), the `--options` they
  *   named, errors and test names they pasted, `KEY=value` settings, `! command`s;
@@ -216,8 +216,6 @@ function callFacts(sink: FactSink, name: string, rawArgs: unknown): { command: s
       scanDefinitions(composite, sink, { path, firstLine });
       scanCalls(composite, sink, { path, firstLine, written: true });
       scanErrorNames(composite, sink, { path, firstLine });
-      // Paths the code names (`"src/x/y.py"`, a shebang's `/usr/bin/env`, `README.md` in a docstring).
-      scanPaths(composite, sink);
       scanDashedNames(composite, sink);
       if (isConfigFile(path)) {
         scanConfigLines(composite, sink);
