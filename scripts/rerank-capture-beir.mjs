@@ -5,7 +5,7 @@
  * `onnx:all-minilm-l6-v2-q`, vectors from the bench's embedding cache under `--cache`). Writes per
  * query its half (bench/src/suites/halves.ts), judgements, and the hits (document ids, the text the
  * product embeds); `scripts/rerank-maxsim.mjs` reranks the first of them. Also prints the metric
- * of the product's own opt-in `rerank` (src/recall/rerank.ts) on both halves.
+ * of the product's default rerank (src/recall/rerank.ts; `rerank: false` for the plain order) on both halves.
  *
  *   npm run build && nice -n 10 node scripts/rerank-capture-beir.mjs --data ../shared/data --set scifact --out /tmp/rerank/scifact.json [--cache /tmp/rerank/bench-cache]
  */
@@ -45,9 +45,10 @@ const metric = (ids, q) => {
 };
 t0 = performance.now();
 for (const q of set.queries) {
-  const hits = (await cairn.recall({ query: q.text, k: 100, project, touch: false, checkFiles: false })).hits;
-  // The product's opt-in rerank (src/recall/rerank.ts) on the same call.
-  const reranked = (await cairn.recall({ query: q.text, k: 100, project, touch: false, checkFiles: false, rerank: true })).hits;
+  // Recall's own order (the rerank off), the candidates a reranker reorders.
+  const hits = (await cairn.recall({ query: q.text, k: 100, project, touch: false, checkFiles: false, rerank: false })).hits;
+  // The product's default rerank (stored token signatures, src/recall/rerank.ts) on the same call.
+  const reranked = (await cairn.recall({ query: q.text, k: 100, project, touch: false, checkFiles: false })).hits;
   const half = set.halves.get(q.id) ?? 'report';
   for (const [mode, list] of [['plain', hits], ['rerank', reranked]]) {
     sums[mode][half][0] += metric(list.flatMap((h) => loaded.keysOf.get(h.memory.id) ?? []), q);
