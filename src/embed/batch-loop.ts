@@ -43,6 +43,29 @@ export function indexTarget(store: Store): VectorTarget {
 }
 
 /**
+ * Write `items` in one call; when a memory vanished between the read and the write (NOT_FOUND),
+ * write them one by one instead, leaving out the vanished. Returns how many were left out.
+ */
+async function putSkippingVanished<T>(items: T[], put: (some: T[]) => Promise<void>): Promise<number> {
+  try {
+    await put(items);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof CairnError && error.code === 'NOT_FOUND')) throw error;
+  }
+  let vanished = 0;
+  for (const item of items) {
+    try {
+      await put([item]);
+    } catch (error) {
+      if (error instanceof CairnError && error.code === 'NOT_FOUND') vanished++;
+      else throw error;
+    }
+  }
+  return vanished;
+}
+
+/**
  * Each memory's vector, and its token signature from the same model run when the embedder gives
  * signatures and `signed` asks for them (src/embed/token-signature.ts).
  */
@@ -83,20 +106,7 @@ export async function embedMissing(
       throw new CairnError('EMBEDDER_MISMATCH', `${embedder.model} returned ${vectors.length} vectors for ${batch.length} texts`);
     }
     const items = batch.map((memory, i) => ({ id: memory.id, ...vectors[i]! }));
-    try {
-      await target.put(identity, items);
-    } catch (error) {
-      if (!(error instanceof CairnError && error.code === 'NOT_FOUND')) throw error;
-      // A memory vanished between the read and the write: write the others one by one.
-      for (const item of items) {
-        try {
-          await target.put(identity, [item]);
-        } catch (inner) {
-          if (inner instanceof CairnError && inner.code === 'NOT_FOUND') skipped++;
-          else throw inner;
-        }
-      }
-    }
+    skipped += await putSkippingVanished(items, (some) => target.put(identity, some));
     embedded += items.length;
     batches++;
     options.onProgress?.(embedded - skipped, Math.max(options.total, embedded - skipped));
@@ -135,6 +145,7 @@ export async function signMissing(
   let skipped = 0;
   let batches = 0;
   if (!embedder.embedSigned || !store.missingSignatures || !store.putSignatures) return { signed, skipped, batches, complete: true };
+  const putSignatures = store.putSignatures.bind(store);
   for (;;) {
     if (options.signal?.aborted || options.shouldYield?.() || (options.maxMs !== undefined && now() - started >= options.maxMs)) {
       return { signed, skipped, batches, complete: false };
@@ -143,19 +154,7 @@ export async function signMissing(
     if (batch.length === 0) return { signed, skipped, batches, complete: true };
     const runs = await embedder.embedSigned(batch.map(embeddingText), batch.map((m) => m.text));
     const items = batch.map((memory, i) => ({ id: memory.id, signature: runs[i]!.signature }));
-    try {
-      await store.putSignatures(identity, items);
-    } catch (error) {
-      if (!(error instanceof CairnError && error.code === 'NOT_FOUND')) throw error;
-      for (const item of items) {
-        try {
-          await store.putSignatures(identity, [item]);
-        } catch (inner) {
-          if (inner instanceof CairnError && inner.code === 'NOT_FOUND') skipped++;
-          else throw inner;
-        }
-      }
-    }
+    skipped += await putSkippingVanished(items, (some) => putSignatures(identity, some));
     signed += items.length;
     batches++;
     options.onProgress?.(done + signed - skipped, Math.max(options.total, done + signed - skipped));
