@@ -130,14 +130,18 @@ export function turnIndexText(turn: Pick<TurnRecord, 'text' | 'toolName' | 'role
   return indexText(turnIndexSource(turn));
 }
 
-/** One occurrence of a fact joined with the fact: what both stores select to list facts. */
-export interface FactRefRow {
+/** A `session_facts` row's own columns. */
+export interface FactColumnsRow {
   id: string;
   session_id: string;
   kind: string;
   text: string;
   path: string | null;
   line: number | null;
+}
+
+/** One occurrence of a fact joined with the fact: what both stores select to list facts. */
+export interface FactRefRow extends FactColumnsRow {
   turn_id: string;
   seq: number;
   role: string;

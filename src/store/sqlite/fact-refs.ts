@@ -6,19 +6,13 @@
  * tool and time kept, and a later non-null note replacing the stored one.
  */
 import type { FactRecord } from '../../types.js';
-import type { FactRefRow } from '../substrate-rows.js';
+import type { FactColumnsRow, FactRefRow } from '../substrate-rows.js';
 
 /** One occurrence: [turn id, seq, role, tool name, at, note]. */
 export type PackedRef = [turnId: string, seq: number, role: string, toolName: string | null, at: number | null, note: string | null];
 
 /** A `session_facts` row with its packed occurrences, as listings select it. */
-export interface PackedFactRow {
-  id: string;
-  session_id: string;
-  kind: string;
-  text: string;
-  path: string | null;
-  line: number | null;
+export interface PackedFactRow extends FactColumnsRow {
   refs: string;
 }
 
