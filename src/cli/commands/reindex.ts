@@ -80,7 +80,8 @@ export function registerReindexCommand(program: Command, run: Run): void {
         } else if (summary.cleared && summary.previous) ctx.out(`dropped the vectors of ${summary.previous.model} (${summary.previous.dimension} dims)`);
         ctx.out(
           `${summary.model} (${summary.dimension} dims): embedded ${summary.embedded} memories in ${summary.batches} batches, ` +
-            `${(summary.ms / 1000).toFixed(1)} s · ${summary.vectors} vectors · ${summary.remaining} without a vector`,
+            `${(summary.ms / 1000).toFixed(1)} s · ${summary.vectors} vectors · ${summary.remaining} without a vector` +
+            (summary.signed > 0 ? ` · ${summary.signed} token signatures written for recall's rerank` : ''),
         );
         if (ctx.config.embedder && ctx.config.embedder !== spec) {
           ctx.note(`note: the configured embedder is "${ctx.config.embedder}"; set "embedder": "${spec}" so recall uses this index`);

@@ -9,6 +9,7 @@ import { searchEmbedder, type Deps } from '../../deps.js';
 import { readFillLease, type FillLease } from '../../embed/fill-lease.js';
 import { waitingForVectors } from '../../embed/fill.js';
 import { sameModel, switchStatus, type SwitchStatus } from '../../embed/switch.js';
+import { isPretrainedEncoder } from '../../recall/fusion.js';
 import type { EmbedderIdentity, Store } from '../../types.js';
 
 /** A model switch: what is built so far, and what recall searches meanwhile. */
@@ -21,6 +22,12 @@ export interface SwitchProgress extends SwitchStatus {
 export interface VectorStatus {
   present: number;
   waiting: number;
+  /**
+   * Memories with the index's vector but without its token signature (recall's rerank leaves them
+   * where fusion put them until the fill signs them); null when the embedder or the store keeps
+   * no signatures, or while the index holds another model.
+   */
+  signaturesWaiting: number | null;
   index: EmbedderIdentity | null;
   filling: FillLease | null;
   /** Set while the index holds another model than the embedder's: the switch (started or not) and its progress. */
@@ -44,7 +51,10 @@ export async function vectorStatus(store: Store, embedder: CairnStatus['embedder
     const searching = deps ? await searchEmbedder(deps) : null;
     switching = { from: index, to, staged, memories: stats.memories, recall: searching && sameModel(searching, index) ? 'old' : 'bm25' };
   }
-  return { present: stats.vectors, waiting, index, filling, switching };
+  const signs = embedder !== null && !embedder.unavailable && isPretrainedEncoder(embedder.model) && store.countMissingSignatures !== undefined;
+  const signaturesWaiting =
+    signs && switching === null && store.countMissingSignatures ? await store.countMissingSignatures({ model: embedder.model, dimension: embedder.dimension }) : null;
+  return { present: stats.vectors, waiting, signaturesWaiting, index, filling, switching };
 }
 
 /** `40%` of a switch (floor, so 100% means done). */
@@ -83,5 +93,11 @@ export function embedderLines(status: CairnStatus, config: Config, vectors: Vect
   if (vectors.waiting > 0) line += ` · ${n(vectors.waiting)} waiting (filled in the background after ingests and \`cairn remember\`, and by an idle MCP server; \`cairn reindex --fill\` now)`;
   if (vectors.filling) line += ` · filling now: ${vectors.filling.by}, pid ${vectors.filling.pid}, ${n(vectors.filling.done)} written`;
   lines.push(line);
+  if (vectors.signaturesWaiting !== null && vectors.signaturesWaiting > 0) {
+    lines.push(
+      `signatures   ${n(vectors.signaturesWaiting)} of ${n(vectors.present)} vectors wait for a token signature · recall does not rerank those ` +
+        '(signed in the background like the vectors; `cairn reindex` now)',
+    );
+  }
   return lines;
 }
