@@ -208,6 +208,42 @@ export function storeConformance(name: string, factory: () => Promise<Store>): v
       expect((await store.missingVectors(other, 10)).length).toBe(3);
     });
 
+    it('keeps token signatures per model beside the vectors: written with them or alone, lost with a changed text, cleared with the index', async () => {
+      if (!store.getSignatures || !store.putSignatures || !store.missingSignatures || !store.countMissingSignatures) {
+        throw new Error(`${name} keeps no token signatures: recall would not be reranked on it`);
+      }
+      const a = makeMemory({ text: 'signed a' });
+      const b = makeMemory({ text: 'signed b' });
+      const c = makeMemory({ text: 'signed c' });
+      const sig = (...bytes: number[]): Uint8Array => Uint8Array.from(bytes);
+      await store.writeMemory({ memory: a, events: [created(a)], embedding: { model: MODEL, vector: unit(1, 0, 0), signature: sig(1, 2, 3) } });
+      await store.writeMemory({ memory: b, events: [created(b)], embedding: { model: MODEL, vector: unit(0, 1, 0) } });
+      await store.writeMemory({ memory: c, events: [created(c)] });
+      await store.putVectors(MODEL, [{ id: c.id, vector: unit(0, 0, 1), signature: sig(7) }]);
+      const read = async (ids: string[], model = MODEL): Promise<Record<string, number[]>> =>
+        Object.fromEntries([...(await store.getSignatures!(ids, model))].map(([id, s]) => [id, [...s]]));
+      expect(await read([a.id, b.id, c.id])).toEqual({ [a.id]: [1, 2, 3], [c.id]: [7] });
+      expect(await read([a.id], { model: MODEL.model, dimension: 4 })).toEqual({});
+      expect((await store.missingSignatures(MODEL, 10)).map((m) => m.id)).toEqual([b.id]);
+      expect(await store.countMissingSignatures(MODEL)).toBe(1);
+      // Another model than the index's is never signed.
+      expect(await store.missingSignatures({ model: 'other:v1', dimension: 3 }, 10)).toEqual([]);
+      expect(await store.countMissingSignatures({ model: 'other:v1', dimension: 3 })).toBe(0);
+      await store.putSignatures(MODEL, [{ id: b.id, signature: sig(9, 9) }]);
+      await store.putSignatures(MODEL, [{ id: a.id, signature: sig(4) }]);
+      expect(await read([a.id, b.id])).toEqual({ [a.id]: [4], [b.id]: [9, 9] });
+      expect(await store.countMissingSignatures(MODEL)).toBe(0);
+      await expect(store.putSignatures(MODEL, [{ id: 'M-none', signature: sig(1) }])).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      // A text changed in place no longer matches its signature; other fields keep it.
+      await store.patchMemory(b.id, { tags: ['t'], updatedAt: 5 }, { memoryId: b.id, type: 'update', at: 5, actor: 't', data: {} });
+      expect(await read([b.id])).toEqual({ [b.id]: [9, 9] });
+      await store.patchMemory(b.id, { text: 'signed b, revised', updatedAt: 6 }, { memoryId: b.id, type: 'update', at: 6, actor: 't', data: {} });
+      expect(await read([b.id])).toEqual({});
+      expect((await store.missingSignatures(MODEL, 10)).map((m) => m.id)).toEqual([b.id]);
+      await store.clearVectors();
+      expect(await read([a.id, c.id])).toEqual({});
+    });
+
     it('clears vectors and claims the index for a new model in one step; the old model is refused', async () => {
       const a = makeMemory({ text: 'claimed a' });
       const b = makeMemory({ text: 'claimed b' });

@@ -4,7 +4,8 @@
  * another model on SQLite, on PostgreSQL with pgvector (PGlite), on a real PostgreSQL server
  * without pgvector (Debian's: the exact `real[]` fallback) and on a real server with pgvector. The store conformance suite
  * itself (conformance.ts) runs unchanged in sqlite.test.ts and postgres.test.ts; this file adds
- * what only a real model shows: paraphrases found through vectors alone, on each backend alike.
+ * what only a real model shows: paraphrases found through vectors alone, and the first hits reranked
+ * by the token signatures stored beside the vectors, on each backend alike.
  */
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -116,7 +117,10 @@ for (const backend of backends) {
           expect(byVector[0]?.id, query).toBe(ids.get(answer));
           const recalled = await cairn.recall({ query, k: 3, touch: false });
           expect(recalled.hits[0]?.memory.text, query).toBe(answer);
+          // Every backend keeps the token signatures written with the vectors: the first hits are reranked.
+          expect({ reranked: recalled.reranked, note: recalled.rerankNote }, query).toEqual({ reranked: true, note: undefined });
         }
+        expect(await store.countMissingSignatures!(identity)).toBe(0);
 
         // Another model of the same dimension is refused, never mixed in.
         const other = createHashEmbedder({ dimension: embedder.dimension });

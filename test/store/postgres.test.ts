@@ -35,6 +35,9 @@ function migrationTests(name: string, url: () => string): void {
       let store = await openPostgresStore(target);
       const old = makeMemory({ text: 'written before the context column' });
       await store.writeMemory({ memory: old, events: [] });
+      // Undo 010 (token signatures: its trigger reads the column) and 009.
+      await store.db.query('DROP TABLE token_signatures');
+      await store.db.query('DROP FUNCTION token_signatures_follow_text() CASCADE');
       await store.db.query('ALTER TABLE memories DROP COLUMN context');
       await store.db.query('DELETE FROM cairn_schema WHERE version >= 9');
       await store.close();
@@ -44,6 +47,9 @@ function migrationTests(name: string, url: () => string): void {
         const reply = makeMemory({ text: 'Five years already!', context: 'How long have you been married?' });
         await store.writeMemory({ memory: reply, events: [] });
         expect((await store.searchText('married', { limit: 5 })).map((h) => h.id)).toEqual([reply.id]);
+        // 010 ran again after 009: the signatures' table and its trigger are back.
+        await store.putVectors({ model: 'test:v1', dimension: 2 }, [{ id: reply.id, vector: Float32Array.of(1, 0), signature: Uint8Array.of(5) }]);
+        expect([...((await store.getSignatures([reply.id], { model: 'test:v1', dimension: 2 })).get(reply.id) ?? [])]).toEqual([5]);
       } finally {
         await store.close();
       }

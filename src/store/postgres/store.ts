@@ -179,7 +179,8 @@ export class PostgresStore implements Store {
       }
       await insertEvents(client, write.events);
       if (write.embedding) {
-        await this.vectors.write(client, write.embedding.model, [{ pk: row.pk, id: memory.id, vector: write.embedding.vector }]);
+        const { vector, signature } = write.embedding;
+        await this.vectors.write(client, write.embedding.model, [{ pk: row.pk, id: memory.id, vector, ...(signature ? { signature } : {}) }]);
       }
       return { memory, inserted: true };
     });
@@ -308,8 +309,24 @@ export class PostgresStore implements Store {
     return this.vectors.search(vector, model, options);
   }
 
-  putVectors(model: EmbedderIdentity, items: Array<{ id: string; vector: Float32Array }>): Promise<void> {
+  putVectors(model: EmbedderIdentity, items: Array<{ id: string; vector: Float32Array; signature?: Uint8Array }>): Promise<void> {
     return this.vectors.put(model, items);
+  }
+
+  getSignatures(ids: string[], model: EmbedderIdentity): Promise<Map<string, Uint8Array>> {
+    return this.vectors.getSignatures(ids, model);
+  }
+
+  putSignatures(model: EmbedderIdentity, items: Array<{ id: string; signature: Uint8Array }>): Promise<void> {
+    return this.vectors.putSignatures(model, items);
+  }
+
+  missingSignatures(model: EmbedderIdentity, limit: number): Promise<Memory[]> {
+    return this.vectors.missingSignatures(model, limit);
+  }
+
+  countMissingSignatures(model: EmbedderIdentity): Promise<number> {
+    return this.vectors.countMissingSignatures(model);
   }
 
   getVectors(ids: string[], model: EmbedderIdentity): Promise<Map<string, Float32Array>> {

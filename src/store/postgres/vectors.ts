@@ -107,8 +107,11 @@ export class PgVectors {
     }
   }
 
-  /** Insert or replace vectors for memories (by pk) inside the caller's transaction. */
-  async write(client: Queryable, model: EmbedderIdentity, items: Array<{ pk: number; id: string; vector: Float32Array }>): Promise<void> {
+  /**
+   * Insert or replace vectors for memories (by pk) inside the caller's transaction, with the token
+   * signatures that came from the same model run (recall's rerank) where an item carries one.
+   */
+  async write(client: Queryable, model: EmbedderIdentity, items: Array<{ pk: number; id: string; vector: Float32Array; signature?: Uint8Array }>): Promise<void> {
     if (items.length === 0) return;
     for (const item of items) {
       if (item.vector.length !== model.dimension) {
@@ -123,19 +126,72 @@ export class PgVectors {
        ON CONFLICT (memory_pk) DO UPDATE SET embedding = excluded.embedding, seq = nextval('vectors_seq'), xid = pg_current_xact_id()`,
       [items.map((i) => i.pk), items.map((i) => this.literal(i.vector))],
     );
+    const signed = items.filter((i) => i.signature !== undefined);
+    if (signed.length > 0) await writeSignatures(client, model, signed as Array<{ pk: number; signature: Uint8Array }>);
   }
 
-  async put(model: EmbedderIdentity, items: Array<{ id: string; vector: Float32Array }>): Promise<void> {
+  async put(model: EmbedderIdentity, items: Array<{ id: string; vector: Float32Array; signature?: Uint8Array }>): Promise<void> {
     await this.db.transaction(async (client) => {
       const found = await client.query<{ id: string; pk: number }>('SELECT id, pk FROM memories WHERE id = ANY($1::text[])', [items.map((i) => i.id)]);
       const pks = new Map(found.rows.map((r) => [r.id, r.pk]));
       const rows = items.map((item) => {
         const pk = pks.get(item.id);
         if (pk === undefined) throw notFound(`memory ${item.id}`);
-        return { pk, id: item.id, vector: item.vector };
+        return { pk, id: item.id, vector: item.vector, ...(item.signature ? { signature: item.signature } : {}) };
       });
       await this.write(client, model, rows);
     });
+  }
+
+  /** The stored token signatures of `ids` made by `model`; memories without one are absent. */
+  async getSignatures(ids: string[], model: EmbedderIdentity): Promise<Map<string, Uint8Array>> {
+    const out = new Map<string, Uint8Array>();
+    if (ids.length === 0) return out;
+    const rows = await this.db.query<{ id: string; signature: Buffer }>(
+      'SELECT m.id, s.signature FROM token_signatures s JOIN memories m ON m.pk = s.memory_pk WHERE m.id = ANY($1::text[]) AND s.model = $2',
+      [ids, signatureModel(model)],
+    );
+    for (const row of rows.rows) out.set(row.id, new Uint8Array(row.signature.buffer, row.signature.byteOffset, row.signature.byteLength));
+    return out;
+  }
+
+  /** Write token signatures alone, for memories that already have `model`'s vector. */
+  async putSignatures(model: EmbedderIdentity, items: Array<{ id: string; signature: Uint8Array }>): Promise<void> {
+    if (items.length === 0) return;
+    await this.db.transaction(async (client) => {
+      const found = await client.query<{ id: string; pk: number }>('SELECT id, pk FROM memories WHERE id = ANY($1::text[])', [items.map((i) => i.id)]);
+      const pks = new Map(found.rows.map((r) => [r.id, r.pk]));
+      const rows = items.map((item) => {
+        const pk = pks.get(item.id);
+        if (pk === undefined) throw notFound(`memory ${item.id}`);
+        return { pk, signature: item.signature };
+      });
+      await writeSignatures(client, model, rows);
+    });
+  }
+
+  /** Memories with `model`'s vector and without its signature, oldest first (none for another model than the index's). */
+  async missingSignatures(model: EmbedderIdentity, limit: number): Promise<Memory[]> {
+    const stored = await this.storedModel();
+    if (!stored || !sameModel(stored, model)) return [];
+    const rows = await this.db.query<MemoryRow>(
+      `SELECT ${MEMORY_COLUMNS} FROM memories m JOIN vectors v ON v.memory_pk = m.pk
+        WHERE NOT EXISTS (SELECT 1 FROM token_signatures s WHERE s.memory_pk = m.pk AND s.model = $1)
+        ORDER BY m.pk LIMIT $2`,
+      [signatureModel(model), limit],
+    );
+    return rows.rows.map(rowToMemory);
+  }
+
+  /** How many {@link missingSignatures} would give without a limit. */
+  async countMissingSignatures(model: EmbedderIdentity): Promise<number> {
+    const stored = await this.storedModel();
+    if (!stored || !sameModel(stored, model)) return 0;
+    const rows = await this.db.query<{ n: string }>(
+      'SELECT count(*) AS n FROM vectors v WHERE NOT EXISTS (SELECT 1 FROM token_signatures s WHERE s.memory_pk = v.memory_pk AND s.model = $1)',
+      [signatureModel(model)],
+    );
+    return Number(rows.rows[0]?.n ?? 0);
   }
 
   async get(ids: string[], model: EmbedderIdentity): Promise<Map<string, Float32Array>> {
@@ -186,6 +242,7 @@ export class PgVectors {
       await client.query("SELECT 1 FROM state WHERE key = 'vector_model' FOR UPDATE");
     }
     await client.query('DELETE FROM vectors');
+    await client.query('DELETE FROM token_signatures');
     if (!claim) await client.query("DELETE FROM state WHERE key = 'vector_model'");
     await client.query(
       "INSERT INTO state (key, value) VALUES ('vector_epoch', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
@@ -295,4 +352,19 @@ export class PgVectors {
     if (xmin !== undefined) this.indexXmin = xmin;
     return index;
   }
+}
+
+/** How a token signature names the model that made it: id and dimension (as the SQLite store does). */
+function signatureModel(model: EmbedderIdentity): string {
+  return `${model.model}/${model.dimension}`;
+}
+
+/** Insert or replace token signatures (by memory pk) inside the caller's transaction. */
+async function writeSignatures(client: Queryable, model: EmbedderIdentity, items: Array<{ pk: number; signature: Uint8Array }>): Promise<void> {
+  await client.query(
+    `INSERT INTO token_signatures (memory_pk, model, signature)
+       SELECT pk, $3, signature FROM unnest($1::bigint[], $2::bytea[]) AS u(pk, signature)
+     ON CONFLICT (memory_pk) DO UPDATE SET model = excluded.model, signature = excluded.signature`,
+    [items.map((i) => i.pk), items.map((i) => Buffer.from(i.signature.buffer, i.signature.byteOffset, i.signature.byteLength)), signatureModel(model)],
+  );
 }
