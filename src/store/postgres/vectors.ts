@@ -132,13 +132,7 @@ export class PgVectors {
 
   async put(model: EmbedderIdentity, items: Array<{ id: string; vector: Float32Array; signature?: Uint8Array }>): Promise<void> {
     await this.db.transaction(async (client) => {
-      const found = await client.query<{ id: string; pk: number }>('SELECT id, pk FROM memories WHERE id = ANY($1::text[])', [items.map((i) => i.id)]);
-      const pks = new Map(found.rows.map((r) => [r.id, r.pk]));
-      const rows = items.map((item) => {
-        const pk = pks.get(item.id);
-        if (pk === undefined) throw notFound(`memory ${item.id}`);
-        return { pk, id: item.id, vector: item.vector, ...(item.signature ? { signature: item.signature } : {}) };
-      });
+      const rows = await withPks(client, items);
       await this.write(client, model, rows);
     });
   }
@@ -159,14 +153,7 @@ export class PgVectors {
   async putSignatures(model: EmbedderIdentity, items: Array<{ id: string; signature: Uint8Array }>): Promise<void> {
     if (items.length === 0) return;
     await this.db.transaction(async (client) => {
-      const found = await client.query<{ id: string; pk: number }>('SELECT id, pk FROM memories WHERE id = ANY($1::text[])', [items.map((i) => i.id)]);
-      const pks = new Map(found.rows.map((r) => [r.id, r.pk]));
-      const rows = items.map((item) => {
-        const pk = pks.get(item.id);
-        if (pk === undefined) throw notFound(`memory ${item.id}`);
-        return { pk, signature: item.signature };
-      });
-      await writeSignatures(client, model, rows);
+      await writeSignatures(client, model, await withPks(client, items));
     });
   }
 
@@ -357,6 +344,17 @@ export class PgVectors {
 /** How a token signature names the model that made it: id and dimension (as the SQLite store does). */
 function signatureModel(model: EmbedderIdentity): string {
   return `${model.model}/${model.dimension}`;
+}
+
+/** `items` with each memory's pk (read in the caller's transaction); a memory that is gone is NOT_FOUND. */
+async function withPks<T extends { id: string }>(client: Queryable, items: T[]): Promise<Array<T & { pk: number }>> {
+  const found = await client.query<{ id: string; pk: number }>('SELECT id, pk FROM memories WHERE id = ANY($1::text[])', [items.map((i) => i.id)]);
+  const pks = new Map(found.rows.map((r) => [r.id, r.pk]));
+  return items.map((item) => {
+    const pk = pks.get(item.id);
+    if (pk === undefined) throw notFound(`memory ${item.id}`);
+    return { ...item, pk };
+  });
 }
 
 /** Insert or replace token signatures (by memory pk) inside the caller's transaction. */
