@@ -153,6 +153,18 @@ export const SOURCES = [
     format: 'claude-code-jsonl',
     root: 'sniffly-0.1.5/tests/mock-data',
   },
+  {
+    registry: 'pypi',
+    package: 'cctx-cli',
+    version: '1.24.4',
+    file: 'cctx_cli-1.24.4.tar.gz',
+    sha256: '3355df0a8a29177b3c05abf8612cc9af9664d3aa562600daedbc60f26d77549b',
+    bytes: 3_402_541,
+    licence: 'MIT',
+    repository: 'https://github.com/jacquardlabs/cctx',
+    format: 'claude-code-jsonl',
+    root: 'cctx_cli-1.24.4/tests/fixtures/claude_code',
+  },
 ];
 
 const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
