@@ -12,7 +12,11 @@
  * every call's decision (stored text, created, each similar memory's text and score, in order), and with an
  * embedder the p50 of embedding the same texts alone. With `STATEMENTS=1`, a second line: wall time
  * per SQL statement inside the timed calls (better-sqlite3's run/get/all/iterate wrapped), mean and
- * p50 per call, and the mean of the slowest 5% of calls (where a p95 goes).
+ * p50 per call, and the mean of the slowest 5% of calls (where a p95 goes). With `PHASES=1`, a line
+ * of wall time per store method and embedder call inside the timed calls (p50, p50 over the second
+ * half of the calls, mean). The first line also gives the wall p50 of each half of the calls (a
+ * process's first searches fill the int8 copies of the vectors) and, with an embedder, the p50 of
+ * each call less its own embed calls (as `cairn bench write` reports it).
  * A corpus with a saved HNSW index beside it (`<corpus.db>.vectors.json` and the file it names, as
  * the store saves them) is copied with it and the index read whole (`open: 'load'`, mutable, as an
  * index built in the process is) instead of rebuilt on every run (~90 s of CPU at 100K).
@@ -79,7 +83,43 @@ const store = await openSqliteStore(path, { vectorIndex: { build: 'inline', ...(
 // A build with the near-duplicate band index fills it for the corpus's memories first (untimed),
 // as a corpus built by that build would hold it.
 const filled = store.fillNearDuplicateIndex ? await store.fillNearDuplicateIndex() : null;
-const cairn = createCairn({ store, embedder, clock: { now: () => CORPUS_NOW }, actor: 'bench' });
+// Per store call (PHASES=1): wall time of each store method inside the timed calls, and the time of the embedder's calls.
+let phaseTimes = null;
+const timePhase = (key, ms) => phaseTimes && phaseTimes.set(key, (phaseTimes.get(key) ?? 0) + ms);
+const timed = (target, key, fn) =>
+  async function (...args) {
+    const t0 = process.hrtime.bigint();
+    try {
+      return await fn.apply(target, args);
+    } finally {
+      timePhase(key, Number(process.hrtime.bigint() - t0) / 1e6);
+    }
+  };
+if (process.env.PHASES === '1') {
+  for (const method of ['findByContentHash', 'nearDuplicateCandidates', 'searchVector', 'getVectors', 'getMemoryTexts', 'writeMemory', 'fillNearDuplicateIndex', 'vectorModel']) {
+    if (typeof store[method] === 'function') store[method] = timed(store, method, store[method]);
+  }
+}
+const embedSpent = { ms: 0 };
+const timedEmbedder = embedder && Object.create(embedder);
+if (timedEmbedder) {
+  for (const method of ['embed', 'embedSigned']) {
+    if (typeof embedder[method] !== 'function') continue;
+    timedEmbedder[method] = async (...args) => {
+      const t0 = process.hrtime.bigint();
+      try {
+        return await embedder[method](...args);
+      } finally {
+        const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+        embedSpent.ms += ms;
+        timePhase(method, ms);
+      }
+    };
+  }
+}
+const perPhase = [];
+const cairn = createCairn({ store, embedder: timedEmbedder, clock: { now: () => CORPUS_NOW }, actor: 'bench' });
+const minusEmbedding = [];
 const wall = [];
 const cpu = [];
 let similar = 0;
@@ -88,10 +128,15 @@ try {
   for (const input of inputs.slice(0, warmup)) await cairn.remember(input);
   for (const input of inputs.slice(warmup)) {
     if (process.env.STATEMENTS === '1') statementTimes = new Map();
+    if (process.env.PHASES === '1') phaseTimes = new Map();
+    embedSpent.ms = 0;
     const c0 = process.cpuUsage();
     const t0 = process.hrtime.bigint();
     const written = await cairn.remember(input);
     wall.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    minusEmbedding.push(wall[wall.length - 1] - embedSpent.ms);
+    if (phaseTimes) perPhase.push(phaseTimes);
+    phaseTimes = null;
     if (statementTimes) perCall.push(statementTimes);
     statementTimes = null;
     const c = process.cpuUsage(c0);
@@ -124,6 +169,9 @@ console.log(
     embedder: embedder?.model ?? null,
     calls: wall.length,
     wallP50: quantile(wall, 0.5),
+    wallP50FirstHalf: quantile(wall.slice(0, wall.length >> 1), 0.5),
+    wallP50SecondHalf: quantile(wall.slice(wall.length >> 1), 0.5),
+    minusEmbeddingP50: embedder ? quantile(minusEmbedding, 0.5) : null,
     wallP95: quantile(wall, 0.95),
     wallP99: quantile(wall, 0.99),
     wallMax: quantile(wall, 1),
@@ -136,6 +184,12 @@ console.log(
     savedIndex: saved !== null,
   }),
 );
+if (perPhase.length > 0) {
+  const keys = new Set(perPhase.flatMap((times) => [...times.keys()]));
+  const half = perPhase.slice(perPhase.length >> 1);
+  const rows = [...keys].map((key) => ({ phase: key, p50: quantile(perPhase.map((t) => t.get(key) ?? 0), 0.5), p50SecondHalf: quantile(half.map((t) => t.get(key) ?? 0), 0.5), mean: +(perPhase.reduce((s, t) => s + (t.get(key) ?? 0), 0) / perPhase.length).toFixed(3) }));
+  console.log(JSON.stringify({ phases: rows.sort((a, b) => b.mean - a.mean) }));
+}
 if (perCall.length > 0) {
   const slowest = wall.map((ms, i) => [ms, i]).sort((a, b) => b[0] - a[0]).slice(0, Math.ceil(wall.length / 20)).map(([, i]) => perCall[i]);
   const keys = new Set(perCall.flatMap((times) => [...times.keys()]));

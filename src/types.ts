@@ -158,6 +158,8 @@ export interface ScoredId {
 export type MemoryText = Pick<Memory, 'id' | 'text' | 'kind'> & {
   /** The text's distinct index terms, when the store keeps them (SQLite: `memories.terms`); else the check tokenizes `text`. */
   terms?: readonly string[];
+  /** The memory's stored vector, when the caller asked for that model's and one is stored (`Store.nearDuplicateCandidates`). */
+  vector?: Float32Array;
 };
 
 /** What a memory write changes atomically. */
@@ -537,9 +539,10 @@ export interface Store {
    * MinHash LSH bands, src/store/sqlite/memory-bands.ts): active memories of `project` (and the
    * user scope) likely to share half their index terms with `text`, at most `limit`. Null while
    * the index is incomplete (a store written before it existed, being filled); callers then use
-   * full-text search.
+   * full-text search. With `vectorModel`, each candidate carries its stored vector when the store
+   * holds that model's (read with the row instead of by a second lookup of every id).
    */
-  nearDuplicateCandidates?(text: string, project: string | null, limit: number): Promise<MemoryText[] | null>;
+  nearDuplicateCandidates?(text: string, project: string | null, limit: number, vectorModel?: EmbedderIdentity): Promise<MemoryText[] | null>;
   /**
    * Optional: fill that index for memories written before it existed, `chunk` a transaction, at
    * most `maxChunks` chunks (default: until complete); resumable after a crash.

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createCairn, type Cairn } from '../../src/cairn.js';
+import { createHashEmbedder } from '../../src/embed/hash.js';
 import { findSimilar } from '../../src/memory/similar.js';
 import { BANDS, BANDS_STATE_KEY, BANDS_VERSION, bandKeys } from '../../src/store/sqlite/memory-bands.js';
 import { FOLD_AT } from '../../src/store/sqlite/pending-bands.js';
@@ -137,6 +138,55 @@ describe('near-duplicate bands (memory_bands)', () => {
       expect(banded.length).toBeGreaterThan(0);
       expect(banded).toEqual(await findSimilar({ ...cairn.deps, store: viaText }, probe, null, 'p'));
     }
+  });
+
+  it('with a vector model, the candidates carry their stored vectors (the same as getVectors), and the check decides as with getVectors', async () => {
+    const embedder = createHashEmbedder();
+    const embedded = createCairn({ store, embedder, clock: { now: () => NOW }, project: 'p' });
+    for (const text of TEXTS) await embedded.remember({ text });
+    for (const text of TEXTS.slice(0, 3)) await embedded.remember({ text: `${text} today` });
+    // One memory without a vector (written with no embedder): a candidate without one.
+    const bare = await cairn.remember({ text: `${TEXTS[3]!} and yarn` });
+    const probe = `${TEXTS[0]!} again`;
+    const candidates = (await store.nearDuplicateCandidates(probe, 'p', 64, embedder))!;
+    expect(candidates.length).toBeGreaterThan(1);
+    const stored = await store.getVectors(candidates.map((m) => m.id), embedder);
+    for (const memory of candidates) expect(memory.vector).toEqual(stored.get(memory.id));
+    const barely = (await store.nearDuplicateCandidates(TEXTS[3]!, 'p', 64, embedder))!;
+    expect(barely.find((m) => m.id === bare.memory.id)).toMatchObject({ id: bare.memory.id });
+    expect(barely.find((m) => m.id === bare.memory.id)?.vector).toBeUndefined();
+    // No model, or another model than the stored one: no vectors read.
+    expect((await store.nearDuplicateCandidates(probe, 'p', 64))!.every((m) => m.vector === undefined)).toBe(true);
+    expect((await store.nearDuplicateCandidates(probe, 'p', 64, { model: 'other:v1', dimension: 64 }))!.every((m) => m.vector === undefined)).toBe(true);
+    // The same decisions as a store whose candidates carry no vectors (each read by getVectors).
+    const withoutVectors = new Proxy(store, {
+      get: (target, key) =>
+        key === 'nearDuplicateCandidates'
+          ? (text: string, project: string | null, limit: number) => target.nearDuplicateCandidates(text, project, limit)
+          : Reflect.get(target, key, target),
+    }) as Store;
+    // getMemoryTexts (the vector search's hits) gives the stored terms too; without any stored terms the check tokenizes, with the same result.
+    const texts = await store.getMemoryTexts(candidates.map((m) => m.id));
+    expect(texts.map((m) => m.terms)).toEqual(candidates.map((m) => m.terms));
+    expect(texts.every((m) => (m.terms?.length ?? 0) > 0)).toBe(true);
+    const strip = <T extends { terms?: unknown }>(list: T[] | null): T[] | null => list && list.map(({ terms: _terms, ...rest }) => rest as T);
+    const withoutTerms = new Proxy(store, {
+      get: (target, key) =>
+        key === 'nearDuplicateCandidates'
+          ? async (...args: Parameters<SqliteStore['nearDuplicateCandidates']>) => strip(await target.nearDuplicateCandidates(...args))
+          : key === 'getMemoryTexts'
+            ? async (ids: string[]) => strip(await target.getMemoryTexts(ids))
+            : Reflect.get(target, key, target),
+    }) as Store;
+    let reported = 0;
+    for (const text of [...TEXTS, probe]) {
+      const [vector] = await embedder.embed([text]);
+      const banded = await findSimilar({ ...embedded.deps, store: withoutTextSearch(store) }, text, vector!, 'p');
+      reported += banded.length;
+      expect(banded).toEqual(await findSimilar({ ...embedded.deps, store: withoutVectors }, text, vector!, 'p'));
+      expect(banded).toEqual(await findSimilar({ ...embedded.deps, store: withoutTerms }, text, vector!, 'p'));
+    }
+    expect(reported).toBeGreaterThan(TEXTS.length);
   });
 
   it('a store written before the bands existed: full-text search until filled, chunk by chunk with a resumable cursor', async () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createCairn, type Cairn } from '../../src/cairn.js';
 import { findSimilar } from '../../src/memory/similar.js';
+import { indexTerms } from '../../src/store/tokenize.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/store.js';
 import type { Store } from '../../src/types.js';
 
@@ -23,13 +24,17 @@ describe('near-duplicate check', () => {
     rmSync(root, { recursive: true, force: true });
   });
 
-  it('getMemoryTexts gives id, text and kind in the order asked, leaving unknown ids out', async () => {
+  it('getMemoryTexts gives id, text, kind and the stored distinct terms in the order asked, leaving unknown ids out', async () => {
     const a = await cairn.remember({ text: 'the cache is flushed on SIGTERM', kind: 'fact' });
-    const b = await cairn.remember({ text: 'run migrations before the seed script', kind: 'procedure' });
-    expect(await store.getMemoryTexts([b.memory.id, 'missing', a.memory.id])).toEqual([
-      { id: b.memory.id, text: 'run migrations before the seed script', kind: 'procedure' },
+    const b = await cairn.remember({ text: 'run migrations before the seed script, then run it again', kind: 'procedure' });
+    const texts = await store.getMemoryTexts([b.memory.id, 'missing', a.memory.id]);
+    expect(texts.map(({ terms: _terms, ...rest }) => rest)).toEqual([
+      { id: b.memory.id, text: 'run migrations before the seed script, then run it again', kind: 'procedure' },
       { id: a.memory.id, text: 'the cache is flushed on SIGTERM', kind: 'fact' },
     ]);
+    // The terms the near-duplicate check would tokenize, each once.
+    expect([...texts[0]!.terms!].sort()).toEqual([...new Set(indexTerms(b.memory.text))].sort());
+    expect([...texts[1]!.terms!].sort()).toEqual([...new Set(indexTerms(a.memory.text))].sort());
     expect(await store.getMemoryTexts([])).toEqual([]);
   });
 

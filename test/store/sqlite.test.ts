@@ -66,6 +66,33 @@ describe('sqlite migrations', () => {
     }
   });
 
+  it('migration 018 drops memories_hash; the exact-duplicate check and guard keep memories_active_hash', async () => {
+    const path = join(dir, 'before-018.db');
+    const db = new Database(path);
+    for (const m of loadMigrations().filter((m) => m.version <= 17)) {
+      db.exec(m.sql);
+      db.pragma(`user_version = ${m.version}`);
+    }
+    const insert = "INSERT INTO memories (id, text, kind, scope, project, source, created_at, updated_at, valid_from, content_hash) VALUES (?, 'same words', 'fact', 'project', 'p', 'manual', 1, 1, 1, 'h1')";
+    db.prepare(insert).run('X1');
+    expect(db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'memories_hash'").pluck().get()).toBe(1);
+    db.close();
+    const store = await openSqliteStore(path);
+    const indexes = store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'memories'").pluck().all();
+    expect(indexes).not.toContain('memories_hash');
+    expect(indexes).toContain('memories_active_hash');
+    expect((await store.findByContentHash('h1', 'p'))?.id).toBe('X1');
+    const plan = store.db
+      .prepare("EXPLAIN QUERY PLAN SELECT id FROM memories m WHERE coalesce(m.project, '') = 'p' AND m.content_hash = 'h1' AND m.valid_to IS NULL AND m.deleted_at IS NULL")
+      .all()
+      .map((row) => (row as { detail: string }).detail)
+      .join(' ');
+    expect(plan).toMatch(/memories_active_hash/);
+    // Two active memories of one project with the same hash are still refused.
+    expect(() => store.db.prepare(insert).run('X2')).toThrow(/UNIQUE constraint/);
+    await store.close();
+  });
+
   it('opens in WAL mode with a busy timeout', async () => {
     const store = await openSqliteStore(join(dir, 'wal.db'));
     expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');

@@ -340,8 +340,14 @@ export class SqliteStore implements Store {
 
   async getMemoryTexts(ids: string[]): Promise<MemoryText[]> {
     if (ids.length === 0) return [];
-    const rows = this.statement('SELECT id, text, kind FROM memories WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids)) as MemoryText[];
-    const byId = new Map(rows.map((row) => [row.id, row]));
+    // With the stored distinct terms (./memory-terms.ts), so the check need not tokenize these texts either.
+    const rows = this.statement('SELECT id, text, kind, terms FROM memories WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids)) as Array<MemoryText & { terms: string | null }>;
+    const byId = new Map(
+      rows.map(({ terms, ...row }): [string, MemoryText] => {
+        const decoded = decodeTerms(terms);
+        return [row.id, decoded === null ? row : { ...row, terms: decoded }];
+      }),
+    );
     return ids.flatMap((id) => byId.get(id) ?? []);
   }
 
@@ -350,7 +356,7 @@ export class SqliteStore implements Store {
    * shared bands first, at most `limit`; null while memory_bands is not complete (see
    * fillNearDuplicateIndex). ./memory-bands.ts.
    */
-  async nearDuplicateCandidates(text: string, project: string | null, limit: number): Promise<MemoryText[] | null> {
+  async nearDuplicateCandidates(text: string, project: string | null, limit: number, vectorModel?: EmbedderIdentity): Promise<MemoryText[] | null> {
     if (!this.bandsDone) {
       if (!bandsComplete(this.db)) return null;
       this.bandsDone = true;
@@ -374,8 +380,13 @@ export class SqliteStore implements Store {
       counted.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
       const best = counted.slice(0, limit * 2);
       if (best.length === 0) return [];
+      // The candidates' vectors in the same statement when the caller's model is the stored one:
+      // a seek by rowid each, where a second lookup by id cost ~0.5 ms a remember at 100K.
+      const stored = vectorModel ? this.stateValue('vector_model') : null;
+      const withVectors = stored !== null && vectorModel !== undefined && (JSON.parse(stored) as EmbedderIdentity).model === vectorModel.model;
       const read = this.statement(
-        `SELECT m.rowid AS r, m.id AS id, m.text AS text, m.kind AS kind, m.terms AS terms FROM memories m
+        `SELECT m.rowid AS r, m.id AS id, m.text AS text, m.kind AS kind, m.terms AS terms${withVectors ? ', v.vector AS vector' : ''}
+           FROM memories m${withVectors ? ' LEFT JOIN vectors v ON v.memory_rowid = m.rowid' : ''}
           WHERE m.rowid IN (SELECT value FROM json_each(@rowids))
             AND m.valid_to IS NULL AND m.deleted_at IS NULL AND (+m.project IS @project OR +m.project IS NULL)`,
       );
@@ -385,11 +396,13 @@ export class SqliteStore implements Store {
       const out: MemoryText[] = [];
       for (let start = 0, size = limit + Math.ceil(limit / 8); start < best.length && out.length < limit; start += size, size = best.length - start) {
         const window = best.slice(start, start + size);
-        const rows = read.all({ rowids: JSON.stringify(window.map(([r]) => r)), project }) as Array<{ r: number; id: string; text: string; kind: MemoryText['kind']; terms: string | null }>;
+        const rows = read.all({ rowids: JSON.stringify(window.map(([r]) => r)), project }) as Array<{ r: number; id: string; text: string; kind: MemoryText['kind']; terms: string | null; vector?: Buffer | null }>;
         const byRowid = new Map(
-          rows.map(({ r, terms, ...row }): [number, MemoryText] => {
-            const stored = decodeTerms(terms);
-            return [r, stored === null ? row : { ...row, terms: stored }];
+          rows.map(({ r, terms, vector, ...row }): [number, MemoryText] => {
+            const decoded = decodeTerms(terms);
+            const memory: MemoryText = decoded === null ? row : { ...row, terms: decoded };
+            if (vector) memory.vector = blobToVector(vector);
+            return [r, memory];
           }),
         );
         for (const [r] of window) {
