@@ -11,7 +11,7 @@ import type { Kind, Memory, MemoryFilter, TurnRecord } from '../types.js';
 import { coreForInjection, readCores } from './core.js';
 import type { Candidate, RankContext } from './rankers.js';
 import { estimateTokens } from '../tokens.js';
-import { packSession, type ChosenDetail } from './session-context.js';
+import { packSession, type ChosenDetail, type SessionBudget } from './session-context.js';
 import { LEARN_FROM_LAST, learnedDelta } from './learn.js';
 import { adjusted, DEFAULT_VALUE_MODEL, type ValueModel } from './value-model.js';
 import { workingSetLines, workingSetOf } from './working-set.js';
@@ -22,6 +22,14 @@ export interface ContextInput {
   query?: string;
   /** Token budget for the whole Markdown (estimated o200k tokens, src/tokens.ts), any size from 50 to 200,000. @default DEFAULT_CONTEXT_BUDGET (4000) */
   budget?: number;
+  /**
+   * Grow `budget` with the favoured session's size when it has a history and there is no query
+   * (the session-start hook after /compact: src/hooks/events.ts `compactSizing`): the whole context
+   * gets `share` × the rough tokens of the session's own candidate lines, at least `budget`, at most
+   * `max` (≤ 200,000). Without it — `cairn context --budget N` — the budget is exactly `budget`.
+   * The result's `budget` is the one packed into.
+   */
+  sessionBudget?: SessionBudget;
   /** Ranker name from the registry. @default 'composite' */
   ranker?: string;
   /** Memories of this session are favoured (after /compact: the session that was just compacted). */
@@ -310,12 +318,13 @@ export async function buildContext(deps: ContextDeps, input: ContextInput = {}):
       ...(input.valueModel ? { model: input.valueModel } : input.learnFromUse !== false && deps.store.ledger ? { model: adjusted(DEFAULT_VALUE_MODEL, learnedDelta(await deps.store.ledger.outcomes({ project: deps.project, reason: 'compact', last: LEARN_FROM_LAST }))) } : {}),
       ...(input.exclude || input.excludeFacts ? { exclude: new Set([...(input.exclude ?? []), ...(input.excludeFacts ?? [])]) } : {}),
       ...(input.omitSummarized ? { inContext: latestSummary(sessionTurns) } : {}),
+      ...(input.sessionBudget ? { grow: { share: input.sessionBudget.share, max: Math.min(200_000, input.sessionBudget.max), spent: used } } : {}),
     });
     sections.push(...pack.sections);
     const included = pack.chosen.flatMap((c) => (c.memoryId ? [c.memoryId] : []));
     if (input.touch && included.length > 0) await deps.store.touch(included, deps.clock.now(), false);
     const markdown = pack.chosen.length === 0 && sections.length === 0 ? '' : `${parts.join('')}${pack.text}`;
-    return { markdown, tokens: tokensWithLead(input.lead, markdown), budget, ranker: rankerName, query: input.query ?? null, sections, omitted: pack.omitted, warnings, details: pack.chosen };
+    return { markdown, tokens: tokensWithLead(input.lead, markdown), budget: pack.budget > Math.max(0, budget - used) ? pack.budget + used : budget, ranker: rankerName, query: input.query ?? null, sections, omitted: pack.omitted, warnings, details: pack.chosen };
   }
 
   // The favoured session's working set: files and commands verbatim, from its transcript.

@@ -28,6 +28,45 @@ export interface SessionPackInput {
   exclude?: ReadonlySet<string>;
   /** Text already in the agent's context window (the compaction summary): a detail it holds verbatim is left out. */
   inContext?: string;
+  /**
+   * Grow `budget` with the session's size (after /compact, {@link sizedBudget}); `spent` is what the
+   * whole context spent before the details (its header, core memory), counted in the rule's total.
+   */
+  grow?: SessionBudget & { spent: number };
+}
+
+/**
+ * The post-compact budget sized to the session: the whole context gets `share` × the tokens of the
+ * session's own candidate lines ({@link sessionPoolTokens}), never less than the fixed budget and
+ * never more than `max`. How many details the next hour needs grows with the work before the
+ * compaction, and a fixed budget cannot fit both a short session and a long one
+ * (docs/BENCHMARKS.md, fidelity: "A budget sized to the session").
+ */
+export interface SessionBudget {
+  share: number;
+  max: number;
+}
+
+/**
+ * `budget` grown to `rule.share` × `poolTokens`, up to `rule.max`; `budget` itself when the signal
+ * or the rule is missing or not a positive finite number (or the rule's top is under `budget`).
+ */
+export function sizedBudget(budget: number, poolTokens: number, rule: SessionBudget | undefined): number {
+  if (!rule || !Number.isFinite(poolTokens) || poolTokens <= 0) return budget;
+  if (!Number.isFinite(rule.share) || rule.share <= 0 || !Number.isFinite(rule.max) || rule.max <= budget) return budget;
+  return Math.max(budget, Math.min(rule.max, Math.round(rule.share * poolTokens)));
+}
+
+/**
+ * The signal {@link sizedBudget} reads: the rough tokens (characters / 4, as the packer's first cut
+ * counts them) of the session's own candidate lines — its facts, its calls, its memories — not of
+ * other sessions' memories, whose number follows the store's size, not the session's. Read from
+ * the candidates the packer has anyway: one pass over ~3,500 line lengths at most.
+ */
+export function sessionPoolTokens(details: readonly Detail[], session: string): number {
+  let tokens = 0;
+  for (const d of details) if (!d.memory || d.memory.session === session) tokens += Math.ceil((d.line.length + 1) / 4);
+  return tokens;
 }
 
 export interface ChosenDetail {
@@ -41,6 +80,8 @@ export interface ChosenDetail {
 }
 
 export interface SessionPack {
+  /** The budget the details were packed into (grown with the session's size when asked: {@link SessionPackInput.grow}). */
+  budget: number;
   text: string;
   tokens: number;
   sections: Array<{ name: string; tokens: number; ids: string[] }>;
@@ -213,14 +254,14 @@ export interface PackOptions {
  */
 export function packDetails(details: readonly Detail[], options: PackOptions): SessionPack {
   const { text, sections, chosen, omitted } = packLines(details, options);
-  return { text, tokens: estimateTokens(text), sections, chosen, omitted };
+  return { budget: options.budget, text, tokens: estimateTokens(text), sections, chosen, omitted };
 }
 
 /**
  * {@link packDetails} without counting the packed text's tokens: for a caller that counts a larger
  * text holding it anyway (the context builder, src/context/build.ts), one pass less over it.
  */
-export function packLines(details: readonly Detail[], options: PackOptions): Omit<SessionPack, 'tokens'> {
+export function packLines(details: readonly Detail[], options: PackOptions): Omit<SessionPack, 'tokens' | 'budget'> {
   const model = options.model ?? DEFAULT_VALUE_MODEL;
   const inContext = options.inContext ?? '';
   // The value model's chance of each candidate: the composite ranker's score, and what every
@@ -353,6 +394,8 @@ export async function packSession(deps: Deps, input: SessionPackInput): Promise<
   const { endSeq } = candidates;
   const exclude = input.exclude;
   const details = exclude && exclude.size > 0 ? candidates.details.filter((d) => !(d.factId && exclude.has(d.factId)) && !(d.memory && exclude.has(d.memory.id))) : candidates.details;
+  // Sized to the session (after /compact): the rule's total, less what the context spent before the details.
+  const budget = input.grow ? Math.max(input.budget, sizedBudget(input.budget + input.grow.spent, sessionPoolTokens(details, input.session), input.grow) - input.grow.spent) : input.budget;
   // A memory near the budget gets its staleness note now (the cut by rough tokens saw it without).
   const files = new FileReader();
   const prepare = (d: Detail): Detail => {
@@ -360,5 +403,5 @@ export async function packSession(deps: Deps, input: SessionPackInput): Promise<
     const note = stalenessNote(deps, d.memory, files);
     return { ...d, line: note.length > 0 ? memoryLine(d.memory, note) : d.line, checkFiles: false };
   };
-  return packLines(details, { budget: input.budget, ranker: input.ranker, seed: input.seed, endSeq, prepare, ...(input.model ? { model: input.model } : {}), ...(input.inContext ? { inContext: input.inContext } : {}) });
+  return { budget, ...packLines(details, { budget, ranker: input.ranker, seed: input.seed, endSeq, prepare, ...(input.model ? { model: input.model } : {}), ...(input.inContext ? { inContext: input.inContext } : {}) }) };
 }

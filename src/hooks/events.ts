@@ -69,6 +69,17 @@ export interface HookSettings {
    * 0.94 / 0.95 / 0.97 at 3K / 4K / 5K / 6K / 8K; past 5K each 1K adds under 0.02 (docs/BENCHMARKS.md, fidelity).
    */
   compactBudget: number;
+  /**
+   * After /compact the budget grows with the session: the whole context gets `share` × the rough
+   * tokens of the compacted session's own candidate lines, never under `compactBudget`, never over
+   * `max` (src/context/session-context.ts `sizedBudget`). @default { share: 0.85, max: 16000 }:
+   * 0.85 is the largest share of its own pool at which a tuning-half cut of ../shared (pool above
+   * the 5K floor) reached 95% of its own ceiling (0.83, rounded up); the tuning half has no session
+   * long enough to reach the top, so 16,000 is the top of the curve the suite measures (8% of a
+   * 200K-token window), not a fitted value (docs/BENCHMARKS.md, fidelity: "A budget sized to the
+   * session"). `null`: the fixed `compactBudget`.
+   */
+  compactSizing: { share: number; max: number } | null;
   /** prompt hook budget. @default 300 */
   promptBudget: number;
   /** A prompt hit must score at least this (composite score). @default 0.45 */
@@ -83,6 +94,7 @@ export interface HookSettings {
 export const DEFAULT_HOOK_SETTINGS: HookSettings = {
   sessionStartBudget: DEFAULT_CONTEXT_BUDGET,
   compactBudget: 5000,
+  compactSizing: { share: 0.85, max: 16_000 },
   promptBudget: 300,
   promptMinScore: 0.45,
   promptMinCoverage: 0.34,
@@ -254,6 +266,8 @@ export async function sessionStart(cairn: Cairn, input: HookInput, settings: Hoo
     : '';
   const result = await cairn.context({
     budget: compacted ? settings.compactBudget : settings.sessionStartBudget,
+    // After /compact: sized to the compacted session (a long one needs more of its details back).
+    ...(compacted && settings.compactSizing ? { sessionBudget: settings.compactSizing } : {}),
     // Counted with the Markdown (result.tokens), as printed: one pass over the text, not two.
     ...(lead.length > 0 ? { lead } : {}),
     ...(session ? { favorSession: session } : {}),

@@ -138,7 +138,8 @@ export function cutRows(name: string, cuts: CutFigures[], options: { judged: boo
         note: `equal o200k tokens: summary ~${Math.round(real.reduce((a, c) => a + (c.summaryRealTokens ?? 0), 0) / real.length)}, cairn ~${Math.round(real.reduce((a, c) => a + (c.cairnRealTokens ?? 0), 0) / real.length)}`,
       }),
       metric(`${name}: cairn at its default budget (session-start hook)`, pooled(real, (c) => c.hookContext), 'share', {
-        note: `~${Math.round(real.reduce((a, c) => a + c.hookContextTokens, 0) / real.length)} tokens`,
+        // Sized to the session after /compact (src/hooks/events.ts compactSizing): the mean and the most it spent.
+        note: `~${Math.round(real.reduce((a, c) => a + c.hookContextTokens, 0) / real.length)} tokens, at most ${Math.max(...real.map((c) => c.hookContextTokens))}`,
       }),
       metric(`${name}: summary + cairn (hook, default budget)`, pooled(real, (c) => c.summaryPlusHook), 'share', judged ? { target: atLeast(0.9) } : {}),
       ...echoRows(name, real),
