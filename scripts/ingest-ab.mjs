@@ -20,7 +20,8 @@
  * times what one reader worker does, without the writer and without the other threads' noise:
  * each rep starts one process per build (rotating order) that sets V8's flags for ingest and
  * warms up as an ingest's worker does, then reads every file in name order with `readWithTerms`
- * three times in its main thread (read, sanitize, facts, index terms, seal; nothing is stored).
+ * three times in its main thread, as a worker calls it (read, sanitize, facts, index terms, seal
+ * or, from builds that tell them apart, sanitize as sealing would for posting; nothing is stored).
  * Prints per build the medians of the first read's CPU ms (`coldMs`: JIT warm-up included) and of
  * the other two (`warmMs`), and their ratios to A. Finer than a whole ingest (no second worker
  * racing the first, no SQLite): for changes to the readers worth a few per cent.
@@ -214,7 +215,7 @@ if (args[0] === '--digest') {
   for (let pass = 0; pass < 3; pass++) {
     const cpu = process.cpuUsage();
     facts = 0;
-    for (const path of files) facts += readWithTerms({ path, cursor: null, options: {}, terms: true }).batch.facts?.length ?? 0;
+    for (const path of files) facts += readWithTerms({ path, cursor: null, options: {}, terms: true }, true).batch.facts?.length ?? 0;
     const used = process.cpuUsage(cpu);
     passes.push((used.user + used.system) / 1000);
   }
@@ -232,7 +233,7 @@ if (args[0] === '--digest') {
   const root = resolve(data);
   // What the workers would post, one message per file (a file of more than 64 MB would be read
   // in several passes by a real run: none of ../shared's is).
-  const messages = new Map(filesUnder(root).map((path) => [path, serialize(readWithTerms({ path, cursor: null, options: {}, terms: true }))]));
+  const messages = new Map(filesUnder(root).map((path) => [path, serialize(readWithTerms({ path, cursor: null, options: {}, terms: true }, true))]));
   const dir = mkdtempSync(join(tmpdir(), 'cairn-ab-'));
   try {
     const store = await openSqliteStore(join(dir, 'cairn.db'));

@@ -41,11 +41,13 @@ export type WorkerMessage =
 /**
  * What a worker does for one request (also run in this thread when a worker dies, or for a run
  * too small for workers): read, compute the index terms, seal the turns and facts (seal.ts).
+ * `posted`: the result is posted to another thread at once (a worker), so its turns and facts
+ * are sanitized as sealing would but not sealed: the receiver adopts them (`adoptReadBatch`).
  */
-export function readWithTerms(request: Pick<ReadRequest, 'path' | 'cursor' | 'options' | 'terms'>): ReadResult {
+export function readWithTerms(request: Pick<ReadRequest, 'path' | 'cursor' | 'options' | 'terms'>, posted = false): ReadResult {
   const result = readTranscript(request.path, request.cursor, request.options);
   if (request.terms) for (const turn of result.batch.turns) turn.terms = turnIndexText(turn);
-  sealReadBatch(result.batch, request.terms ? factIndexText : undefined);
+  sealReadBatch(result.batch, request.terms ? factIndexText : undefined, posted);
   return result;
 }
 

@@ -10,7 +10,7 @@
  * Across threads a seal is lost (structured clone), so the pool adopts the seals of its own
  * workers when they redact with the same ruleset ({@link RULESET_ID}).
  */
-import { adoptSealed, sanitizeField, sealSanitized } from '../privacy/guard.js';
+import { adoptSealed, sanitizeField, sanitizeFields, sealSanitized } from '../privacy/guard.js';
 import { RULESET_ID } from '../privacy/ruleset.js';
 import type { FactRecord, SubstrateBatch } from '../types.js';
 
@@ -29,11 +29,15 @@ export const SEAL_RULESET = RULESET_ID;
  * With `factTerms`, each fact also gets its index terms (`FactRecord.terms`) from its text as the
  * boundary would store it: the text is cleaned first, exactly as sealing cleans it, so the
  * writing thread only inserts. Only a fact's first record in the batch gets them (see below).
+ * With `posted` (a reader worker, whose batch is cloned to the writing thread right away), the
+ * records are sanitized exactly so but neither frozen nor sealed: a clone keeps neither, and the
+ * writing thread adopts them ({@link adoptReadBatch}).
  */
-export function sealReadBatch(batch: Pick<SubstrateBatch, 'turns' | 'facts'>, factTerms?: (fact: FactRecord) => string): void {
-  for (const turn of batch.turns) sealSanitized(turn, TURN_SANITIZED);
+export function sealReadBatch(batch: Pick<SubstrateBatch, 'turns' | 'facts'>, factTerms?: (fact: FactRecord) => string, posted = false): void {
+  const seal = posted ? sanitizeFields : sealSanitized;
+  for (const turn of batch.turns) seal(turn, TURN_SANITIZED);
   if (factTerms === undefined) {
-    for (const fact of batch.facts ?? []) sealSanitized(fact, NONE);
+    for (const fact of batch.facts ?? []) seal(fact, NONE);
     return;
   }
   // The store writes a fact's row (and its index terms) from its first record in the batch only;
@@ -45,7 +49,7 @@ export function sealReadBatch(batch: Pick<SubstrateBatch, 'turns' | 'facts'>, fa
       first.add(fact.id);
       fact.terms = factTerms(fact);
     }
-    sealSanitized(fact, FACT_SANITIZED);
+    seal(fact, FACT_SANITIZED);
   }
 }
 

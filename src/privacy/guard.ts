@@ -41,8 +41,9 @@ export function sanitizeDeep<T>(value: T): T {
     let out: Record<string, unknown> | null = null;
     for (const [key, item] of Object.entries(value)) {
       if (key === 'actor') continue; // who acted (`token:alice`): cairn's own label, never user text
-      const cleanKey = sanitizeText(key);
-      const clean = typeof item === 'string' ? secretValue(key, item) : sanitizeDeep(item);
+      const info = keyInfo(key);
+      const cleanKey = info.clean;
+      const clean = typeof item === 'string' ? valueUnder(info, item) : sanitizeDeep(item);
       if (clean !== item || cleanKey !== key) {
         out ??= { ...(value as Record<string, unknown>) };
         if (cleanKey !== key) delete out[key];
@@ -65,8 +66,12 @@ export function sanitizeField(key: string, value: string): string {
 }
 
 function secretValue(key: string, value: string): string {
-  // The key first: it is remembered, and most keys name no secret (no value check needed then).
-  const named = keyKind(key);
+  return valueUnder(keyInfo(key), value);
+}
+
+/** A string value under a key whose {@link KeyInfo} is `info` (see {@link secretValue}). */
+function valueUnder(info: KeyInfo, value: string): string {
+  const named = info.kind;
   const kind = named !== null && value.length >= 4 && !isPlaceholderValue(value) && !/\s/.test(value) ? named : null;
   return kind === null ? sanitizeText(value) : `[REDACTED:${kind}]`;
 }
@@ -75,7 +80,6 @@ function secretValue(key: string, value: string): string {
 const MEMO_MAX_LENGTH = 256;
 const MEMO_ENTRIES = 20_000;
 const sanitizedMemo = new Map<string, string>();
-const keyKinds = new Map<string, string | null>();
 
 /**
  * `sanitize(text).text`, remembered for short strings: the same session id, tool name or path in
@@ -93,15 +97,24 @@ function sanitizeText(text: string): string {
   return clean;
 }
 
-/** {@link secretNameKind} of an object key (field names repeat in every record). */
-function keyKind(key: string): string | null {
-  let kind = keyKinds.get(key);
-  if (kind === undefined) {
-    kind = secretNameKind(key, false);
-    if (keyKinds.size >= MEMO_ENTRIES) keyKinds.clear();
-    keyKinds.set(key, kind);
+/** What an object key is to the boundary: its sanitized form and the secret kind it names, if any. */
+interface KeyInfo {
+  clean: string;
+  /** {@link secretNameKind} of the key. */
+  kind: string | null;
+}
+
+const keyInfos = new Map<string, KeyInfo>();
+
+/** {@link KeyInfo} of an object key, remembered (field names repeat in every record: one look-up a field). */
+function keyInfo(key: string): KeyInfo {
+  let info = keyInfos.get(key);
+  if (info === undefined) {
+    info = { clean: sanitizeText(key), kind: secretNameKind(key, false) };
+    if (keyInfos.size >= MEMO_ENTRIES) keyInfos.clear();
+    keyInfos.set(key, info);
   }
-  return kind;
+  return info;
 }
 
 /** Records sanitized whole by this ruleset (see {@link sealSanitized}). */
@@ -115,13 +128,31 @@ const SEALED = new WeakSet<object>();
  * `record` must be a plain object; the fields named in `clean` must hold strings or null.
  */
 export function sealSanitized<T extends object>(record: T, clean: ReadonlySet<string>): Readonly<T> {
+  sanitizeInPlace(record, clean, true);
+  SEALED.add(Object.freeze(record));
+  return record;
+}
+
+/**
+ * Sanitize `record` in place exactly as {@link sealSanitized} does, without freezing or sealing
+ * it: for a record that leaves this thread by structured clone right away (which keeps neither),
+ * to be adopted by a thread of the same ruleset ({@link adoptSealed}). In a reader worker the
+ * frozen map and the `WeakSet` entry of every turn and fact were about a third of its sealing time.
+ */
+export function sanitizeFields<T extends object>(record: T, clean: ReadonlySet<string>): T {
+  return sanitizeInPlace(record, clean, false);
+}
+
+/** The fields of `record` sanitized in place (see {@link sealSanitized}); with `freeze`, arrays in them are frozen too. */
+function sanitizeInPlace<T extends object>(record: T, clean: ReadonlySet<string>, freeze: boolean): T {
   const fields = record as Record<string, unknown>;
   for (const key of Object.keys(fields)) {
     const item = fields[key];
     if (key === 'actor' || (clean.has(key) && (typeof item === 'string' || item === null || item === undefined))) continue;
-    const cleanKey = sanitizeText(key);
-    const cleanItem = typeof item === 'string' ? secretValue(key, item) : typeof item === 'object' && item !== null ? sanitizeDeep(item) : item;
-    if (Array.isArray(cleanItem)) Object.freeze(cleanItem);
+    const info = keyInfo(key);
+    const cleanKey = info.clean;
+    const cleanItem = typeof item === 'string' ? valueUnder(info, item) : typeof item === 'object' && item !== null ? sanitizeDeep(item) : item;
+    if (freeze && Array.isArray(cleanItem)) Object.freeze(cleanItem);
     // Written only when it changed: a store into every field of every record cost more than the scan.
     if (cleanKey !== key) {
       delete fields[key];
@@ -130,7 +161,6 @@ export function sealSanitized<T extends object>(record: T, clean: ReadonlySet<st
       fields[key] = cleanItem;
     }
   }
-  SEALED.add(Object.freeze(record));
   return record;
 }
 

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readWithTerms } from '../../src/ingest/pool.js';
 import { adoptReadBatch, sealReadBatch, SEAL_RULESET } from '../../src/ingest/seal.js';
-import { isSealed, sanitizeDeep, sealSanitized } from '../../src/privacy/guard.js';
+import { isSealed, sanitizeDeep, sanitizeFields, sealSanitized } from '../../src/privacy/guard.js';
 import { sanitize } from '../../src/privacy/redact.js';
 import { RULESET_ID } from '../../src/privacy/ruleset.js';
 import { factIndexText } from '../../src/store/substrate-rows.js';
@@ -89,6 +89,33 @@ describe('sealed records at the write boundary', () => {
     const firsts = new Map((batch.facts ?? []).map((f) => [f.id, f] as const).reverse());
     expect([...firsts.values()].every((f) => f.terms === factIndexText(f))).toBe(true);
     expect(batch.sessions.some(isSealed) || isSealed(batch.cursor)).toBe(false);
+  });
+
+  it('a posted read (a worker) comes sanitized exactly as a sealed one, neither frozen nor sealed', () => {
+    const sealed = readWithTerms({ path: claudeMain, cursor: null, options: {}, terms: true });
+    const posted = readWithTerms({ path: claudeMain, cursor: null, options: {}, terms: true }, true);
+    expect(posted.batch.turns.some(isSealed) || (posted.batch.facts ?? []).some(isSealed)).toBe(false);
+    expect(posted.batch.turns.some(Object.isFrozen)).toBe(false);
+    const records = (r: typeof sealed) => JSON.stringify([r.batch.turns, r.batch.facts]);
+    expect(records(posted)).toBe(records(sealed));
+    // What the writing thread does with it: adopt, then the boundary passes it through.
+    adoptReadBatch(posted.batch, SEAL_RULESET);
+    expect(posted.batch.turns.every(isSealed) && (posted.batch.facts ?? []).every(isSealed)).toBe(true);
+  });
+
+  it('sanitizeFields cleans a record field by field as sealSanitized does (keys and nested values too)', () => {
+    const dirty = (): Record<string, unknown> => ({
+      ...turn({ text: 'already clean', toolName: `tool ${secret}`, flags: [`flag ${secret}`], sourceUuid: `API_KEY=${secret}` }),
+      apiKey: 'hunter2hunter2',
+      [`key ${secret}`]: 'named by a secret',
+      nested: { password: 's3cr3t-value', list: [`x ${secret}`] },
+    });
+    const a = sealSanitized(dirty(), new Set(['text']));
+    const b = sanitizeFields(dirty(), new Set(['text']));
+    expect(JSON.stringify(b)).toBe(JSON.stringify(a));
+    expect(JSON.stringify(b)).not.toContain(secret);
+    expect(isSealed(b) || Object.isFrozen(b)).toBe(false);
+    expect(isSealed(a) && Object.isFrozen(a)).toBe(true);
   });
 
   it('adopts the seals of a worker only when it redacts with the same ruleset', () => {
