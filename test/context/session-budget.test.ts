@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sessionPoolTokens, sizedBudget } from '../../src/context/session-context.js';
+import { LineText, sessionPoolTokens, sizedBudget } from '../../src/context/session-context.js';
 import type { Detail } from '../../src/context/details.js';
 import type { Memory } from '../../src/types.js';
 
@@ -36,5 +36,21 @@ describe('post-compact budget sized to the session', () => {
     const ownTokens = own.reduce((n, d) => n + Math.ceil((d.line.length + 1) / 4), 0);
     expect(sessionPoolTokens([...own, ...others], 's1')).toBe(ownTokens);
     expect(sessionPoolTokens([], 's1')).toBe(0);
+  });
+});
+
+describe('LineText: the packer’s search over its chosen lines', () => {
+  it('answers as String.includes over the whole text, across chunk ends and for needles with a line break', () => {
+    const text = new LineText();
+    let whole = '';
+    const lines: string[] = [];
+    for (let i = 0; i < 900; i++) lines.push(`- \`src/module_${i}/file_${i % 37}.ts\` — edited ${i} turns ago, \`call_${i}(\` ✓\n`);
+    const needles = ['src/module_1/', 'call_899(', 'file_36.ts` — edited 899', 'ago, `call_4', 'ts\n- `src/module_5', '\n', 'zz', 'src/module_900/', '✓\n- `', 'edited 0 turns', ''];
+    for (const line of lines) {
+      text.append(line);
+      whole += line;
+      for (const needle of needles) expect(text.includes(needle), `${JSON.stringify(needle)} after ${whole.length} characters`).toBe(whole.includes(needle));
+    }
+    expect(whole.length).toBeGreaterThan(4 * 4096);
   });
 });
