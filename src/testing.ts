@@ -17,6 +17,7 @@ export { rankingMetrics } from './embed/evaluate.js';
 export type { RankingMetrics } from './embed/evaluate.js';
 export { loadStaticEmbedder } from './embed/static.js';
 export { runHook } from './hooks/run.js';
+export { HOOK_TEXT_MAX, SESSION_START_PARTS } from './hooks/parts.js';
 export { DEFAULT_HOOK_SETTINGS } from './hooks/events.js';
 export { expandTranscriptPaths } from './ingest/index.js';
 export { toolClass } from './ingest/facts/extract.js';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { estimateTokens } from 'cairn-memory';
-import { contextHeader, DEFAULT_HOOK_SETTINGS, gatherCandidates, loadConfig, openCairn, runHook, sessionCandidates, type Detail } from 'cairn-memory/testing';
+import { contextHeader, DEFAULT_HOOK_SETTINGS, gatherCandidates, loadConfig, openCairn, runHook, SESSION_START_PARTS, sessionCandidates, type Detail } from 'cairn-memory/testing';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { coverage, recencyBaseline as claudeRecency, type CompactSplit } from './fidelity.js';
 import { classifyMisses, type Miss } from './fidelity-misses.js';
@@ -65,12 +65,23 @@ export interface CutFigures {
   misses: Miss[];
 }
 
-async function hook(event: string, input: Record<string, unknown>, home: string): Promise<string> {
+async function hook(event: string, input: Record<string, unknown>, home: string, parts?: { parts: number; part: number }): Promise<string> {
   const stdout = new PassThrough();
   let out = '';
   stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  await runHook(event, { stdin: Readable.from([JSON.stringify(input)]), stdout, env: { CAIRN_HOOK_INLINE: '1' }, cwd: home, home });
+  await runHook(event, { stdin: Readable.from([JSON.stringify(input)]), stdout, env: { CAIRN_HOOK_INLINE: '1' }, cwd: home, home, ...(parts ? { parts } : {}) });
   return out;
+}
+
+/**
+ * The session-start text the model reads from Claude Code as `cairn install claude` wires it: the
+ * context in SESSION_START_PARTS parts, one per command, each within the client's 10,000-character
+ * cap (src/hooks/parts.ts), joined as the client joins them.
+ */
+async function sessionStartText(input: Record<string, unknown>, home: string): Promise<string> {
+  const texts = [additionalContext(await hook('session-start', input, home, { parts: SESSION_START_PARTS, part: 1 }))];
+  for (let part = 2; part <= SESSION_START_PARTS; part++) texts.push(additionalContext(await hook('session-start', input, home, { parts: SESSION_START_PARTS, part })));
+  return texts.filter((t) => t.length > 0).join('\n');
 }
 
 function additionalContext(stdout: string): string {
@@ -122,7 +133,7 @@ export async function measureCut(input: MeasureInput): Promise<{ figures: CutFig
     const guidance = await hook('pre-compact', { ...base, hook_event_name: 'PreCompact', trigger: split.trigger ?? 'auto' }, home);
     const echo = split.real && split.trigger === 'manual' && guidance.trim().length > 0 ? guidance : null;
     writeFileSync(transcript, `${[...split.before, ...split.boundary].join('\n')}\n`);
-    const hookText = additionalContext(await hook('session-start', { ...base, hook_event_name: 'SessionStart', source: 'compact' }, home));
+    const hookText = await sessionStartText({ ...base, hook_event_name: 'SessionStart', source: 'compact' }, home);
 
     const summaryTokens = split.real ? estimateTokens(split.summary) : null;
     const summaryRealTokens = split.real ? countTokens(split.summary) : null;

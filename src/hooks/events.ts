@@ -89,6 +89,13 @@ export interface HookSettings {
   promptMinCosine: number;
   /** pre-compact must-keep list budget. @default 600 */
   preCompactBudget: number;
+  /**
+   * The most characters the session-start text may hold, whatever its token budget: a client that
+   * caps one hook's text (Claude Code: 10,000 characters a hook) gets it in parts, so the hook is
+   * told how many (src/hooks/parts.ts). A longer context is packed again into a smaller budget.
+   * Unset: no limit (Codex and Gemini CLI take the whole text).
+   */
+  maxChars?: number;
 }
 
 export const DEFAULT_HOOK_SETTINGS: HookSettings = {
@@ -264,10 +271,10 @@ export async function sessionStart(cairn: Cairn, input: HookInput, settings: Hoo
   const lead = compacted
     ? 'cairn: the conversation was just compacted. These exact details were established before it (ids in brackets; the `get` tool or `cairn get ID` expands them):\n\n'
     : '';
-  const result = await cairn.context({
-    budget: compacted ? settings.compactBudget : settings.sessionStartBudget,
+  const build = (budget: number, sized: boolean) => cairn.context({
+    budget,
     // After /compact: sized to the compacted session (a long one needs more of its details back).
-    ...(compacted && settings.compactSizing ? { sessionBudget: settings.compactSizing } : {}),
+    ...(sized && compacted && settings.compactSizing ? { sessionBudget: settings.compactSizing } : {}),
     // Counted with the Markdown (result.tokens), as printed: one pass over the text, not two.
     ...(lead.length > 0 ? { lead } : {}),
     ...(session ? { favorSession: session } : {}),
@@ -281,6 +288,12 @@ export async function sessionStart(cairn: Cairn, input: HookInput, settings: Hoo
     ...(pool ? { pool } : {}),
     ...(compacted && compactStart?.pendingTurns ? { pendingTurns: compactStart.pendingTurns } : {}),
   });
+  let result = await build(compacted ? settings.compactBudget : settings.sessionStartBudget, true);
+  // Over the characters the client takes (in all its parts): packed again into a budget smaller by
+  // the share it was over, and again if the estimate still lands over (at most twice).
+  for (let again = 0; settings.maxChars !== undefined && again < 2 && lead.length + result.markdown.length > settings.maxChars; again++) {
+    result = await build(Math.max(50, Math.floor(result.budget * (settings.maxChars / (lead.length + result.markdown.length)) * 0.97)), false);
+  }
   if (result.markdown.length === 0) {
     if (!echoed) return { kind: 'none' };
     const note = 'cairn: the conversation was just compacted. The exact details cairn kept for it are the ones listed in the /compact output above; nothing else in memory is new to this session.';

@@ -8,6 +8,7 @@ import { sqliteGeneration } from '../context/cache.js';
 import { compactTail } from './compact-tail.js';
 import { additionalContextOf, findCompression, forgetGivenContext, injectionOutput, readGivenContext, SNAPSHOT_TAG, withoutRepeats, writeGivenContext, type GeminiCompression } from './gemini.js';
 import { isHeadlessEntrypoint } from '../ingest/readers/shared.js';
+import { awaitPart, parsePartArgs, partsCapacity, splitParts, writeRest, type PartArgs } from './parts.js';
 import { packagePath, packageVersion } from '../paths.js';
 import type { Cairn } from '../cairn.js';
 import { streamLogger } from '../runtime.js';
@@ -45,6 +46,11 @@ export interface HookIo {
    * @default false
    */
   leaveOpen?: boolean;
+  /**
+   * Which part of the session-start context this command prints (`--parts N`, `--part K`): the
+   * client caps each hook's text, so several commands print one part each (src/hooks/parts.ts).
+   */
+  parts?: PartArgs | null;
 }
 
 /** Largest hook input read from stdin; Claude Code's are a few KB. */
@@ -319,6 +325,19 @@ export async function ingestTranscript(cairn: Cairn, input: HookInput, logger: L
   }
 }
 
+/**
+ * The first part's command: its session-start text cut into parts (src/hooks/parts.ts), the later
+ * ones left for the other commands (none: they print nothing), the first one printed. Parts past
+ * `parts.parts` (the text was over their room even after packing again) are left out.
+ */
+function firstPart(output: HookOutput, parts: PartArgs, home: string, session: string): HookOutput {
+  const text = additionalContextOf(output);
+  const cut = text === null ? [] : splitParts(text);
+  writeRest(home, session, cut.slice(1, parts.parts));
+  if (output.kind !== 'json' || cut.length <= 1) return output;
+  return { kind: 'json', value: { ...output.value, hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: cut[0] } } };
+}
+
 /** What bin/cairn-hook.cjs did with V8's code cache for this process (hit, miss, rejected, off), for the hook log. */
 function codeCacheOutcome(): { codeCache?: string } {
   const outcome = (globalThis as { __cairnHookCodeCache?: unknown }).__cairnHookCodeCache;
@@ -350,6 +369,19 @@ export async function runHook(eventName: string, io: HookIo, settings: HookSetti
     const session = typeof input.session_id === 'string' ? input.session_id : null;
     // `claude -p` / the Agent SDK run hooks too; Claude Code says how it was started in its env.
     const headless = isHeadlessEntrypoint(io.env.CLAUDE_CODE_ENTRYPOINT);
+    const parts = event === 'session-start' ? (io.parts ?? null) : null;
+    if (parts && parts.part > 1) {
+      // A later part: only what the first part's command left for it (no store, no ingest).
+      const text = session ? await awaitPart(config.home, session, parts.part, started) : null;
+      if (text !== null) {
+        // In order, mostly: the client joins the parts as their commands finish.
+        await new Promise((done) => setTimeout(done, 30 * (parts.part - 1)));
+        io.stdout.write(`${JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: text } })}\n`);
+      }
+      logger.info('hook', { event, session, source: input.source, part: `${parts.part}/${parts.parts}`, output: text === null ? 'none' : 'json', ms: Date.now() - started });
+      return 0;
+    }
+    if (parts) settings = { ...settings, maxChars: partsCapacity(parts.parts) };
 
     if (refresh) {
       // The detached child of a stop hook: ingest (in its own process, as `cairn ingest`), then
@@ -454,6 +486,7 @@ export async function runHook(eventName: string, io: HookIo, settings: HookSetti
       writeGivenContext(config.home, session, compression.hash, context);
       output = context === null ? { kind: 'none' } : injectionOutput(compression, context);
     }
+    if (parts && session) output = firstPart(output, parts, config.home, session);
     if (output.kind === 'json') io.stdout.write(`${JSON.stringify(output.value)}\n`);
     else if (output.kind === 'text') io.stdout.write(output.value);
     if (deferredIngest !== null) {
@@ -514,6 +547,7 @@ export async function hookMain(argv: string[], exit: (code: number) => void = (c
     env: process.env,
     cwd: process.cwd(),
     leaveOpen: true,
+    parts: parsePartArgs(argv.slice(1)),
   });
   if (streamed) await new Promise<void>((done) => process.stdout.write('', () => done()));
   exit(code);

@@ -3,6 +3,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { CairnError, invalid } from '../errors.js';
 import { editJsonc, isEmptyObject, parseJsoncObject, type JsonEdit } from './jsonc.js';
 import { parseTomlFile, setTomlTable } from './toml.js';
+import { SESSION_START_PARTS } from '../hooks/parts.js';
 
 /** How to start cairn: the running node and this package's bin, so no global install is needed. */
 export interface Launcher {
@@ -44,11 +45,19 @@ export interface HookSpec {
   cairn: string;
   timeout: number;
   matcher?: string;
+  /**
+   * Commands that each print one part of the event's text, for a client that caps each hook's
+   * text (src/hooks/parts.ts): `<event> --parts N`, then `<event> --part K --parts N` for K = 2…N.
+   */
+  parts?: number;
+  /** Codex: the tokens of `additionalContext` it passes whole (its default spills over 2,500 tokens to a file and a preview). */
+  contextLimit?: number;
 }
 
 /** The Claude Code hook events cairn registers, and the `cairn hook` event each runs. */
 export const CLAUDE_HOOKS: ReadonlyArray<HookSpec> = [
-  { event: 'SessionStart', cairn: 'session-start', timeout: 30 },
+  // Claude Code shows the model at most 10,000 characters of each hook's text: the context in parts.
+  { event: 'SessionStart', cairn: 'session-start', timeout: 30, parts: SESSION_START_PARTS },
   { event: 'UserPromptSubmit', cairn: 'prompt', timeout: 10 },
   { event: 'PreCompact', cairn: 'pre-compact', timeout: 60 },
   { event: 'Stop', cairn: 'stop', timeout: 10 },
@@ -82,8 +91,18 @@ export function hookCommand(launcher: Launcher, event: string): string {
  */
 export const HOOK_NODE_FLAGS: readonly string[] = ['--min-semi-space-size=16'];
 
-/** A cairn hook command, as this version writes it (`cairn-hook.cjs <event>`) or older ones did (`cairn.js hook <event>`). */
-export const CAIRN_HOOK_COMMAND = /(?:cairn(?:\.js)?['"]? hook|cairn-hook\.cjs['"]?) [a-z-]+/;
+/** A cairn hook command, as this version writes it (`cairn-hook.cjs <event>`, maybe `--part K --parts N`) or older ones did (`cairn.js hook <event>`). */
+export const CAIRN_HOOK_COMMAND = /(?:cairn(?:\.js)?['"]? hook|cairn-hook\.cjs['"]?) [a-z-]+(?: --parts? \d+)*/;
+
+/** Codex's `additionalContextLimit` on cairn's SessionStart (tokens): above the largest context cairn builds (16,000 after /compact). */
+export const CODEX_CONTEXT_LIMIT = 20_000;
+
+/** The commands of one hook spec: one, or one per part (`--parts N`, then `--part K --parts N`). */
+export function hookEvents(spec: HookSpec): string[] {
+  if (!spec.parts || spec.parts <= 1) return [spec.cairn];
+  const n = spec.parts;
+  return Array.from({ length: n }, (_, i) => (i === 0 ? `${spec.cairn} --parts ${n}` : `${spec.cairn} --part ${i + 1} --parts ${n}`));
+}
 
 /** Our hook commands are recognised by their tail, whatever the paths. */
 export function isCairnHookCommand(command: unknown): boolean {
@@ -92,7 +111,9 @@ export function isCairnHookCommand(command: unknown): boolean {
 
 /** The Codex hook events cairn registers (`~/.codex/hooks.json`, same shape as Claude Code's). */
 export const CODEX_HOOKS: ReadonlyArray<HookSpec> = [
-  { event: 'SessionStart', cairn: 'session-start', timeout: 30 },
+  // Codex passes `additionalContext` whole up to the handler's `additionalContextLimit` tokens
+  // (default 2,500; over it, a file and a preview): cairn's contexts are bounded by their own budget.
+  { event: 'SessionStart', cairn: 'session-start', timeout: 30, contextLimit: CODEX_CONTEXT_LIMIT },
   { event: 'UserPromptSubmit', cairn: 'prompt', timeout: 10 },
   { event: 'PreCompact', cairn: 'pre-compact', timeout: 60 },
   { event: 'Stop', cairn: 'stop', timeout: 10 },
@@ -123,7 +144,7 @@ export const GEMINI_HOOKS: ReadonlyArray<HookSpec> = [
 
 interface HookGroup {
   matcher?: string;
-  hooks?: Array<{ type?: string; command?: string; timeout?: number }>;
+  hooks?: Array<{ type?: string; command?: string; timeout?: number; additionalContextLimit?: number }>;
 }
 
 /**
@@ -145,13 +166,17 @@ function hookEdits(path: string, old: string | null, ctx: InstallContext, events
   const hooks = (settings.hooks && typeof settings.hooks === 'object' && !Array.isArray(settings.hooks) ? settings.hooks : {}) as Record<string, unknown>;
   const edits: JsonEdit[] = [];
   const remaining = new Set(Object.keys(hooks));
-  for (const { event, cairn, timeout, matcher } of events) {
+  for (const spec of events) {
+    const { event, timeout, matcher } = spec;
     const groups = Array.isArray(hooks[event]) ? (hooks[event] as HookGroup[]) : [];
     // Drop our previous entries (any path), keep everything else.
     const kept = groups
       .map((group) => ({ ...group, hooks: (group.hooks ?? []).filter((h) => !isCairnHookCommand(h.command)) }))
       .filter((group) => group.hooks.length > 0);
-    if (!ctx.uninstall) kept.push({ ...(matcher ? { matcher } : {}), hooks: [{ type: 'command', command: hookCommand(ctx.launcher, cairn), timeout }] });
+    if (!ctx.uninstall) {
+      const limit = spec.contextLimit !== undefined ? { additionalContextLimit: spec.contextLimit } : {};
+      kept.push({ ...(matcher ? { matcher } : {}), hooks: hookEvents(spec).map((command) => ({ type: 'command', command: hookCommand(ctx.launcher, command), timeout, ...limit })) });
+    }
     const unchanged = kept.length === groups.length && groups.every((g, i) => isDeepStrictEqual(g, kept[i]));
     if (!unchanged) edits.push({ path: ['hooks', event], value: kept.length > 0 ? kept : undefined });
     if (kept.length === 0) remaining.delete(event);

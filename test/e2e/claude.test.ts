@@ -158,7 +158,7 @@ describe.skipIf(reason !== null)('Claude Code (real client) with cairn', () => {
     // test/hooks/fixtures/claude-code-2.1.197-compact), so they are left to the next ingest
     // ("next"); a client that wrote the compaction first would have it read here and ingested by a
     // detached child ("deferred").
-    const starts = readFileSync(join(box.cairnHome, 'logs', 'hooks.log'), 'utf8').split('\n').filter((l) => l.includes('"event":"session-start"') && l.includes('"source":"compact"'));
+    const starts = readFileSync(join(box.cairnHome, 'logs', 'hooks.log'), 'utf8').split('\n').filter((l) => l.includes('"event":"session-start"') && l.includes('"source":"compact"') && !l.includes('"part":'));
     expect(starts, 'one session-start after /compact').toHaveLength(1);
     expect(starts[0], 'no ingest before the output').toMatch(/"ingest":"(?:next|deferred)"/);
     const afterCompact = fake.requests.length;
@@ -168,6 +168,32 @@ describe.skipIf(reason !== null)('Claude Code (real client) with cairn', () => {
     expect(readable(next!)).toContain('the conversation was just compacted');
     expect(readable(next!)).toContain('ALPHA-7731');
     sessions.compact = [next!];
+  });
+
+  it('a session-start context longer than the client’s 10,000 characters a hook reaches the model whole, in parts', { timeout: 120_000 }, async () => {
+    const box = fresh('cairn-e2e-parts-');
+    // ~20,000 characters of project memories: more than one hook's text may hold.
+    const facts = Array.from(
+      { length: 90 },
+      (_, i) => `Module m${i} keeps its retry budget in src/m${i}/retry.ts:${40 + i} as RETRY_${i}_MAX; never raise it above ${i + 3} (PART-${String(i).padStart(3, '0')}).`,
+    );
+    for (const fact of facts) cairn(box, ['remember', fact]);
+    cairn(box, ['install', 'claude']);
+    fake.setScript(() => ({ text: 'done' }));
+    const result = await claude(box, fake, ['hello']);
+    expect(result.code, result.stderr).toBe(0);
+    const first = fake.modelRequests().find((r) => (bodyOf(r).tools ?? []).length > 0);
+    expect(first, 'a request with tools').toBeDefined();
+    const text = readable(first!);
+    // Without parts Claude Code would save the text to a file and show the model a 2,000-character preview.
+    expect(text).not.toMatch(/Output too large|persisted-output/);
+    expect(text).toContain('cairn memory, continued (part 2 of');
+    const markers = new Set(text.match(/PART-\d{3}/g) ?? []);
+    const delivered = facts.filter((f) => markers.has(/PART-\d{3}/.exec(f)![0]));
+    // Memories past the first part's 9,500 characters reached the model too.
+    expect(text.slice(text.indexOf('cairn memory, continued (part 2 of')), 'memories in the second part').toMatch(/PART-\d{3}/);
+    expect(delivered.reduce((n, f) => n + f.length, 0), 'characters of memories that reached the model').toBeGreaterThan(8_000);
+    for (const marker of markers) expect(occurrences(text, marker), `${marker} once`).toBe(1);
   });
 
   it('loads as a plugin from this repository (--plugin-dir) without errors, hooks and MCP working', { timeout: 120_000 }, async () => {

@@ -99,9 +99,12 @@ describe('cairn install codex: TOML through a TOML library', () => {
     const config = join(userHome, '.codex', 'config.toml');
     const hooks = join(userHome, '.codex', 'hooks.json');
     expect((parseToml(readFileSync(config, 'utf8')) as { mcp_servers: { cairn: { command: string } } }).mcp_servers.cairn.command).toBe(process.execPath);
-    const events = JSON.parse(readFileSync(hooks, 'utf8')) as { hooks: Record<string, Array<{ hooks: Array<{ command: string }> }>> };
+    const events = JSON.parse(readFileSync(hooks, 'utf8')) as { hooks: Record<string, Array<{ hooks: Array<{ command: string; additionalContextLimit?: number }> }>> };
     expect(Object.keys(events.hooks)).toEqual(['SessionStart', 'UserPromptSubmit', 'PreCompact', 'Stop']);
     expect(events.hooks.SessionStart?.[0]?.hooks[0]?.command).toMatch(/bin\/cairn-hook\.cjs session-start$/);
+    // Codex spills a hook's context over 2,500 tokens to a file and a preview unless the handler allows more.
+    expect(events.hooks.SessionStart?.[0]?.hooks[0]?.additionalContextLimit).toBe(20_000);
+    expect(events.hooks.UserPromptSubmit?.[0]?.hooks[0]?.additionalContextLimit).toBeUndefined();
     await cli(['install', 'codex', '--uninstall']);
     expect(existsSync(config)).toBe(false);
     expect(existsSync(hooks)).toBe(false);

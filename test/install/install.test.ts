@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse as parseToml } from '@decimalturn/toml-patch';
-import { CLAUDE_HOOKS, HOOK_NODE_FLAGS, isCairnHookCommand } from '../../src/install/targets.js';
+import { CLAUDE_HOOKS, HOOK_NODE_FLAGS, hookEvents, isCairnHookCommand } from '../../src/install/targets.js';
 import { runCli, tempDir } from '../helpers/cli.js';
 
 const dirs: string[] = [];
@@ -38,10 +38,17 @@ describe('cairn install', () => {
     const settings = JSON.parse(readFileSync(settingsPath, 'utf8')) as Settings;
     expect(settings.model).toBe('opus');
     expect(settings.hooks.PreToolUse).toEqual([mine]);
-    expect(settings.hooks.SessionStart?.flatMap((g) => g.hooks.map((h) => h.command))).toEqual(['echo hello', expect.stringMatching(/bin\/cairn-hook\.cjs session-start$/)]);
-    for (const { event, cairn } of CLAUDE_HOOKS) {
-      const commands = settings.hooks[event]?.flatMap((g) => g.hooks.map((h) => h.command)) ?? [];
-      expect(commands.filter(isCairnHookCommand), event).toEqual([expect.stringMatching(new RegExp(`cairn-hook\\.cjs ${cairn}$`))]);
+    // SessionStart in four parts (Claude Code shows each hook's text up to 10,000 characters: src/hooks/parts.ts).
+    expect(settings.hooks.SessionStart?.flatMap((g) => g.hooks.map((h) => h.command))).toEqual([
+      'echo hello',
+      expect.stringMatching(/bin\/cairn-hook\.cjs session-start --parts 4$/),
+      expect.stringMatching(/bin\/cairn-hook\.cjs session-start --part 2 --parts 4$/),
+      expect.stringMatching(/bin\/cairn-hook\.cjs session-start --part 3 --parts 4$/),
+      expect.stringMatching(/bin\/cairn-hook\.cjs session-start --part 4 --parts 4$/),
+    ]);
+    for (const spec of CLAUDE_HOOKS) {
+      const commands = settings.hooks[spec.event]?.flatMap((g) => g.hooks.map((h) => h.command)) ?? [];
+      expect(commands.filter(isCairnHookCommand), spec.event).toEqual(hookEvents(spec).map((c) => expect.stringMatching(new RegExp(`cairn-hook\\.cjs ${c}$`))));
     }
     const mcp = JSON.parse(readFileSync(join(userHome, '.claude.json'), 'utf8')) as { mcpServers: { cairn: { args: string[] } } };
     expect(mcp.mcpServers.cairn.args).toEqual(['--max-semi-space-size=1', resolve(import.meta.dirname, '../../bin/cairn.js'), 'mcp']);
@@ -120,8 +127,8 @@ describe('cairn install', () => {
     const plugin = JSON.parse(readFileSync(join(root, '.claude-plugin', 'plugin.json'), 'utf8'));
     expect(plugin.name).toBe('cairn');
     const hooks = JSON.parse(readFileSync(join(root, 'hooks', 'hooks.json'), 'utf8')) as Settings;
-    for (const { event, cairn } of CLAUDE_HOOKS) {
-      expect(hooks.hooks[event]?.[0]?.hooks[0]?.command).toBe(`node ${HOOK_NODE_FLAGS.join(' ')} "\${CLAUDE_PLUGIN_ROOT}/bin/cairn-hook.cjs" ${cairn}`);
+    for (const spec of CLAUDE_HOOKS) {
+      expect(hooks.hooks[spec.event]?.[0]?.hooks.map((h) => h.command)).toEqual(hookEvents(spec).map((c) => `node ${HOOK_NODE_FLAGS.join(' ')} "\${CLAUDE_PLUGIN_ROOT}/bin/cairn-hook.cjs" ${c}`));
     }
     expect(JSON.parse(readFileSync(join(root, '.mcp.json'), 'utf8')).mcpServers.cairn.args).toEqual(['--max-semi-space-size=1', '${CLAUDE_PLUGIN_ROOT}/bin/cairn.js', 'mcp']);
   });

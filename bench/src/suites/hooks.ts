@@ -39,7 +39,7 @@ import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readF
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { HOOK_NODE_FLAGS } from 'cairn-memory/testing';
+import { HOOK_NODE_FLAGS, SESSION_START_PARTS } from 'cairn-memory/testing';
 import { datasetOf, ensureCorpusDb } from '../dataset.js';
 import { atMost, metric, sizeLabel } from '../metrics.js';
 import { summarize } from '../stats.js';
@@ -253,12 +253,12 @@ export const hooksSuite: Suite = {
         for (let i = 0; i < runs; i++) {
           // Untimed: what the detached child of a Stop / SessionEnd hook does after its ingest.
           timeProcess([HOOK_BIN, 'refresh-context', JSON.stringify({ cwd: repo })], '', env, repo);
-          const s = timeProcess([HOOK_BIN, 'session-start'], JSON.stringify({ session_id: `bench-${i}`, cwd: repo, source: 'startup' }), env, repo);
+          const s = timeProcess([HOOK_BIN, 'session-start', '--parts', String(SESSION_START_PARTS)], JSON.stringify({ session_id: `bench-${i}`, cwd: repo, source: 'startup' }), env, repo);
           start.push(s.ms);
           hitSessions.add(`bench-${i}`);
           if (s.stdout.includes('additionalContext')) injected++;
           // The first one's touches changed the store: this one builds its context fresh.
-          const f = timeProcess([HOOK_BIN, 'session-start'], JSON.stringify({ session_id: `bench-cold-${i}`, cwd: repo, source: 'startup' }), env, repo);
+          const f = timeProcess([HOOK_BIN, 'session-start', '--parts', String(SESSION_START_PARTS)], JSON.stringify({ session_id: `bench-cold-${i}`, cwd: repo, source: 'startup' }), env, repo);
           cold.push(f.ms);
           coldSessions.add(`bench-cold-${i}`);
           // After /compact, the sequence Claude Code runs: PreCompact (it ingests the session's
@@ -279,7 +279,7 @@ export const hooksSuite: Suite = {
             if (!prepared) rmSync(join(compactHome, 'cache', 'context'), { recursive: true, force: true });
             appendFileSync(transcript, beforeStart);
             const sizeAtStart = statSync(transcript).size;
-            const c = timeProcess([HOOK_BIN, 'session-start'], JSON.stringify({ session_id: session, transcript_path: transcript, cwd: repo, source: 'compact' }), compactEnv, repo);
+            const c = timeProcess([HOOK_BIN, 'session-start', '--parts', String(SESSION_START_PARTS)], JSON.stringify({ session_id: session, transcript_path: transcript, cwd: repo, source: 'compact' }), compactEnv, repo);
             appendFileSync(transcript, afterStart);
             // The ingest the hook left to a detached child: waited for, untimed (it runs while the agent works).
             const handled = c.stdout.length > 0 ? compactIngestOf(compactHome, session) : null;
@@ -303,7 +303,7 @@ export const hooksSuite: Suite = {
         if (extraCerts) {
           const certEnv = { ...process.env, CAIRN_HOME: home };
           for (let i = 0; i < runs; i++) {
-            startCerts.push(timeProcess([HOOK_BIN, 'session-start'], JSON.stringify({ session_id: `bench-ca-${i}`, cwd: repo, source: 'startup' }), certEnv, repo).ms);
+            startCerts.push(timeProcess([HOOK_BIN, 'session-start', '--parts', String(SESSION_START_PARTS)], JSON.stringify({ session_id: `bench-ca-${i}`, cwd: repo, source: 'startup' }), certEnv, repo).ms);
             const q = queries[i % Math.max(1, queries.length)];
             promptCerts.push(timeProcess([HOOK_BIN, 'prompt'], JSON.stringify({ session_id: `bench-ca-${i}`, cwd: repo, prompt: q?.text ?? 'where is the config loaded' }), certEnv, repo).ms);
           }

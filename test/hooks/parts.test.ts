@@ -1,0 +1,73 @@
+import { mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { awaitPart, HOOK_TEXT_MAX, parsePartArgs, partsCapacity, splitParts, writeRest } from '../../src/hooks/parts.js';
+import { tempDir } from '../helpers/cli.js';
+
+const dir = tempDir('cairn-hook-parts-');
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The text the parts carry, their continuation lines taken off. */
+const rejoin = (parts: string[]): string => parts.map((p, i) => (i === 0 ? p : p.slice(p.indexOf('\n') + 1))).join('');
+
+describe('session-start context in parts', () => {
+  it('reads --parts N and --part K, and refuses what makes no sense', () => {
+    expect(parsePartArgs([])).toBeNull();
+    expect(parsePartArgs(['--parts', '4'])).toEqual({ parts: 4, part: 1 });
+    expect(parsePartArgs(['--part', '3', '--parts', '4'])).toEqual({ parts: 4, part: 3 });
+    expect(parsePartArgs(['--part', '5', '--parts', '4'])).toBeNull();
+    expect(parsePartArgs(['--part', '2'])).toBeNull();
+    expect(parsePartArgs(['--parts', 'x'])).toBeNull();
+    expect(parsePartArgs(['--parts', '0'])).toBeNull();
+  });
+
+  it('cuts at line ends into parts of at most the cap, later ones saying they continue, nothing lost', () => {
+    const lines = Array.from({ length: 400 }, (_, i) => `- \`src/module${i}.ts:${i + 1}\` — a detail line ${'x'.repeat(i % 60)}\n`);
+    const text = `# cairn memory\n${lines.join('')}`;
+    const parts = splitParts(text);
+    expect(parts.length).toBeGreaterThan(1);
+    for (const part of parts) expect(part.length).toBeLessThanOrEqual(HOOK_TEXT_MAX);
+    parts.slice(1).forEach((part, i) => expect(part.startsWith(`cairn memory, continued (part ${i + 2} of ${parts.length}):\n`)).toBe(true));
+    // Whole lines in every part.
+    for (const part of parts) expect(part.endsWith('\n')).toBe(true);
+    expect(rejoin(parts)).toBe(text);
+    expect(text.length).toBeLessThanOrEqual(partsCapacity(parts.length));
+  });
+
+  it('keeps a short text whole, and cuts a line longer than a part', () => {
+    expect(splitParts('short\n')).toEqual(['short\n']);
+    const long = `head\n${'y'.repeat(HOOK_TEXT_MAX * 2)}\ntail\n`;
+    const parts = splitParts(long);
+    for (const part of parts) expect(part.length).toBeLessThanOrEqual(HOOK_TEXT_MAX);
+    expect(rejoin(parts)).toBe(long);
+  });
+
+  it('a later part reads what the first left for this session, never an earlier start’s', async () => {
+    const home = join(dir, 'home');
+    mkdirSync(home, { recursive: true });
+    writeRest(home, 'S1', ['second', 'third']);
+    const now = Date.now();
+    expect(await awaitPart(home, 'S1', 2, now, 200)).toBe('second');
+    expect(await awaitPart(home, 'S1', 3, now, 200)).toBe('third');
+    // Fewer parts than commands: the fourth prints nothing.
+    expect(await awaitPart(home, 'S1', 4, now, 200)).toBeNull();
+    // Another session's rest is not this one's.
+    expect(await awaitPart(home, 'S2', 2, now, 100)).toBeNull();
+    // A rest left by a start long before this command began (another /compact) is ignored…
+    const folder = join(home, 'cache', 'hook-parts');
+    const [stale] = readdirSync(folder).map((f) => join(folder, f));
+    const minuteAgo = Date.now() - 60_000;
+    writeFileSync(stale!, JSON.stringify({ at: minuteAgo, rest: ['old'] }));
+    utimesSync(stale!, new Date(minuteAgo), new Date(minuteAgo));
+    expect(await awaitPart(home, 'S1', 2, Date.now(), 100)).toBeNull();
+    // …until the first part's command of this start writes it again.
+    setTimeout(() => writeRest(home, 'S1', ['fresh']), 50);
+    expect(await awaitPart(home, 'S1', 2, Date.now(), 2_000)).toBe('fresh');
+    // A torn file is waited past, not read: the first part's command renames a whole file into place.
+    writeRest(home, 'S3', ['ok']);
+    const before = readdirSync(folder);
+    for (const f of before) if (!f.endsWith('.tmp')) writeFileSync(join(folder, f), '{"at":');
+    setTimeout(() => writeRest(home, 'S3', ['ok again']), 50);
+    expect(await awaitPart(home, 'S3', 2, Date.now(), 2_000)).toBe('ok again');
+  });
+});
