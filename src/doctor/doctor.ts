@@ -81,11 +81,21 @@ export async function doctor(input: DoctorInput): Promise<DoctorCheck[]> {
   } else checks.push({ check: 'embedder', status: 'ok', detail: `${status.embedder?.model ?? input.configuredEmbedder}, ${status.stats.vectors} vectors` });
   for (const warning of status.stats.warnings ?? []) checks.push({ check: 'store', status: 'warn', detail: warning });
 
-  const installed = input.claudeSettings.filter((path) => existsSync(path) && /(?:cairn(\.js)?['"]? hook|cairn-hook\.cjs['"]?) session-start/.test(readFileSync(path, 'utf8')));
+  const settings = input.claudeSettings.filter((path) => existsSync(path)).map((path) => ({ path, text: readFileSync(path, 'utf8') }));
+  const installed = settings.filter((s) => /(?:cairn(\.js)?['"]? hook|cairn-hook\.cjs['"]?) session-start/.test(s.text));
+  // Written before the context came in parts: Claude Code cuts a longer one to a 2,000-character preview (src/hooks/parts.ts).
+  const unparted = installed.filter((s) => !/(?:cairn(\.js)?['"]? hook|cairn-hook\.cjs['"]?) session-start --parts \d/.test(s.text));
   checks.push(
-    installed.length > 0
-      ? { check: 'claude code hooks', status: 'ok', detail: `installed in ${installed.join(', ')}` }
-      : { check: 'claude code hooks', status: 'warn', detail: 'not installed: memories do not come back after /compact by themselves', advice: 'run `cairn install claude`' },
+    installed.length === 0
+      ? { check: 'claude code hooks', status: 'warn', detail: 'not installed: memories do not come back after /compact by themselves', advice: 'run `cairn install claude`' }
+      : unparted.length > 0
+        ? {
+            check: 'claude code hooks',
+            status: 'warn',
+            detail: `installed by an earlier cairn in ${unparted.map((s) => s.path).join(', ')}: one SessionStart command, so Claude Code shows the model a 2,000-character preview of a context over 10,000 characters`,
+            advice: 'run `cairn install claude` again (it registers the context in parts)',
+          }
+        : { check: 'claude code hooks', status: 'ok', detail: `installed in ${installed.map((s) => s.path).join(', ')}` },
   );
 
   for (const core of readCores(cairn.deps.core)) {

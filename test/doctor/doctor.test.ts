@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -27,6 +27,11 @@ describe('cairn doctor', () => {
     await cli(['install', 'claude']);
     const after = (await cli(['doctor', '--json'])).json<{ checks: Array<{ check: string; status: string }> }>();
     expect(after.checks.find((c) => c.check === 'claude code hooks')?.status).toBe('ok');
+    // An install by an earlier cairn: one SessionStart command, whose long contexts Claude Code cuts to a preview.
+    const settingsPath = join(userHome, '.claude', 'settings.json');
+    writeFileSync(settingsPath, readFileSync(settingsPath, 'utf8').replaceAll(/ session-start --part(?:s)? \d+(?: --parts \d+)?/g, ' session-start'));
+    const old = (await cli(['doctor', '--json'])).json<{ checks: Array<{ check: string; status: string; advice?: string }> }>();
+    expect(old.checks.find((c) => c.check === 'claude code hooks')).toMatchObject({ status: 'warn', advice: expect.stringMatching(/cairn install claude/) });
   });
 
   it('fails (exit 1) with advice when vectors point at no memory', async () => {

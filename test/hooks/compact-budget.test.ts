@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { PassThrough, Readable } from 'node:stream';
 import { runHook } from '../../src/hooks/run.js';
 import { DEFAULT_HOOK_SETTINGS, type HookSettings } from '../../src/hooks/events.js';
+import { HOOK_TEXT_MAX, partsCapacity, SESSION_START_PARTS, type PartArgs } from '../../src/hooks/parts.js';
 import { estimateTokens } from '../../src/tokens.js';
 import { openSqliteStore } from '../../src/store/sqlite/store.js';
 import { tempDirs } from '../helpers/cli.js';
@@ -12,11 +13,11 @@ import { TranscriptWriter } from './transcript.js';
 const dir = tempDirs();
 const repoOnce = (): string => repo();
 
-async function hook(event: string, input: unknown, home: string, cwd: string, settings: HookSettings = DEFAULT_HOOK_SETTINGS): Promise<string> {
+async function hook(event: string, input: unknown, home: string, cwd: string, settings: HookSettings = DEFAULT_HOOK_SETTINGS, parts?: PartArgs): Promise<string> {
   const stdout = new PassThrough();
   let out = '';
   stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
-  const code = await runHook(event, { stdin: Readable.from([JSON.stringify(input)]), stdout, env: { CAIRN_HOOK_INLINE: '1' }, cwd, home }, settings);
+  const code = await runHook(event, { stdin: Readable.from([JSON.stringify(input)]), stdout, env: { CAIRN_HOOK_INLINE: '1' }, cwd, home, ...(parts ? { parts } : {}) }, settings);
   expect(code).toBe(0);
   return out;
 }
@@ -30,7 +31,12 @@ function repo(): string {
 }
 
 /** Each run in a fresh home; runs compared share `repo` (the paths in the transcript). */
-async function compacted(steps: number, settings: HookSettings = DEFAULT_HOOK_SETTINGS, repo: string = repoOnce()): Promise<{ context: string; tokens: number; recorded: number }> {
+async function compacted(
+  steps: number,
+  settings: HookSettings = DEFAULT_HOOK_SETTINGS,
+  repo: string = repoOnce(),
+  parts?: number,
+): Promise<{ context: string; tokens: number; recorded: number; printed: string[] }> {
   const home = dir('cairn-budget-home-');
   const transcript = join(dir('cairn-budget-claude-'), 'sess-b.jsonl');
   const t = new TranscriptWriter('sess-b', repo);
@@ -45,14 +51,18 @@ async function compacted(steps: number, settings: HookSettings = DEFAULT_HOOK_SE
   await hook('pre-compact', { ...base, hook_event_name: 'PreCompact', trigger: 'auto' }, home, repo, settings);
   t.compact('We are porting the billing module to the ledger API; several handler tests still fail.', 'auto');
   writeFileSync(transcript, t.text());
-  const out = await hook('session-start', { ...base, hook_event_name: 'SessionStart', source: 'compact' }, home, repo, settings);
-  const printed = (JSON.parse(out) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
+  const start = { ...base, hook_event_name: 'SessionStart', source: 'compact' };
+  const text = (out: string): string => (out.length === 0 ? '' : (JSON.parse(out) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext);
+  // As Claude Code runs them when installed: the first part's command, then the others.
+  const outputs = [text(await hook('session-start', start, home, repo, settings, parts ? { parts, part: 1 } : undefined))];
+  for (let part = 2; parts !== undefined && part <= parts; part++) outputs.push(text(await hook('session-start', start, home, repo, settings, { parts, part })));
+  const printed = outputs.filter((t) => t.length > 0).map((t, i) => (i === 0 ? t : t.slice(t.indexOf('\n') + 1))).join('');
   // Memory ids differ from home to home: the texts are compared without them.
   const context = printed.replace(/\[[0-9A-Z]{26}\]/g, '[id]');
   const store = await openSqliteStore(join(home, 'cairn.db'));
   try {
     const injection = (await store.ledger.injections('sess-b', { window: 1 })).find((i) => i.name === 'session-start');
-    return { context, tokens: estimateTokens(printed), recorded: injection?.tokens ?? 0 };
+    return { context, tokens: estimateTokens(printed), recorded: injection?.tokens ?? 0, printed: outputs };
   } finally {
     await store.close();
   }
@@ -71,6 +81,20 @@ describe('session-start after /compact: a budget sized to the session', () => {
     // The larger pack holds more of the session's details, the fixed one's among them.
     const files = (text: string): number => (text.match(/handler_\d+\.py/g) ?? []).length;
     expect(files(long.context)).toBeGreaterThan(files(fixed.context));
+  }, 120_000);
+
+  it('in parts, as Claude Code is wired: each part within its cap, the whole within the parts’ room, more than one part carries', async () => {
+    const root = repo();
+    const parted = await compacted(220, DEFAULT_HOOK_SETTINGS, root, SESSION_START_PARTS);
+    expect(parted.printed.filter((p) => p.length > 0).length).toBeGreaterThan(1);
+    for (const part of parted.printed) expect(part.length).toBeLessThanOrEqual(HOOK_TEXT_MAX);
+    expect(parted.printed.join('').length).toBeLessThanOrEqual(partsCapacity(SESSION_START_PARTS) + SESSION_START_PARTS * 60);
+    // One command alone (an install from before the parts would print more and be cut by the client): kept within one part.
+    const single = await compacted(220, DEFAULT_HOOK_SETTINGS, root, 1);
+    expect(single.printed).toHaveLength(1);
+    expect(single.printed[0]!.length).toBeLessThanOrEqual(HOOK_TEXT_MAX);
+    const files = (text: string): number => (text.match(/handler_\d+\.py/g) ?? []).length;
+    expect(files(parted.context)).toBeGreaterThan(files(single.context));
   }, 120_000);
 
   it('a short session gets the fixed budget: the same text as without the rule', async () => {
