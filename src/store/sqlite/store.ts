@@ -381,7 +381,8 @@ export class SqliteStore implements Store {
       const best = counted.slice(0, limit * 2);
       if (best.length === 0) return [];
       // The candidates' vectors in the same statement when the caller's model is the stored one:
-      // a seek by rowid each, where a second lookup by id cost ~0.5 ms a remember at 100K.
+      // a seek by rowid each instead of a second lookup by id (the vectors' own pages cost the
+      // same either way; docs/BENCHMARKS.md `## write`).
       const stored = vectorModel ? this.stateValue('vector_model') : null;
       const withVectors = stored !== null && vectorModel !== undefined && (JSON.parse(stored) as EmbedderIdentity).model === vectorModel.model;
       const read = this.statement(
