@@ -13,8 +13,7 @@
  * the others (`session-start --part K --parts N`) only wait for that file and print part K.
  * Each part is whole lines; parts after the first say they continue it.
  */
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** The most characters one hook's text may hold in Claude Code (its cap is 10,000; a margin kept). */
@@ -91,17 +90,26 @@ export function splitParts(text: string, max = HOOK_TEXT_MAX): string[] {
   return bodies.map((body, i) => (i === 0 ? body : `${continuation(i + 1, bodies.length)}${body}`));
 }
 
+/** This session's file: its id as a file name (session ids are UUIDs; anything else is made safe and kept apart by its length). */
 function restPath(home: string, session: string): string {
-  return join(home, 'cache', 'hook-parts', `${createHash('sha256').update(session).digest('hex').slice(0, 32)}.json`);
+  const name = /^[\w-]{1,100}$/.test(session) ? session : `${session.replace(/[^\w-]/g, '_').slice(0, 80)}-${session.length}`;
+  return join(home, 'cache', 'hook-parts', `${name}.json`);
 }
 
-/** The first part's command leaves parts 2… for the others (an empty list: nothing more to print). */
+/**
+ * The first part's command leaves parts 2… for the others (an empty list: nothing more to print).
+ * Written in place, not renamed into place (a rename cost the hook milliseconds here): a later part
+ * that reads it half-written cannot parse it and reads it again ({@link awaitPart}).
+ */
 export function writeRest(home: string, session: string, rest: readonly string[]): void {
   const path = restPath(home, session);
-  mkdirSync(join(home, 'cache', 'hook-parts'), { recursive: true });
-  const temporary = `${path}.${process.pid}.tmp`;
-  writeFileSync(temporary, JSON.stringify({ at: Date.now(), rest }));
-  renameSync(temporary, path);
+  const text = JSON.stringify({ at: Date.now(), rest });
+  try {
+    writeFileSync(path, text);
+  } catch {
+    mkdirSync(join(home, 'cache', 'hook-parts'), { recursive: true });
+    writeFileSync(path, text);
+  }
 }
 
 /**
