@@ -352,6 +352,8 @@ export async function runHook(eventName: string, io: HookIo, settings: HookSetti
   let logger: Logger = fileLogger(join(io.home ?? io.env.CAIRN_HOME ?? join(io.env.HOME ?? '.', '.cairn'), 'logs'));
   let cairn: Cairn | null = null;
   const started = Date.now();
+  /** The first part's command, until it has left the rest: on a failure it leaves none, so the others stop waiting. */
+  let owesRest: { home: string; session: string } | null = null;
   try {
     const refresh = eventName === REFRESH_EVENT;
     const prepareCompact = eventName === PREPARE_COMPACT_EVENT;
@@ -382,6 +384,7 @@ export async function runHook(eventName: string, io: HookIo, settings: HookSetti
       return 0;
     }
     if (parts) settings = { ...settings, maxChars: partsCapacity(parts.parts) };
+    if (parts && session) owesRest = { home: config.home, session };
 
     if (refresh) {
       // The detached child of a stop hook: ingest (in its own process, as `cairn ingest`), then
@@ -486,7 +489,10 @@ export async function runHook(eventName: string, io: HookIo, settings: HookSetti
       writeGivenContext(config.home, session, compression.hash, context);
       output = context === null ? { kind: 'none' } : injectionOutput(compression, context);
     }
-    if (parts && session) output = firstPart(output, parts, config.home, session);
+    if (parts && session) {
+      output = firstPart(output, parts, config.home, session);
+      owesRest = null;
+    }
     if (output.kind === 'json') io.stdout.write(`${JSON.stringify(output.value)}\n`);
     else if (output.kind === 'text') io.stdout.write(output.value);
     if (deferredIngest !== null) {
@@ -508,6 +514,13 @@ export async function runHook(eventName: string, io: HookIo, settings: HookSetti
     return 0;
   } catch (error) {
     logger.error('hook failed', { event: eventName, error: error instanceof Error ? error.message : String(error) });
+    if (owesRest) {
+      try {
+        writeRest(owesRest.home, owesRest.session, []);
+      } catch {
+        // The others wait out their time and print nothing.
+      }
+    }
     return 0;
   } finally {
     if (!io.leaveOpen) await cairn?.close().catch(() => {});

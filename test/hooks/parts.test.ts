@@ -71,3 +71,26 @@ describe('session-start context in parts', () => {
     expect(await awaitPart(home, 'S3', 2, Date.now(), 2_000)).toBe('ok again');
   });
 });
+
+describe('session-start in parts: a failing first part', () => {
+  it('leaves an empty rest, so the other commands stop waiting at once and print nothing', async () => {
+    const { runHook } = await import('../../src/hooks/run.js');
+    const { PassThrough, Readable } = await import('node:stream');
+    const home = join(dir, 'broken');
+    mkdirSync(home, { recursive: true });
+    // A database file that is not one: the first part's command fails opening the store.
+    writeFileSync(join(home, 'cairn.db'), 'not a database, '.repeat(512));
+    const input = JSON.stringify({ session_id: 'S-broken', source: 'startup', cwd: dir });
+    const run = async (part: number): Promise<string> => {
+      const stdout = new PassThrough();
+      let out = '';
+      stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+      expect(await runHook('session-start', { stdin: Readable.from([input]), stdout, env: {}, cwd: dir, home, parts: { parts: 4, part } })).toBe(0);
+      return out;
+    };
+    expect(await run(1)).toBe('');
+    const started = Date.now();
+    expect(await run(2)).toBe('');
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+});
