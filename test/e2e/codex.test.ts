@@ -93,6 +93,41 @@ describe.skipIf(reason !== null)('Codex CLI (real client) with cairn', () => {
     }
   });
 
+  // Codex spills a hook's context over its handler's additionalContextLimit (default 2,500 tokens)
+  // to a file and gives the model a preview: `cairn install codex` sets the limit on SessionStart.
+  it('a session-start context over Codex’s default 2,500 tokens reaches the model whole', { timeout: 120_000 }, async () => {
+    const bigBox = sandbox('cairn-e2e-codex-big-');
+    try {
+      const codexHome = join(bigBox.home, '.codex');
+      mkdirSync(codexHome, { recursive: true });
+      writeFileSync(join(codexHome, 'config.toml'), `model = "gpt-5"\nmodel_provider = "fake"\n\n[model_providers.fake]\nname = "fake"\nbase_url = "${fake.url}/v1"\nwire_api = "responses"\nenv_key = "FAKE_MODEL_KEY"\n`);
+      const facts = Array.from(
+        { length: 90 },
+        (_, i) => `Module m${i} keeps its retry budget in src/m${i}/retry.ts:${40 + i} as RETRY_${i}_MAX; never raise it above ${i + 3} (CX-${String(i).padStart(3, '0')}).`,
+      );
+      for (const fact of facts) cairn(bigBox, ['remember', fact]);
+      cairn(bigBox, ['install', 'codex']);
+      fake.requests.length = 0;
+      fake.setScript(() => ({ text: 'done' }));
+      const result = await run(CODEX!, ['exec', '--skip-git-repo-check', '--dangerously-bypass-hook-trust', 'hello'], {
+        cwd: bigBox.project,
+        env: baseEnv(bigBox, { CODEX_HOME: codexHome, FAKE_MODEL_KEY: 'fake' }),
+        timeoutMs: 90_000,
+      });
+      expect(result.code, result.stderr.slice(-2000)).toBe(0);
+      const first = fake.modelRequests().find((r) => r.api === 'openai');
+      expect(first, 'a request').toBeDefined();
+      const text = readable(first!);
+      expect(text, 'no spilled preview').not.toMatch(/truncated output|original token count/i);
+      const delivered = new Set(text.match(/CX-\d{3}/g) ?? []);
+      const chars = facts.filter((f) => delivered.has(/CX-\d{3}/.exec(f)![0])).reduce((n, f) => n + f.length, 0);
+      // 2,500 tokens of these lines are well under 8,000 characters.
+      expect(chars, 'characters of memories that reached the model').toBeGreaterThan(8_000);
+    } finally {
+      bigBox.cleanup();
+    }
+  });
+
   // Codex compacts on its own past model_auto_compact_token_limit (here at the start of a resumed
   // turn) and then runs SessionStart with source "compact". cairn answers it from the store: its
   // rollout is not a Claude Code transcript, so the hook ingests what is new first (no deferral).
