@@ -97,13 +97,26 @@ function restPath(home: string, session: string): string {
 }
 
 /**
- * The first part's command leaves parts 2… for the others (an empty list: nothing more to print).
- * Written in place, not renamed into place (a rename cost the hook milliseconds here): a later part
- * that reads it half-written cannot parse it and reads it again ({@link awaitPart}).
+ * The first part's command says, as it starts, that it is building this session's parts: its pid,
+ * so a later part stops waiting at once when that process is gone (killed outright, where no catch
+ * runs to leave an empty rest) instead of waiting out {@link PART_WAIT_MS}. The same file
+ * {@link writeRest} fills.
  */
-export function writeRest(home: string, session: string, rest: readonly string[]): void {
-  const path = restPath(home, session);
-  const text = JSON.stringify({ at: Date.now(), rest });
+export function claimRest(home: string, session: string, pid = process.pid): void {
+  writeFile(restPath(home, session), JSON.stringify({ at: Date.now(), pid }), home);
+}
+
+/** Whether process `pid` is still there (one this user may not signal counts as there). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function writeFile(path: string, text: string, home: string): void {
   try {
     writeFileSync(path, text);
   } catch {
@@ -113,20 +126,35 @@ export function writeRest(home: string, session: string, rest: readonly string[]
 }
 
 /**
+ * The first part's command leaves parts 2… for the others (an empty list: nothing more to print).
+ * Written in place, not renamed into place (a rename cost the hook milliseconds here): a later part
+ * that reads it half-written cannot parse it and reads it again ({@link awaitPart}).
+ */
+export function writeRest(home: string, session: string, rest: readonly string[]): void {
+  writeFile(restPath(home, session), JSON.stringify({ at: Date.now(), rest }), home);
+}
+
+/**
  * Part `part` (2…) of this session's context, once the first part's command has left it: null when
- * it left fewer parts, or none within the wait (it failed, or the session has no context).
+ * it left fewer parts, or none within the wait (it failed, or the session has no context), or its
+ * process is gone.
  */
 export async function awaitPart(home: string, session: string, part: number, startedAt: number, waitMs = PART_WAIT_MS): Promise<string | null> {
   const path = restPath(home, session);
   for (const deadline = startedAt + waitMs; Date.now() < deadline; await new Promise((done) => setTimeout(done, PART_POLL_MS))) {
-    let written: { at?: unknown; rest?: unknown };
+    let written: { at?: unknown; rest?: unknown; pid?: unknown };
     try {
       if (statSync(path).mtimeMs < startedAt - STALE_MS) continue;
       written = JSON.parse(readFileSync(path, 'utf8')) as typeof written;
     } catch {
       continue;
     }
-    if (typeof written.at !== 'number' || written.at < startedAt - STALE_MS || !Array.isArray(written.rest)) continue;
+    if (typeof written.at !== 'number' || written.at < startedAt - STALE_MS) continue;
+    if (!Array.isArray(written.rest)) {
+      // The first part's command is still building: stop when it is gone.
+      if (typeof written.pid === 'number' && !alive(written.pid)) return null;
+      continue;
+    }
     const text: unknown = written.rest[part - 2];
     return typeof text === 'string' && text.length > 0 ? text : null;
   }

@@ -8,7 +8,7 @@ import { sqliteGeneration } from '../context/cache.js';
 import { compactTail } from './compact-tail.js';
 import { additionalContextOf, findCompression, forgetGivenContext, injectionOutput, readGivenContext, SNAPSHOT_TAG, withoutRepeats, writeGivenContext, type GeminiCompression } from './gemini.js';
 import { isHeadlessEntrypoint } from '../ingest/readers/shared.js';
-import { awaitPart, parsePartArgs, partsCapacity, splitParts, writeRest, type PartArgs } from './parts.js';
+import { awaitPart, claimRest, parsePartArgs, partsCapacity, splitParts, writeRest, type PartArgs } from './parts.js';
 import { packagePath, packageVersion } from '../paths.js';
 import type { Cairn } from '../cairn.js';
 import { streamLogger } from '../runtime.js';
@@ -384,7 +384,10 @@ export async function runHook(eventName: string, io: HookIo, settings: HookSetti
       return 0;
     }
     if (parts) settings = { ...settings, maxChars: partsCapacity(parts.parts) };
-    if (parts && session) owesRest = { home: config.home, session };
+    if (parts && session) {
+      owesRest = { home: config.home, session };
+      claimRest(config.home, session);
+    }
 
     if (refresh) {
       // The detached child of a stop hook: ingest (in its own process, as `cairn ingest`), then

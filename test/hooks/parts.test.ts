@@ -1,7 +1,10 @@
 import { mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { awaitPart, HOOK_TEXT_MAX, parsePartArgs, partsCapacity, splitParts, writeRest } from '../../src/hooks/parts.js';
+import { awaitPart, claimRest, HOOK_TEXT_MAX, parsePartArgs, partsCapacity, splitParts, writeRest } from '../../src/hooks/parts.js';
 import { tempDir } from '../helpers/cli.js';
 
 const dir = tempDir('cairn-hook-parts-');
@@ -92,5 +95,32 @@ describe('session-start in parts: a failing first part', () => {
     const started = Date.now();
     expect(await run(2)).toBe('');
     expect(Date.now() - started).toBeLessThan(2_000);
+  });
+});
+
+describe('session-start in parts: a first part killed outright', () => {
+  it('the others stop waiting once its process is gone, and wait for it while it lives', async () => {
+    const home = join(dir, 'killed');
+    mkdirSync(home, { recursive: true });
+    // A first part's command that claims the session's parts and then hangs, as one stuck in its work.
+    // (The built module: `npm test` builds first; src/ runs only under vitest's transform.)
+    const built = pathToFileURL(join(process.cwd(), 'dist', 'hooks', 'parts.js')).href;
+    const child = spawn(process.execPath, ['-e', `import(${JSON.stringify(built)}).then((m) => { m.claimRest(process.argv[1], 'S-killed'); console.log('claimed'); setInterval(() => {}, 1000); })`, home], { stdio: ['ignore', 'pipe', 'inherit'] });
+    await once(child.stdout!, 'data');
+    // While it lives, a later part keeps waiting (here to the end of a short wait)…
+    expect(await awaitPart(home, 'S-killed', 2, Date.now(), 300)).toBeNull();
+    setTimeout(() => child.kill('SIGKILL'), 100);
+    // …and once it is killed (no catch runs, no rest is written), the wait ends at once, not after 8 s.
+    const started = Date.now();
+    expect(await awaitPart(home, 'S-killed', 2, started, 8_000)).toBeNull();
+    expect(Date.now() - started).toBeLessThan(4_000);
+  });
+
+  it('a claim by a live process is replaced by its rest, which the others read', async () => {
+    const home = join(dir, 'claimed');
+    mkdirSync(home, { recursive: true });
+    claimRest(home, 'S-live');
+    setTimeout(() => writeRest(home, 'S-live', ['second']), 100);
+    expect(await awaitPart(home, 'S-live', 2, Date.now(), 2_000)).toBe('second');
   });
 });
