@@ -20,6 +20,7 @@
  * A corpus with a saved HNSW index beside it (`<corpus.db>.vectors.json` and the file it names, as
  * the store saves them) is copied with it and the index read whole (`open: 'load'`, mutable, as an
  * index built in the process is) instead of rebuilt on every run (~90 s of CPU at 100K).
+ * `ORT_THREADS=<n>` runs `minilm` at n ONNX Runtime intra-op threads (default: the product's, min(2, CPUs)).
  */
 import { copyFileSync, existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -78,7 +79,7 @@ if (saved) {
   copyFileSync(join(dirname(corpus), saved.file), join(tmpdir(), file));
   writeFileSync(`${path}.vectors.json`, JSON.stringify({ ...saved, file }));
 }
-const embedder = kind === 'hash' ? testing.createHashEmbedder() : kind === 'minilm' ? await testing.createEmbedder(testing.DEFAULT_EMBEDDER_SPEC) : null;
+const embedder = kind === 'hash' ? testing.createHashEmbedder() : kind === 'minilm' ? await testing.createEmbedder(testing.DEFAULT_EMBEDDER_SPEC, process.env.ORT_THREADS ? { threads: Number(process.env.ORT_THREADS) } : {}) : null;
 const store = await openSqliteStore(path, { vectorIndex: { build: 'inline', ...(saved ? { open: 'load' } : {}) } });
 // A build with the near-duplicate band index fills it for the corpus's memories first (untimed),
 // as a corpus built by that build would hold it.

@@ -199,8 +199,13 @@ export function createOnnxEmbedder(folder: string, manifest: OnnxModelManifest, 
    * One model run: each text's vector and, for the texts given `pieces`, the states of those word
    * pieces (`[first, end)`, counted without [CLS]).
    */
-  async function runBatch(model: Loaded, texts: string[], pieces?: ReadonlyArray<readonly [number, number]>): Promise<Array<{ vector: Float32Array; states?: Float32Array[]; tokens?: string[] }>> {
-    const encodings = texts.map((text) => model.tokenizer.encode(text));
+  async function runBatch(
+    model: Loaded,
+    texts: string[],
+    pieces?: ReadonlyArray<readonly [number, number]>,
+    given?: ReadonlyArray<{ ids: number[]; tokens?: string[] }>,
+  ): Promise<Array<{ vector: Float32Array; states?: Float32Array[]; tokens?: string[] }>> {
+    const encodings = given ?? texts.map((text) => model.tokenizer.encode(text));
     const encoded = encodings.map((e) => cut(e.ids));
     const output = await infer(model, encoded);
     const { width } = output;
@@ -269,7 +274,11 @@ export function createOnnxEmbedder(folder: string, manifest: OnnxModelManifest, 
       // One text a run, as `embed` does, so the vector is the one `embed` gives.
       for (const [i, text] of input.entries()) {
         const own = signed[i] ?? text;
-        const [run] = await runBatch(model, [prefix + text], [[skip, skip + pieceCount(model, own)]]);
+        const encoding = model.tokenizer.encode(prefix + text);
+        // Without a prefix or context the signed text is the text run: its pieces are the run's
+        // (the same encoding, uncut), so it is tokenized once.
+        const count = own === text && prefix === '' ? (own.length === 0 ? 0 : Math.max(0, encoding.ids.length - 2)) : pieceCount(model, own);
+        const [run] = await runBatch(model, [prefix + text], [[skip, skip + count]], [encoding]);
         out.push({ vector: run!.vector, signature: encodeSignature(run!.states!, manifest.dimension) });
       }
       return out;

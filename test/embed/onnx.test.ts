@@ -8,6 +8,7 @@ import { doctor } from '../../src/doctor/doctor.js';
 import { createEmbedder } from '../../src/embed/index.js';
 import { ALL_MINILM_L6_V2_Q, BGE_SMALL_EN_V15_Q, E5_SMALL_V2_Q, KNOWN_ONNX_MODELS } from '../../src/embed/onnx-models.js';
 import { checkOnnxModel, createOnnxEmbedder, onnxModelFolder } from '../../src/embed/onnx.js';
+import { encodeSignature } from '../../src/embed/token-signature.js';
 import { dot } from '../../src/embed/vector.js';
 import { openSqliteStore } from '../../src/store/sqlite/store.js';
 import type { Logger } from '../../src/types.js';
@@ -156,6 +157,65 @@ describe('onnx embedder: query and document prefixes', () => {
     const bge = createOnnxEmbedder(folder, { ...BGE_SMALL_EN_V15_Q, files: files.map((f, i) => ({ ...f, entry: BGE_SMALL_EN_V15_Q.files[i]!.entry })) }, { runtime });
     await bge.embed(['where is the config'], { purpose: 'query' });
     expect(seen).toEqual(['where is the config']);
+  });
+});
+
+describe('onnx embedder: embedSigned tokenizes a text once', () => {
+  it('reuses the run\'s encoding for a text signed whole without a prefix, and tokenizes the signed part apart otherwise', async () => {
+    const seen: string[] = [];
+    const runtime = async () => ({
+      createTokenizer: () => ({
+        encode(text: string) {
+          seen.push(text);
+          const words = text.split(' ').filter(Boolean);
+          return { ids: [101, ...words.map((_, i) => 1000 + i), 102], tokens: ['[CLS]', ...words, '[SEP]'] };
+        },
+      }),
+      createSession: async () => ({
+        inputNames: ['input_ids', 'attention_mask'],
+        run: async (inputs: Record<string, { data: BigInt64Array; dims: number[] }>) => {
+          const [rows, width] = inputs.input_ids!.dims as [number, number];
+          return { data: Float32Array.from({ length: rows * width * 384 }, (_, i) => Math.sin(i * 0.7)), dims: [rows, width, 384] };
+        },
+      }),
+    });
+    const folder = dir();
+    for (const f of E5_SMALL_V2_Q.files) writeFileSync(join(folder, f.name), STAND_IN[f.name]!);
+    const files = E5_SMALL_V2_Q.files.map((f) => ({ ...f, sha256: createHash('sha256').update(STAND_IN[f.name]!).digest('hex') }));
+    const minilm = createOnnxEmbedder(folder, { ...ALL_MINILM_L6_V2_Q, files: files.map((f, i) => ({ ...f, entry: ALL_MINILM_L6_V2_Q.files[i]!.entry })) }, { runtime });
+    const [whole, withContext, empty] = await minilm.embedSigned!(['a b c', 'a b (in reply to: x)', ''], ['a b c', 'a b', '']);
+    expect(seen).toEqual(['a b c', 'a b (in reply to: x)', 'a b', '']);
+    expect(whole!.signature[4]).toBe(3);
+    expect(withContext!.signature[4]).toBe(2);
+    expect(empty!.signature[4]).toBe(0);
+    // A prefixed model counts the signed text apart (its pieces need not be the run's less the prefix's).
+    seen.length = 0;
+    const e5 = createOnnxEmbedder(folder, { ...E5_SMALL_V2_Q, files }, { runtime });
+    const [prefixed] = await e5.embedSigned!(['a b c'], ['a b c']);
+    expect(seen).toEqual(['passage:', 'passage: a b c', 'a b c']);
+    expect(prefixed!.signature[4]).toBe(3);
+  });
+
+  const folder = onnxModelFolder(ALL_MINILM_L6_V2_Q.name);
+  it.skipIf(!existsSync(join(folder, 'model.onnx')))('gives, with the real model, the vector embed gives and the signature of the text\'s own pieces, byte for byte', async () => {
+    const embedder = createOnnxEmbedder(folder, ALL_MINILM_L6_V2_Q);
+    const texts = [
+      'deploys go through the staging cluster first',
+      'Maria (1:56 pm on 8 May, 2023): I went kayaking yesterday — naïve café, 東京, emoji 🚀!',
+      'src/store/sqlite/store.ts: `PRAGMA busy_timeout = 5000;` (see #123)',
+      '  leading and trailing spaces  ',
+      'x',
+      'word '.repeat(600),
+    ];
+    const signed = await embedder.embedSigned!(texts, texts);
+    for (const [i, text] of texts.entries()) {
+      const [vector] = await embedder.embed([text]);
+      const [states] = await embedder.tokenStates([text]);
+      expect(Buffer.from(signed[i]!.vector.buffer).equals(Buffer.from(vector!.buffer)), text).toBe(true);
+      // tokenStates' states are unit length: the same signs as the run's.
+      expect(Buffer.from(signed[i]!.signature).equals(Buffer.from(encodeSignature(states!.states, 384))), text).toBe(true);
+    }
+    await embedder.close!();
   });
 });
 
