@@ -514,3 +514,51 @@ describe('cairn bench fidelity-external', () => {
     expect(names).toContain('external, cursor sessions: missed at the default budget, never captured');
   });
 });
+
+interface Scan {
+  MARKERS: Array<[string, RegExp]>;
+  scanArchive(file: string): { members: number; rows: Array<Record<string, string | number>> };
+}
+const loadScan = async (): Promise<Scan> => (await import(join(process.cwd(), 'scripts', 'scan-archives.mjs'))) as Scan;
+
+describe('scripts/scan-archives.mjs (the fourth search: markers of real sessions inside package archives)', () => {
+  const tree = join(work, 'scan-tree');
+  const deep = `pkg-1.0/tests/fixtures/${'very-long-folder-name-'.repeat(5)}/session.jsonl`;
+  const claudeLines = [
+    JSON.stringify({ type: 'user', uuid: 'u1', parentUuid: null, message: { role: 'user', content: 'fix src/a.ts' } }),
+    JSON.stringify({ type: 'system', subtype: 'compact_boundary', uuid: 's1', parentUuid: null, logicalParentUuid: 'u1' }),
+    JSON.stringify({ type: 'user', isCompactSummary: true, uuid: 'u2', parentUuid: 's1', message: { role: 'user', content: 'This session is being continued from a previous conversation' } }),
+  ].join('\n');
+  const write = (rel: string, text: string | Uint8Array): void => {
+    mkdirSync(dirname(join(tree, rel)), { recursive: true });
+    writeFileSync(join(tree, rel), text);
+  };
+
+  it('counts the markers in every member, long names and a nested zip included, and lists .jsonl members without markers', async () => {
+    const { scanArchive } = await loadScan();
+    const { zipSync, strToU8 } = await import('fflate');
+    write(deep, claudeLines);
+    write('pkg-1.0/README.md', 'a viewer for sessions\n');
+    write('pkg-1.0/tests/empty.jsonl', '{"a":1}\n');
+    write('pkg-1.0/vendor/rollouts.zip', zipSync({ 'rollout-2026-03-01T10-00-00-x.jsonl': strToU8('{"type":"session_meta"}\n{"type":"compacted","payload":{}}\n') }));
+    const { execFileSync } = await import('node:child_process');
+    for (const format of ['gnu', 'posix']) {
+      const archive = join(work, `pkg-${format}.tar.gz`);
+      execFileSync('tar', [`--format=${format}`, '-czf', archive, '-C', tree, 'pkg-1.0']);
+      const { members, rows } = scanArchive(archive);
+      expect(members).toBe(4);
+      const byName = new Map(rows.map((r) => [r.member, r]));
+      expect([...byName.keys()].sort()).toEqual([deep, 'pkg-1.0/tests/empty.jsonl', 'pkg-1.0/vendor/rollouts.zip!rollout-2026-03-01T10-00-00-x.jsonl'].sort());
+      expect(byName.get(deep)).toMatchObject({ lines: 3, compact_boundary: 1, isCompactSummary: 1, parentUuid: 3, continued: 1, codex_compacted: 0 });
+      expect(byName.get('pkg-1.0/vendor/rollouts.zip!rollout-2026-03-01T10-00-00-x.jsonl')).toMatchObject({ codex_compacted: 1, lines: 2 });
+      expect(byName.get('pkg-1.0/tests/empty.jsonl')).toMatchObject({ compact_boundary: 0, parentUuid: 0, lines: 1 });
+    }
+  });
+
+  it('a file that is not an archive fails with an error, not a silent empty scan', async () => {
+    const { scanArchive } = await loadScan();
+    const bogus = join(work, 'not-an-archive.tar.gz');
+    writeFileSync(bogus, 'plain text, not gzip');
+    expect(() => scanArchive(bogus)).toThrow();
+  });
+});
