@@ -55,6 +55,24 @@ function migrationTests(name: string, url: () => string): void {
       }
     });
 
+    it('migration 011 drops memories_hash; the exact-duplicate check keeps memories_active_hash', async () => {
+      const store = await openPostgresStore(withFreshSchema(url()));
+      try {
+        const indexes = (await store.db.query<{ indexname: string }>("SELECT indexname FROM pg_indexes WHERE tablename = 'memories' AND schemaname = current_schema()")).rows.map((r) => r.indexname);
+        expect(indexes).toContain('memories_active_hash');
+        expect(indexes).not.toContain('memories_hash');
+        // The exact-duplicate check still finds an active memory by its hash, per project.
+        const first = makeMemory({ text: 'use pnpm, not npm', project: 'p' });
+        await store.writeMemory({ memory: first, events: [] });
+        expect((await store.findByContentHash(first.contentHash, 'p'))?.id).toBe(first.id);
+        expect(await store.findByContentHash(first.contentHash, 'q')).toBeNull();
+        // A second active row with that hash in that project is refused by the unique index.
+        await expect(store.db.query("INSERT INTO memories SELECT * FROM memories WHERE id = $1", [first.id])).rejects.toThrow();
+      } finally {
+        await store.close();
+      }
+    });
+
     it('refuses a schema newer than this cairn, with a clear message', async () => {
       const target = withFreshSchema(url());
       const store = await openPostgresStore(target);
