@@ -36,9 +36,10 @@
  * the write boundary and every store write) and its ratio to A. For changes to the writer or to
  * what crosses to it worth a few per cent, which a whole ingest does not resolve.
  *
- *   node scripts/ingest-ab.mjs --digest <build> <transcripts> [--json]
+ *   node scripts/ingest-ab.mjs --digest <build> <transcripts> [--json] [--here]
  * ingests the folder into a fresh store (one file at a time, in name order, through the reader
- * workers), distils every session, and prints a canonical sha256 of what was
+ * workers, or with `--here` in this thread as a run below the workers' threshold is: warmed up
+ * in builds that warm up there), distils every session, and prints a canonical sha256 of what was
  * stored, per table (sessions, turns, index terms of turns/facts/memories, compactions,
  * corrections, session facts and their references, memories without their ids and times,
  * cursors) and of the ingest summary's counts (lines, outcomes, redactions by kind, facts): a
@@ -129,7 +130,7 @@ function splitThreads(before, after, totalMs) {
   return { writerMs: writer, helpersMs: helpers, workersMs: Math.max(0, totalMs - writer - helpers) };
 }
 
-async function digest(build, data, withRows) {
+async function digest(build, data, withRows, here) {
   const { createHash } = await import('node:crypto');
   const { createRequire } = await import('node:module');
   const Database = createRequire(join(build, 'package.json'))('better-sqlite3');
@@ -143,15 +144,17 @@ async function digest(build, data, withRows) {
     const { createReaderPool } = await import(pathToFileURL(join(build, 'dist/ingest/pool.js')).href);
     const clock = { now: () => 1_800_000_000_000 };
     const cairn = createCairn({ store, actor: 'bench', clock });
-    // One file at a time in name order, read by the worker threads as a large ingest is: which
-    // file of a session lands first must not depend on timing, or the hashes would.
-    const pool = createReaderPool({ size: 2 });
+    // One file at a time in name order, read by the worker threads as a large ingest is (or, with
+    // `--here`, in this thread as a run below the workers' threshold is): which file of a session
+    // lands first must not depend on timing, or the hashes would.
+    const pool = here ? null : createReaderPool({ size: 2 });
     let summary;
     try {
       const logger = { debug() {}, info() {}, warn() {}, error() {} };
-      summary = await ingestPaths([data], { substrate: cairn.deps.store.substrate, clock, logger, reader: pool.read, concurrency: 1 });
+      const reading = pool === null ? { workers: false } : { reader: pool.read };
+      summary = await ingestPaths([data], { substrate: cairn.deps.store.substrate, clock, logger, ...reading, concurrency: 1 });
     } finally {
-      await pool.close();
+      await pool?.close();
     }
     const sessionIds = (await cairn.deps.store.substrate.listSessions({ limit: 100_000 })).map((s) => s.id).sort();
     const distilled = await cairn.distill({ sessionIds });
@@ -199,7 +202,7 @@ async function digest(build, data, withRows) {
 }
 
 if (args[0] === '--digest') {
-  await digest(resolve(args[1]), resolve(args[2]), args[3] === '--json');
+  await digest(resolve(args[1]), resolve(args[2]), args.includes('--json'), args.includes('--here'));
 } else if (args[0] === '--read-one') {
   const [, build, data] = args;
   const dist = (path) => import(pathToFileURL(join(build, 'dist', path)).href);

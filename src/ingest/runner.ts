@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import type { Clock, IngestCursor, Logger, SubstrateBatch, SubstrateStore } from '../types.js';
 import { tuneJitForIngest } from './inlining.js';
 import { readWithTerms } from './pool.js';
-import { IN_FLIGHT_BYTES, LANES_PER_WORKER, byteBudget, gatheredWrites, startPool, type WorkerOptions } from './schedule.js';
+import { IN_FLIGHT_BYTES, LANES_PER_WORKER, byteBudget, gatheredWrites, startPool, warmUpHere, type WorkerOptions } from './schedule.js';
 import { emptyOutcomes, type LineOutcomes, type ReadOptions, type ReadResult } from './types.js';
 
 export { WORKERS_MIN_BYTES, type WorkerOptions } from './schedule.js';
@@ -52,7 +52,7 @@ export interface IngestDeps {
    * a smaller run — a hook's one transcript — stays in this thread and pays no start-up.
    * `false`: always in this thread. Runs from TypeScript sources (no built worker script) stay
    * in this thread too.
-   * @default { minBytes: 16 MiB, size: os.availableParallelism() up to 4, one per 16 MiB } (see schedule.ts)
+   * @default { minBytes: 64 MiB, size: os.availableParallelism() up to 4, one per 64 MiB } (see schedule.ts)
    */
   workers?: false | WorkerOptions;
 }
@@ -281,6 +281,8 @@ export async function ingestPaths(paths: string[], deps: IngestDeps): Promise<In
   const pool = deps.reader === undefined ? startPool(deps.workers, deps.logger, bytesTotal, work.length) : null;
   // Read here: the turns and facts come sealed, as from the workers (seal.ts); a given reader's do not.
   const read: TranscriptReader = deps.reader ?? pool?.read ?? ((path, cursor, options) => readWithTerms({ path, cursor, options, terms: false }));
+  // A large run read here warms the readers up first, as a worker does (schedule.ts).
+  if (deps.reader === undefined && pool === null) warmUpHere(bytesTotal);
   const concurrency = deps.concurrency ?? (pool !== null ? LANES_PER_WORKER * pool.size : 4);
   // Workers finish one file at a time: gathering their batches for a moment lets the store commit
   // several at once. Files read here finish together anyway (the lanes read in the same tick).

@@ -7,10 +7,11 @@
 import { availableParallelism } from 'node:os';
 import type { Logger, SubstrateBatch, SubstrateStore } from '../types.js';
 import { createReaderPool, defaultWorkerUrl, workerScriptExists, type ReaderPool } from './pool.js';
+import { warmUpReaders } from './warmup.js';
 
 /** Worker threads for a large run (`IngestDeps.workers`). */
 export interface WorkerOptions {
-  /** @default 16 MiB ({@link WORKERS_MIN_BYTES}) */
+  /** @default 64 MiB ({@link WORKERS_MIN_BYTES}) */
   minBytes?: number;
   /** @default os.availableParallelism(), up to 4, and one per `minBytes` of changed bytes */
   size?: number;
@@ -24,11 +25,34 @@ export interface WorkerOptions {
 
 /**
  * Below this many changed bytes a run is read in this thread, and a run gets one worker per this
- * many bytes: a worker's start-up (~0.2 s of CPU: its modules and warm-up) and the compiling of
- * the readers again in its isolate (~0.3 s more over its first files) cost about what it reads
- * of 12 MB.
+ * many bytes. A worker costs its start-up (~0.2 s of CPU: its modules and warm-up), the compiling
+ * of the readers again in its isolate (~0.3 s more over its first files) and the structured clone
+ * of every batch both ways, while the writing thread, which the reading would otherwise keep
+ * busy, sits idle most of the run: reading takes about twice the CPU of writing. Over ../shared's
+ * transcripts (21 MB) and three copies of them (62 MB) on 2 cores, reading in this thread (warmed
+ * up: {@link WARM_MIN_BYTES}) used less CPU and less wall time than one worker or two
+ * (docs/BENCHMARKS.md, ingest notes, thirteenth round).
  */
-export const WORKERS_MIN_BYTES = 16 * 1024 * 1024;
+export const WORKERS_MIN_BYTES = 64 * 1024 * 1024;
+
+/**
+ * A run read in this thread of at least this many changed bytes warms the readers up first, as a
+ * worker does (warmup.ts: ~0.1 s of CPU, repaid by fewer deopts and recompiles over a few MB).
+ * A smaller run — a hook's one transcript — does not pay it.
+ */
+export const WARM_MIN_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Warm this thread's readers up for a run of `bytes` changed bytes read here, when it is large
+ * enough ({@link WARM_MIN_BYTES}). `warmUp` is warmup.ts's (tests pass a recorder).
+ * @returns whether it warmed up
+ */
+export function warmUpHere(bytes: number, minBytes: number = WARM_MIN_BYTES, warmUp: () => unknown = warmUpReaders): boolean {
+  if (bytes < minBytes) return false;
+  warmUp();
+  return true;
+}
+
 
 /** The worker pool for a run large enough to repay its start-up, or null to read in this thread. */
 export function startPool(workers: false | WorkerOptions | undefined, logger: Logger, bytes: number, files: number): ReaderPool | null {

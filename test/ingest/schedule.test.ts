@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { gatheredWrites } from '../../src/ingest/schedule.js';
+import { WARM_MIN_BYTES, WORKERS_MIN_BYTES, gatheredWrites, startPool, warmUpHere } from '../../src/ingest/schedule.js';
 import type { SubstrateBatch, SubstrateStore } from '../../src/types.js';
 
 /** A substrate that records which batches were handed to it, call by call. */
@@ -49,5 +49,25 @@ describe('gatheredWrites', () => {
     const big = write(batch('big', 'x'.repeat(4_000_000)));
     expect(written).toEqual(['big']);
     await big;
+  });
+});
+
+describe('a run read in this thread', () => {
+  it('warms the readers up only when it holds WARM_MIN_BYTES or more (a hook\'s one transcript does not pay for it)', () => {
+    let calls = 0;
+    const warmUp = () => calls++;
+    expect(warmUpHere(0, undefined, warmUp)).toBe(false);
+    expect(warmUpHere(WARM_MIN_BYTES - 1, undefined, warmUp)).toBe(false);
+    expect(calls).toBe(0);
+    expect(warmUpHere(WARM_MIN_BYTES, undefined, warmUp)).toBe(true);
+    expect(warmUpHere(100, 50, warmUp)).toBe(true);
+    expect(calls).toBe(2);
+  });
+
+  it('is every run below WORKERS_MIN_BYTES, which is above the warm-up threshold', () => {
+    const logger = { debug() {}, info() {}, warn() {}, error() {} };
+    expect(WORKERS_MIN_BYTES).toBeGreaterThan(WARM_MIN_BYTES);
+    expect(startPool(undefined, logger, WORKERS_MIN_BYTES - 1, 100)).toBeNull();
+    expect(startPool(false, logger, 10 * WORKERS_MIN_BYTES, 100)).toBeNull();
   });
 });
