@@ -174,6 +174,17 @@ export const FIT_OPTIONS = { iterations: 1500, rate: 0.5, l2: 0.1 } as const;
  * `recency` 0.184 → 1.5 and `kind:call` −0.251 → −0.5: tuning half @2K 0.586 → 0.640, @4K 0.837 →
  * 0.875 (offline packer on the cached cuts; better in 3 of its 3 sessions that are not at 1.0 @2K,
  * 2 of 3 @4K). See docs/BENCHMARKS.md (fidelity) for both halves.
+ *
+ * Its order ties cairn's own candidates packed newest first (ranker `recency`, which with the
+ * packer's division by tokens orders mostly by line length), not only on held-out sessions:
+ * report half @2K 0.603 vs 0.621, at the summary's token count 0.851 vs 0.888. On the tuning half
+ * the cause is cost, not the 60-turn recency scale (a scale relative to the session's length did
+ * not help): a call on a shared line is charged its item (~6 tokens) but ordered by its whole line
+ * (~12), and lines listed only for where they were seen (`Detail.generic`) are short and seldom
+ * needed but have no feature. A seen-only feature, and it with calls ordered by their item, each
+ * with the weights rescaled (leave-one-session-out within the tuning half), raised the tuning half
+ * and lowered the report half, so neither was adopted (docs/BENCHMARKS.md, fidelity: "Why newest
+ * first ties the value model").
  */
 export const DEFAULT_VALUE_MODEL: ValueModel = {
   'bias': -0.844,

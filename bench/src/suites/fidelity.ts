@@ -115,6 +115,28 @@ function halfMetrics(half: 'tuning' | 'report', cuts: CutFigures[], agent?: { pr
 }
 
 /**
+ * On how many cuts cairn's own candidates packed newest first (ranker `recency`) carry more needed
+ * details than the value model's order, and (in the note) on how many fewer: pooled shares hide
+ * whether the order wins on a few cuts or on most (docs/BENCHMARKS.md, fidelity: "Why newest first
+ * ties the value model").
+ */
+function newestFirstRow(name: string, cuts: CutFigures[], pick: (c: CutFigures) => Record<string, number> | undefined): Metric {
+  let ahead = 0;
+  let behind = 0;
+  let measured = 0;
+  for (const c of cuts) {
+    const byRanker = pick(c);
+    const recency = byRanker?.recency;
+    const model = byRanker?.composite;
+    if (recency === undefined || model === undefined) continue;
+    measured++;
+    if (recency > model) ahead++;
+    else if (recency < model) behind++;
+  }
+  return metric(name, ahead, 'cuts', { note: `behind on ${behind}, level on ${measured - ahead - behind} of ${measured} cuts` });
+}
+
+/**
  * The rows of a set of cuts, named `<name>: …`: against the agent's summary at real compactions
  * (`summary` names it; Claude Code's by default), then per budget and ranker over all cuts.
  * `judged` sets the issue's targets on the summary rows.
@@ -146,6 +168,7 @@ export function cutRows(name: string, cuts: CutFigures[], options: { judged: boo
       metric(`${name}: summary + cairn at the summary's token count`, pooled(real, (c) => c.atSummary?.summaryPlusCairn), 'share'),
       metric(`${name}: recency cut at the summary's token count`, pooled(real, (c) => c.atSummary?.recency), 'share', { anchor: 'baseline' }),
       ...FIDELITY_RANKERS.filter((r) => r !== 'composite').map((r) => metric(`${name}: cairn at the summary's token count, ranker ${r}`, pooled(real, (c) => c.atSummary?.cairn[r]), 'share')),
+      newestFirstRow(`${name}: real compactions where ranker recency is ahead of the value model at the summary's token count`, real, (c) => c.atSummary?.cairn),
     );
   }
   const measured = cuts.filter((c) => c.product !== null);
@@ -166,6 +189,7 @@ export function cutRows(name: string, cuts: CutFigures[], options: { judged: boo
       metric(`${name}: cairn @${label(budget)} (all cuts)`, pooled(cuts, (c) => c.byBudget[key]?.cairn.composite), 'share', budget === FIDELITY_BUDGETS[0] ? { note: allNote } : {}),
       metric(`${name}: recency cut @${label(budget)} (all cuts)`, pooled(cuts, (c) => c.byBudget[key]?.recency), 'share'),
       ...FIDELITY_RANKERS.filter((r) => r !== 'composite').map((r) => metric(`${name}: cairn @${label(budget)}, ranker ${r}`, pooled(cuts, (c) => c.byBudget[key]?.cairn[r]), 'share')),
+      newestFirstRow(`${name}: cuts where ranker recency is ahead of the value model @${label(budget)}`, cuts, (c) => c.byBudget[key]?.cairn),
     );
   }
   return out;
