@@ -20,7 +20,9 @@
  * A corpus with a saved HNSW index beside it (`<corpus.db>.vectors.json` and the file it names, as
  * the store saves them) is copied with it and the index read whole (`open: 'load'`, mutable, as an
  * index built in the process is) instead of rebuilt on every run (~90 s of CPU at 100K).
- * `ORT_THREADS=<n>` runs `minilm` at n ONNX Runtime intra-op threads (default: the product's, min(2, CPUs)).
+ * `ORT_THREADS=<n>` runs `minilm` at n ONNX Runtime intra-op threads (default: the product's, min(2, CPUs));
+ * `ORT_WORKERS=<n>` (n ≥ 2) in the worker pool of onnx-pool.ts instead of this thread. The first line
+ * also gives the wall and CPU p50 of each quarter of the calls.
  */
 import { copyFileSync, existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -79,7 +81,7 @@ if (saved) {
   copyFileSync(join(dirname(corpus), saved.file), join(tmpdir(), file));
   writeFileSync(`${path}.vectors.json`, JSON.stringify({ ...saved, file }));
 }
-const embedder = kind === 'hash' ? testing.createHashEmbedder() : kind === 'minilm' ? await testing.createEmbedder(testing.DEFAULT_EMBEDDER_SPEC, process.env.ORT_THREADS ? { threads: Number(process.env.ORT_THREADS) } : {}) : null;
+const embedder = kind === 'hash' ? testing.createHashEmbedder() : kind === 'minilm' ? await testing.createEmbedder(testing.DEFAULT_EMBEDDER_SPEC, { ...(process.env.ORT_THREADS ? { threads: Number(process.env.ORT_THREADS) } : {}), ...(process.env.ORT_WORKERS ? { workers: Number(process.env.ORT_WORKERS) } : {}) }) : null;
 const store = await openSqliteStore(path, { vectorIndex: { build: 'inline', ...(saved ? { open: 'load' } : {}) } });
 // A build with the near-duplicate band index fills it for the corpus's memories first (untimed),
 // as a corpus built by that build would hold it.
@@ -158,6 +160,8 @@ if (embedder) {
     await embedder.embed([input.text]);
     embedAlone.push(Number(process.hrtime.bigint() - t0) / 1e6);
   }
+  // A worker pool's threads would keep the process alive.
+  await embedder.close?.();
 }
 const quantile = (values, q) => {
   if (values.length === 0) return null;
@@ -172,6 +176,8 @@ console.log(
     wallP50: quantile(wall, 0.5),
     wallP50FirstHalf: quantile(wall.slice(0, wall.length >> 1), 0.5),
     wallP50SecondHalf: quantile(wall.slice(wall.length >> 1), 0.5),
+    wallP50Quarters: [0, 1, 2, 3].map((q) => quantile(wall.slice((q * wall.length) >> 2, ((q + 1) * wall.length) >> 2), 0.5)),
+    cpuP50Quarters: [0, 1, 2, 3].map((q) => quantile(cpu.slice((q * cpu.length) >> 2, ((q + 1) * cpu.length) >> 2), 0.5)),
     minusEmbeddingP50: embedder ? quantile(minusEmbedding, 0.5) : null,
     wallP95: quantile(wall, 0.95),
     wallP99: quantile(wall, 0.99),
@@ -188,7 +194,7 @@ console.log(
 if (perPhase.length > 0) {
   const keys = new Set(perPhase.flatMap((times) => [...times.keys()]));
   const half = perPhase.slice(perPhase.length >> 1);
-  const rows = [...keys].map((key) => ({ phase: key, p50: quantile(perPhase.map((t) => t.get(key) ?? 0), 0.5), p50SecondHalf: quantile(half.map((t) => t.get(key) ?? 0), 0.5), mean: +(perPhase.reduce((s, t) => s + (t.get(key) ?? 0), 0) / perPhase.length).toFixed(3) }));
+  const rows = [...keys].map((key) => ({ phase: key, p50: quantile(perPhase.map((t) => t.get(key) ?? 0), 0.5), p50SecondHalf: quantile(half.map((t) => t.get(key) ?? 0), 0.5), p50Quarters: [0, 1, 2, 3].map((q) => quantile(perPhase.slice((q * perPhase.length) >> 2, ((q + 1) * perPhase.length) >> 2).map((t) => t.get(key) ?? 0), 0.5)), mean: +(perPhase.reduce((s, t) => s + (t.get(key) ?? 0), 0) / perPhase.length).toFixed(3) }));
   console.log(JSON.stringify({ phases: rows.sort((a, b) => b.mean - a.mean) }));
 }
 if (perCall.length > 0) {
