@@ -52,7 +52,7 @@ export interface IngestDeps {
    * a smaller run — a hook's one transcript — stays in this thread and pays no start-up.
    * `false`: always in this thread. Runs from TypeScript sources (no built worker script) stay
    * in this thread too.
-   * @default { minBytes: 64 MiB, size: os.availableParallelism() up to 4, one per 64 MiB } (see schedule.ts)
+   * @default { minBytes: 128 MiB, size: os.availableParallelism() up to 4, one per 64 MiB } (see schedule.ts)
    */
   workers?: false | WorkerOptions;
 }

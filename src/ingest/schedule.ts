@@ -11,9 +11,14 @@ import { warmUpReaders } from './warmup.js';
 
 /** Worker threads for a large run (`IngestDeps.workers`). */
 export interface WorkerOptions {
-  /** @default 64 MiB ({@link WORKERS_MIN_BYTES}) */
+  /** @default 128 MiB ({@link WORKERS_MIN_BYTES}) */
   minBytes?: number;
-  /** @default os.availableParallelism(), up to 4, and one per `minBytes` of changed bytes */
+  /**
+   * Changed bytes per worker.
+   * @default 64 MiB ({@link WORKER_BYTES}); `minBytes` when only that is given
+   */
+  bytesPerWorker?: number;
+  /** @default os.availableParallelism(), up to 4, and one per `bytesPerWorker` of changed bytes */
   size?: number;
   /** The worker script. @default worker.js beside pool.js */
   url?: URL;
@@ -24,16 +29,23 @@ export interface WorkerOptions {
 }
 
 /**
- * Below this many changed bytes a run is read in this thread, and a run gets one worker per this
- * many bytes. A worker costs its start-up (~0.2 s of CPU: its modules and warm-up), the compiling
+ * Below this many changed bytes a run is read in this thread. A worker costs its start-up (~0.2 s of CPU: its modules and warm-up), the compiling
  * of the readers again in its isolate (~0.3 s more over its first files) and the structured clone
  * of every batch both ways, while the writing thread, which the reading would otherwise keep
  * busy, sits idle most of the run: reading takes about twice the CPU of writing. Over ../shared's
- * transcripts (21 MB) and three copies of them (62 MB) on 2 cores, reading in this thread (warmed
- * up: {@link WARM_MIN_BYTES}) used less CPU and less wall time than one worker or two
- * (docs/BENCHMARKS.md, ingest notes, thirteenth round).
+ * transcripts (21 MB) and three and five copies of them (62 and 108 MB) on 2 cores, reading in
+ * this thread (warmed up: {@link WARM_MIN_BYTES}) used less CPU and less wall time than one worker
+ * or two; over ten copies (216 MB) two workers took less wall time (docs/BENCHMARKS.md, ingest
+ * notes, thirteenth round).
  */
-export const WORKERS_MIN_BYTES = 64 * 1024 * 1024;
+export const WORKERS_MIN_BYTES = 128 * 1024 * 1024;
+
+/**
+ * Changed bytes per worker above {@link WORKERS_MIN_BYTES}, so a pool starts with two workers
+ * where there are two cores: one worker alone pays the start-up and the clone and leaves the
+ * writing thread idle, and lost to reading here at 108 MB in CPU and wall.
+ */
+export const WORKER_BYTES = 64 * 1024 * 1024;
 
 /**
  * A run read in this thread of at least this many changed bytes warms the readers up first, as a
@@ -66,10 +78,10 @@ export function startPool(workers: false | WorkerOptions | undefined, logger: Lo
     return null;
   }
   // One worker per core up to 4 (one thread writes, at about what 2–3 workers read), never more
-  // than files, and one per `minBytes` of changed bytes: each worker loads and warms up its own
-  // copy of the readers and compiles them again in its own isolate (~0.5 s of CPU, about what it
-  // reads of 12 MB), so a second worker for a run of 20 MB cost more than it saved.
-  const perBytes = minBytes > 0 ? Math.floor(bytes / minBytes) : Number.POSITIVE_INFINITY;
+  // than files, and one per `bytesPerWorker` of changed bytes: each worker loads and warms up its
+  // own copy of the readers and compiles them again in its own isolate (~0.5 s of CPU).
+  const perWorker = options.bytesPerWorker ?? options.minBytes ?? WORKER_BYTES;
+  const perBytes = perWorker > 0 ? Math.floor(bytes / perWorker) : Number.POSITIVE_INFINITY;
   const size = Math.max(1, Math.min(options.size ?? Math.min(availableParallelism(), MAX_WORKERS, perBytes), files));
   return createReaderPool({
     size,

@@ -7,6 +7,7 @@ import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReaderPool, readWithTerms } from '../../src/ingest/pool.js';
 import type { IngestSummary } from '../../src/ingest/runner.js';
+import { WORKER_BYTES, WORKERS_MIN_BYTES } from '../../src/ingest/schedule.js';
 import type { SqliteSubstrate } from '../../src/store/sqlite/substrate.js';
 import { claudeMain, fixtures, ingest, openSubstrate, repoRoot, tempDir } from './helpers.js';
 
@@ -101,6 +102,22 @@ describe('ingest worker pool', () => {
     expect(await workersFor(Math.floor(bytes * 0.6))).toBe(1);
     expect(await workersFor(Math.floor(bytes / 2))).toBe(Math.min(2, availableParallelism()));
     expect(await workersFor(bytes + 1)).toBe(0);
+  });
+
+  it('sizes the pool by `bytesPerWorker` once `minBytes` is reached (by default two workers at the threshold on two cores)', async () => {
+    const first = openSubstrate();
+    const { bytes } = await ingest([fixtures], first.substrate, { workers: false });
+    first.close();
+    const workersFor = async (options: { minBytes: number; bytesPerWorker: number }): Promise<number> => {
+      const run = openSubstrate();
+      const summary = await ingest([fixtures], run.substrate, { workers: { ...options, url: worker } });
+      run.close();
+      return summary.workers;
+    };
+    expect(await workersFor({ minBytes: bytes, bytesPerWorker: Math.floor(bytes / 2) })).toBe(Math.min(2, availableParallelism()));
+    expect(await workersFor({ minBytes: Math.floor(bytes / 2), bytesPerWorker: bytes })).toBe(1);
+    expect(await workersFor({ minBytes: bytes + 1, bytesPerWorker: 1 })).toBe(0);
+    expect(WORKERS_MIN_BYTES).toBeGreaterThanOrEqual(2 * WORKER_BYTES);
   });
 
   it('stays in this thread for a small run (a hook ingesting one transcript)', async () => {
