@@ -19,6 +19,17 @@ export function sha256Hex(data: string | Uint8Array): string {
   return nodeCrypto().createHash('sha256').update(data).digest('hex');
 }
 
+/** Whether process `pid` is alive on this machine (signal 0; EPERM: it exists but belongs to someone else). */
+export function processAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /** Wall-clock time. */
 export const systemClock: Clock = { now: () => Date.now() };
 

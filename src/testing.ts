@@ -9,6 +9,7 @@ export { loadConfig, openCairn, cachedEmbedder } from './config.js';
 export type { Config } from './config.js';
 export type { Deps } from './deps.js';
 export { invalid } from './errors.js';
+export { processAlive } from './runtime.js';
 export { prepareMemory } from './memory/remember.js';
 export { KIND_IMPORTANCE } from './memory/normalize.js';
 export { createEmbedder, createHashEmbedder, DEFAULT_EMBEDDER_SPEC, KNOWN_ONNX_MODELS, loadOnnxEmbedder } from './embed/index.js';

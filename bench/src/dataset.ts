@@ -13,7 +13,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameS
 import { join } from 'node:path';
 import { monotonicFactory } from 'ulid';
 import { type Embedder, type MemoryEvent, type MemoryWrite, createCairn, openSqliteStore } from 'cairn-memory';
-import { type Deps, VectorFiles, loadMigrations, prepareMemory } from 'cairn-memory/testing';
+import { type Deps, VectorFiles, loadMigrations, prepareMemory, processAlive } from 'cairn-memory/testing';
 import { CORPUS_NOW, CORPUS_VERSION, canonicalLine, defaultQueryCount, generateCorpus, type CorpusMemory, type CorpusQuery } from './corpus.js';
 import { createRng } from './prng.js';
 import type { Dataset } from './types.js';
@@ -216,21 +216,12 @@ function toWrite(deps: Deps, item: CorpusMemory, idOf: string[]): MemoryWrite {
   return { memory, events, closes: { id: supersedes, at: memory.createdAt } };
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Delete half-built corpora and working copies left by runs that were killed (their pid is gone). */
 function sweepAbandoned(dir: string): void {
   if (!existsSync(dir)) return;
   for (const file of readdirSync(dir)) {
     const pid = /\.building-(\d+)\.db(?:-wal|-shm|-journal)?$/.exec(file)?.[1] ?? /-(\d+)-[0-9a-f]{8}\.db(?:-wal|-shm|-journal)?$/.exec(file)?.[1];
-    if (pid && Number(pid) !== process.pid && !alive(Number(pid))) rmSync(join(dir, file), { force: true });
+    if (pid && Number(pid) !== process.pid && !processAlive(Number(pid))) rmSync(join(dir, file), { force: true });
   }
 }
 

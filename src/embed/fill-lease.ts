@@ -11,6 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
+import { processAlive } from '../runtime.js';
 import type { Store } from '../types.js';
 
 /** State key of the lease. */
@@ -46,16 +47,6 @@ export interface LeaseEnvironment {
   /** Whether a process of this host is still running. */
   isAlive(pid: number): boolean;
   ttlMs: number;
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** The real process environment. */

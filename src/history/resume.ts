@@ -13,6 +13,7 @@
  * touched itself. Runs of live processes are left alone (they will clean up after themselves).
  */
 import { z } from 'zod';
+import { processAlive } from '../runtime.js';
 import type { Store } from '../types.js';
 
 /** The state key holding the runs that wrote turns and have not finished distilling them. */
@@ -24,16 +25,7 @@ const runsSchema = z.array(runSchema);
 /** One ingest run that wrote (or is writing) turns. */
 export type IngestRun = z.infer<typeof runSchema>;
 
-/** Whether process `pid` is alive on this machine (signal 0: EPERM means it exists). */
-export function processAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+export { processAlive };
 
 /** The registered runs; a damaged value reads as one crashed run (so pending sessions are looked for). */
 export async function readRuns(store: Pick<Store, 'getState'>): Promise<IngestRun[]> {

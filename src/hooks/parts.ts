@@ -15,6 +15,7 @@
  */
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { processAlive } from '../runtime.js';
 
 /** The most characters one hook's text may hold in Claude Code (its cap is 10,000; a margin kept). */
 export const HOOK_TEXT_MAX = 9_500;
@@ -106,16 +107,6 @@ export function claimRest(home: string, session: string, pid = process.pid): voi
   writeFile(restPath(home, session), JSON.stringify({ at: Date.now(), pid }), home);
 }
 
-/** Whether process `pid` is still there (one this user may not signal counts as there). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 function writeFile(path: string, text: string, home: string): void {
   try {
     writeFileSync(path, text);
@@ -152,7 +143,7 @@ export async function awaitPart(home: string, session: string, part: number, sta
     if (typeof written.at !== 'number' || written.at < startedAt - STALE_MS) continue;
     if (!Array.isArray(written.rest)) {
       // The first part's command is still building: stop when it is gone.
-      if (typeof written.pid === 'number' && !alive(written.pid)) return null;
+      if (typeof written.pid === 'number' && !processAlive(written.pid)) return null;
       continue;
     }
     const text: unknown = written.rest[part - 2];
