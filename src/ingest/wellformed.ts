@@ -23,9 +23,18 @@ function hasEscape(text: string): boolean {
   return text.includes('\u001b') || text.includes('\u009b');
 }
 
-/** `text` without ANSI escape sequences and with lone surrogates replaced (see the module doc). */
+/** An ESC or CSI that `stripVTControlCharacters` left: not the start of a sequence it knows (`ESC U`, a lone ESC at the end). */
+const LEFT_OVER = /[\u001b\u009b]/g;
+
+/**
+ * `text` without ANSI escape sequences and with lone surrogates replaced (see the module doc). An
+ * escape character that starts no sequence Node's stripper knows is dropped on its own, so no
+ * stored text holds one (a damaged or unusual sequence would otherwise reach the store).
+ */
 export function storable(text: string): string {
-  return wellFormed(hasEscape(text) ? stripVTControlCharacters(text) : text);
+  if (!hasEscape(text)) return wellFormed(text);
+  const stripped = stripVTControlCharacters(text);
+  return wellFormed(hasEscape(stripped) ? stripped.replace(LEFT_OVER, '') : stripped);
 }
 
 /** A record with every string property made {@link storable} (in place; records are fresh objects). */
