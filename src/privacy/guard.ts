@@ -69,11 +69,23 @@ function secretValue(key: string, value: string): string {
   return valueUnder(keyInfo(key), value);
 }
 
-/** A string value under a key whose {@link KeyInfo} is `info` (see {@link secretValue}). */
+/**
+ * A string value under a key whose {@link KeyInfo} is `info` (see {@link secretValue}). The last
+ * short value seen under the key is remembered with its result: the facts of one turn carry the
+ * same session id, turn id, role and tool name one after another, and a comparison with the same
+ * string costs less than the memo's look-up. A pure function of `info` and `value`, so what is
+ * remembered changes no result.
+ */
 function valueUnder(info: KeyInfo, value: string): string {
+  if (value === info.lastValue) return info.lastClean;
   const named = info.kind;
   const kind = named !== null && value.length >= 4 && !isPlaceholderValue(value) && !/\s/.test(value) ? named : null;
-  return kind === null ? sanitizeText(value) : `[REDACTED:${kind}]`;
+  const clean = kind === null ? sanitizeText(value) : `[REDACTED:${kind}]`;
+  if (value.length <= MEMO_MAX_LENGTH) {
+    info.lastValue = value;
+    info.lastClean = clean;
+  }
+  return clean;
 }
 
 /** Strings up to this length are remembered with their sanitized form (ids, names, paths recur record after record). */
@@ -102,6 +114,9 @@ interface KeyInfo {
   clean: string;
   /** {@link secretNameKind} of the key. */
   kind: string | null;
+  /** The last value of at most {@link MEMO_MAX_LENGTH} characters under the key (see {@link valueUnder}), and what it became. */
+  lastValue: string | null;
+  lastClean: string;
 }
 
 const keyInfos = new Map<string, KeyInfo>();
@@ -110,7 +125,7 @@ const keyInfos = new Map<string, KeyInfo>();
 function keyInfo(key: string): KeyInfo {
   let info = keyInfos.get(key);
   if (info === undefined) {
-    info = { clean: sanitizeText(key), kind: secretNameKind(key, false) };
+    info = { clean: sanitizeText(key), kind: secretNameKind(key, false), lastValue: null, lastClean: '' };
     if (keyInfos.size >= MEMO_ENTRIES) keyInfos.clear();
     keyInfos.set(key, info);
   }

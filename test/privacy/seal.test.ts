@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readWithTerms } from '../../src/ingest/pool.js';
 import { adoptReadBatch, sealReadBatch, SEAL_RULESET } from '../../src/ingest/seal.js';
+import { isPlaceholderValue, secretNameKind } from '../../src/privacy/assignment.js';
 import { isSealed, sanitizeDeep, sanitizeFields, sealSanitized } from '../../src/privacy/guard.js';
 import { sanitize } from '../../src/privacy/redact.js';
 import { RULESET_ID } from '../../src/privacy/ruleset.js';
@@ -78,6 +79,36 @@ describe('sealed records at the write boundary', () => {
     expect(withTerms[1]?.terms).toContain('parser');
     // A fact's row is written from its first record in the batch: the others need no terms.
     expect(withTerms[2]?.terms).toBeUndefined();
+  });
+
+  it('the same fact text in other facts gets the same terms, from the function given (remembered per function)', () => {
+    const facts = [fact({ text: 'src/Parser.ts' }), fact({ id: 'f2', sessionId: 's2', text: 'src/Parser.ts' }), fact({ id: 'f3', text: `src/${secret}.ts` })];
+    sealReadBatch({ turns: [], facts }, factIndexText, true);
+    expect(facts.map((f) => f.terms)).toEqual(facts.map((f) => factIndexText({ text: f.text })));
+    expect(facts[2]?.terms).not.toContain(secret.toLowerCase());
+    const again = [fact({ id: 'f4', text: 'src/Parser.ts' })];
+    sealReadBatch({ turns: [], facts: again }, (f) => `other ${f.text.length}`, true);
+    expect(again[0]?.terms).toBe('other 13');
+  });
+
+  it('values under one key, one after another (repeats, secrets, look-alikes), each cleaned as alone', () => {
+    const values = [...PLANTED.map((p) => p.text.slice(0, 256)), ...LOOK_ALIKES.map((t) => t.slice(0, 256)), 's1', 's1:u1', 'Bash', `password=${secret}`, 'x'.repeat(300), `${'y'.repeat(290)} ${secret}`];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...values), { minLength: 1, maxLength: 12 }), (sequence) => {
+        for (const value of sequence) {
+          const record = fact({ sessionId: value, note: value });
+          sanitizeFields(record, new Set());
+          expect(record.sessionId).toBe(sanitize(value).text);
+          expect(record.note).toBe(sanitize(value).text);
+          // Under a secret-naming key the whole value is the secret (as in an assignment), as alone.
+          const named = value.length >= 4 && !isPlaceholderValue(value) && !/\s/.test(value);
+          expect(sanitizeFields({ apiKey: value }, new Set()).apiKey).toBe(named ? `[REDACTED:${secretNameKind('apiKey', false)}]` : sanitize(value).text);
+        }
+        expect(sanitizeFields({ apiKey: secret }, new Set()).apiKey).toMatch(/^\[REDACTED:/);
+        expect(sanitizeFields({ apiKey: 'short value' }, new Set()).apiKey).toBe('short value');
+      }),
+      { numRuns: 200, seed: 20261127 },
+    );
   });
 
   it('a transcript read for ingest comes with its turns and facts sealed (the boundary skips them)', () => {
