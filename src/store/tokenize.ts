@@ -11,7 +11,9 @@
  * expressions with Unicode classes ran at ~5 MB/s), and it writes the terms of a text straight
  * into one buffer ({@link indexText}) instead of making a string of each term, an array of parts
  * per compound and joining them all: over real transcript turns that halved its time (23 → 12 ns
- * per character), and its output is a one-byte string whenever it can be.
+ * per character), and its output is a one-byte string whenever it can be. That buffer is reused
+ * from call to call (a fact's text is a few dozen characters, where making it cost more than
+ * filling it).
  */
 
 import { scriptTerms } from './script-terms.js';
@@ -75,15 +77,42 @@ function isDigitCode(word: string, i: number): boolean {
  * (they are letters, digits and `_`), so the text splits back into them. Kept as bytes while
  * every character fits in one (Latin-1, nearly always), so the string made of it is a one-byte
  * string: half the size to copy to a worker or encode for SQLite. The first wider character
- * turns the buffer into UTF-16 code units.
+ * turns it into UTF-16 code units.
+ *
+ * One writer is reused from call to call ({@link writerFor}): ingest tokenizes a few hundred
+ * thousand short texts (a fact's path or command), where a `Buffer` and two `Int32Array`s made
+ * per call cost more than the characters.
  */
 class TermWriter {
-  private bytes: Buffer | null;
+  private bytes: Buffer;
   private units: Uint16Array | null = null;
+  private wide = false;
   private length = 0;
+  /** Start and end offsets of the parts of the compound being read (see {@link wordIndexText}). */
+  partStarts = new Int32Array(16);
+  partEnds = new Int32Array(16);
 
   constructor(capacity: number) {
     this.bytes = Buffer.allocUnsafe(Math.max(64, capacity));
+  }
+
+  /** Empty again, with room for at least `capacity` bytes (grown past it on demand, as ever). */
+  reset(capacity: number): void {
+    this.length = 0;
+    this.wide = false;
+    if (this.bytes.length < capacity) this.bytes = Buffer.allocUnsafe(capacity);
+  }
+
+  /** The size of its larger buffer, bytes or code units (for {@link writerFor}'s bound). */
+  get capacity(): number {
+    return Math.max(this.bytes.length, this.units?.length ?? 0);
+  }
+
+  /** Room for one more part (`count` parts held): both part arrays doubled when full. */
+  roomForPart(count: number): void {
+    if (count < this.partStarts.length) return;
+    this.partStarts = grown(this.partStarts);
+    this.partEnds = grown(this.partEnds);
   }
 
   /** Append `source[from, to)` as one term. */
@@ -96,7 +125,9 @@ class TermWriter {
   }
 
   /** Append parts `first` to `last` (exclusive) of `source` as one term, joined by `separator` (a char code, or -1 for none). */
-  joined(source: string, starts: Int32Array, ends: Int32Array, first: number, last: number, separator: number): void {
+  joined(source: string, first: number, last: number, separator: number): void {
+    const starts = this.partStarts;
+    const ends = this.partEnds;
     for (let k = first; k < last; k++) {
       this.put(source, starts[k] as number, ends[k] as number, k > first ? separator : this.length > 0 ? SPACE : -1);
     }
@@ -104,11 +135,11 @@ class TermWriter {
 
   /** Append `lead` (a char code, or -1 for none) and `source[from, to)`. */
   private put(source: string, from: number, to: number, lead: number): void {
-    const bytes = this.bytes;
-    if (bytes === null) {
+    if (this.wide) {
       this.putWide(source, from, to, lead);
       return;
     }
+    const bytes = this.bytes;
     if (this.length + (to - from) + 1 > bytes.length) {
       this.grow(to - from + 1);
       this.put(source, from, to, lead);
@@ -139,29 +170,31 @@ class TermWriter {
 
   /** Every byte written so far becomes a UTF-16 code unit. */
   private widen(): void {
-    const bytes = this.bytes as Buffer;
-    const units = new Uint16Array(bytes.length);
+    const bytes = this.bytes;
+    if (this.units === null || this.units.length < bytes.length) this.units = new Uint16Array(bytes.length);
+    const units = this.units;
     for (let k = 0; k < this.length; k++) units[k] = bytes[k] as number;
-    this.units = units;
-    this.bytes = null;
+    this.wide = true;
   }
 
   private grow(needed: number): void {
-    const size = Math.max(2 * (this.bytes ?? (this.units as Uint16Array)).length, this.length + needed + 64);
-    if (this.bytes !== null) {
+    if (!this.wide) {
+      const size = Math.max(2 * this.bytes.length, this.length + needed + 64);
       const bigger = Buffer.allocUnsafe(size);
       this.bytes.copy(bigger, 0, 0, this.length);
       this.bytes = bigger;
     } else {
+      const units = this.units as Uint16Array;
+      const size = Math.max(2 * units.length, this.length + needed + 64);
       const bigger = new Uint16Array(size);
-      bigger.set((this.units as Uint16Array).subarray(0, this.length));
+      bigger.set(units.subarray(0, this.length));
       this.units = bigger;
     }
   }
 
   /** The terms written, joined by spaces. */
   text(): string {
-    if (this.bytes !== null) return this.bytes.toString('latin1', 0, this.length);
+    if (!this.wide) return this.bytes.toString('latin1', 0, this.length);
     const units = this.units as Uint16Array;
     const length = this.length;
     // Node decodes UTF-16LE natively, far faster than String.fromCharCode over chunks.
@@ -172,6 +205,24 @@ class TermWriter {
     }
     return chunks.join('');
   }
+}
+
+/** The largest writer kept for the next call, in bytes (or code units): texts past ~40,000 characters get their own. */
+const REUSED_CAPACITY = 64 * 1024;
+/** The writer reused from call to call (one per thread: module state, reset by every call). */
+let reused: TermWriter | null = null;
+
+/**
+ * A writer for a text of `n` characters, empty: the reused one while it fits under
+ * {@link REUSED_CAPACITY}, a new one for longer texts (so a one-off megabyte text holds no
+ * megabyte buffer afterwards). No call re-enters {@link wordIndexText}, so one writer suffices.
+ */
+function writerFor(n: number): TermWriter {
+  const capacity = Math.max(64, n + (n >> 1) + 16);
+  if (capacity > REUSED_CAPACITY) return new TermWriter(capacity);
+  if (reused === null || reused.capacity > REUSED_CAPACITY) reused = new TermWriter(REUSED_CAPACITY / 16);
+  reused.reset(capacity);
+  return reused;
 }
 
 /** Whether a Uint16Array holds its code units little-endian (every common platform). */
@@ -284,14 +335,14 @@ export function indexText(text: string): string {
 /** The word terms of `text` alone: what {@link indexText} was at terms version 1. */
 export function wordIndexText(text: string): string {
   const n = text.length;
-  const out = new TermWriter(n + (n >> 1) + 16);
+  const out = writerFor(n);
   // Lower-case once (native and fast); take parts from it. A few characters change length when
   // lower-cased (İ → i̇); then parts are lower-cased one by one instead.
   const lowered = text.toLowerCase();
   const sameLength = lowered.length === n;
-  // Start and end offsets of the current compound's parts.
-  let partStarts = new Int32Array(16);
-  let partEnds = new Int32Array(16);
+  // Start and end offsets of the current compound's parts (the writer's arrays, grown on demand).
+  let partStarts = out.partStarts;
+  let partEnds = out.partEnds;
   let i = 0;
   while (i < n) {
     // Skip to the next word character.
@@ -312,8 +363,9 @@ export function wordIndexText(text: string): string {
           if (c === 95) hasUnderscore = true;
           if (partStart >= 0) {
             if (count === partStarts.length) {
-              partStarts = grown(partStarts);
-              partEnds = grown(partEnds);
+              out.roomForPart(count);
+              partStarts = out.partStarts;
+              partEnds = out.partEnds;
             }
             partStarts[count] = partStart;
             partEnds[count] = i;
@@ -325,8 +377,9 @@ export function wordIndexText(text: string): string {
       }
       if (partStart >= 0) {
         if (count === partStarts.length) {
-          partStarts = grown(partStarts);
-          partEnds = grown(partEnds);
+          out.roomForPart(count);
+          partStarts = out.partStarts;
+          partEnds = out.partEnds;
         }
         partStarts[count] = partStart;
         partEnds[count] = i;
@@ -367,14 +420,14 @@ export function wordIndexText(text: string): string {
     // Several parts: the compound whole, its file name, its parts and their camelCase pieces.
     let letters = 0;
     for (let k = 0; k < count; k++) letters += (partEnds[k] as number) - (partStarts[k] as number);
-    if (letters + count - 1 <= MAX_TERM) out.joined(lowered, partStarts, partEnds, 0, count, UNDERSCORE);
+    if (letters + count - 1 <= MAX_TERM) out.joined(lowered, 0, count, UNDERSCORE);
     // A path also answers to its file name, with and without the line: resolver_rs_214, resolver_rs.
-    if (lastSlashPart >= 0 && count - lastSlashPart > 1) out.joined(lowered, partStarts, partEnds, lastSlashPart, count, UNDERSCORE);
+    if (lastSlashPart >= 0 && count - lastSlashPart > 1) out.joined(lowered, lastSlashPart, count, UNDERSCORE);
     if (lineColon > 0 && lineColon === count - 1 && isAllDigitRange(text, partStarts[count - 1] as number, partEnds[count - 1] as number)) {
       const fileStart = Math.max(0, lastSlashPart);
       const before = text.charCodeAt((partStarts[count - 1] as number) - 2);
       // `name:12` where the character before the colon is not a digit (foo.ts:12, not 10:30)
-      if (!(before >= 48 && before <= 57) && lineColon - fileStart > 1) out.joined(lowered, partStarts, partEnds, fileStart, lineColon, UNDERSCORE);
+      if (!(before >= 48 && before <= 57) && lineColon - fileStart > 1) out.joined(lowered, fileStart, lineColon, UNDERSCORE);
     }
     for (let k = 0; k < count; k++) {
       const from = partStarts[k] as number;
@@ -384,7 +437,7 @@ export function wordIndexText(text: string): string {
       if (to - from > 1 && hasInnerUpper(text, lowered, from, to, true)) writeCamel(text, lowered, from, to, out);
     }
     // Keep the joined form of snake_case too: process_workspace_changes → processworkspacechanges.
-    if (hasUnderscore && letters <= MAX_TERM) out.joined(lowered, partStarts, partEnds, 0, count, -1);
+    if (hasUnderscore && letters <= MAX_TERM) out.joined(lowered, 0, count, -1);
   }
   return out.text();
 }

@@ -1,0 +1,101 @@
+/**
+ * The tokenizer's term writer is reused from call to call (src/store/tokenize.ts `writerFor`): the
+ * terms must be exactly those of the tokenizer that made a new writer per call, kept as
+ * test/store/tokenize-reference.ts, whatever the order of the texts — wide (UTF-16) after one-byte,
+ * long after short, compounds of more parts than the part arrays first hold.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { expandTranscriptPaths, readTranscript } from '../../src/ingest/index.js';
+import { turnIndexSource } from '../../src/store/substrate-rows.js';
+import { indexText, wordIndexText } from '../../src/store/tokenize.js';
+import { repoRoot } from '../ingest/helpers.js';
+import * as reference from './tokenize-reference.js';
+
+/** Texts whose terms differ from the reference's (at most `limit` of them, for the failure message). */
+function differing(texts: readonly string[], limit = 5): string[] {
+  const out: string[] = [];
+  for (const text of texts) {
+    if (indexText(text) !== reference.indexText(text) || wordIndexText(text) !== reference.wordIndexText(text)) {
+      out.push(text.length > 200 ? `${text.slice(0, 200)}… (${text.length} chars)` : text);
+      if (out.length >= limit) break;
+    }
+  }
+  return out;
+}
+
+/** A seeded generator (mulberry32), so a failure is reproducible. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Pieces the tokenizer treats specially: joiners, case changes, Latin-1 and wider letters, CJK, emoji, lone surrogates, letters that change length when lower-cased. */
+const PIECES = [
+  'a', 'Z', 'q', '7', '_', '$', '.', '/', '\\', ':', '::', '#', '@', '-', '->', ' ', '\n', '\t', '"', '(', ')', ',',
+  'foo', 'Bar', 'HTTPServer', 'fooBar', 'snake_case', 'x86', 'resolver.rs:214', '10:30', 'src/a/b.ts:12', 'İstanbul',
+  'ß', 'é', 'Ω', 'Σίσυφος', 'не', 'ДОМ', 'ª', '²', '×', '÷', 'µ', 'ǅ', 'ﬀ', '数据库', '连接', 'カタカナ', '・', '한국어',
+  '🚀', '✅', '\ud83d', '\ude80', '\u2190', '\u30a0', '\ufeff', '\ufffd', '\u00ff', '\u0100', 'A'.repeat(70), 'b'.repeat(65),
+];
+
+function fuzzText(next: () => number, maxPieces: number): string {
+  const pieces = Math.floor(next() * maxPieces);
+  let text = '';
+  for (let k = 0; k < pieces; k++) text += PIECES[Math.floor(next() * PIECES.length)];
+  return text;
+}
+
+describe('the reused term writer', () => {
+  it('gives the reference terms on edge cases, in an order that reuses a wide writer for narrow text and a long one for short', () => {
+    const parts = Array.from({ length: 40 }, (_, i) => `p${i}`);
+    const texts = [
+      '',
+      ' ',
+      'a',
+      'İ',
+      'İstanbulCity_x/y.ts:3',
+      '数据库连接 🚀 ok',
+      'plain ascii words',
+      'Ω wide then narrow',
+      'narrow after wide',
+      parts.join('_'), // 40 parts: the part arrays grow
+      parts.join('/'),
+      parts.join('.') + ':12',
+      'short after many parts',
+      'x'.repeat(200_000), // past the reused writer: its own
+      'tiny',
+      `${'word '.repeat(30_000)}Ω`, // widens late in a long text
+      'after the long wide one',
+      'ü'.repeat(50_000), // Latin-1 beyond ASCII, one byte each, long
+      'snake_case_words and camelCaseWords',
+    ];
+    expect(differing(texts)).toEqual([]);
+    // The same texts again, in reverse: each one after a different writer state.
+    expect(differing([...texts].reverse())).toEqual([]);
+  });
+
+  it('gives the reference terms on 20,000 random texts of tricky pieces (seeded)', () => {
+    const next = random(1515);
+    const texts = Array.from({ length: 20_000 }, (_, i) => fuzzText(next, i % 97 === 0 ? 3_000 : 40));
+    expect(differing(texts)).toEqual([]);
+  });
+
+  const transcripts = join(repoRoot, '../shared/data/transcripts');
+  it.skipIf(!existsSync(transcripts))('gives the reference terms on every turn and fact text of ../shared/data/transcripts', () => {
+    const texts: string[] = [];
+    for (const file of expandTranscriptPaths([transcripts]).files) {
+      const { batch } = readTranscript(file.path, null);
+      for (const turn of batch.turns) texts.push(turnIndexSource(turn));
+      for (const fact of batch.facts ?? []) texts.push(fact.text);
+    }
+    expect(texts.length).toBeGreaterThan(10_000);
+    expect(differing(texts)).toEqual([]);
+  });
+});
