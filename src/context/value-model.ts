@@ -184,7 +184,13 @@ export const FIT_OPTIONS = { iterations: 1500, rate: 0.5, l2: 0.1 } as const;
  * needed but have no feature. A seen-only feature, and it with calls ordered by their item, each
  * with the weights rescaled (leave-one-session-out within the tuning half), raised the tuning half
  * and lowered the report half, so neither was adopted (docs/BENCHMARKS.md, fidelity: "Why newest
- * first ties the value model").
+ * first ties the value model"). A second round with nothing added and at most one number fitted —
+ * rank fusion with newest first (k = 60), calls ordered by their item or charged their line's head
+ * until it is open, and these weights shrunk toward a recency-only model — found no variant that
+ * beat these weights on the tuning half and stayed within 0.01 of them on every tuning and Codex
+ * tuning row (calls ordered by their item: tuning
+ * @1K 0.447 → 0.591 but Codex @1K 0.44 → 0.28), so none was run on the report half ("Fewer free
+ * choices").
  */
 export const DEFAULT_VALUE_MODEL: ValueModel = {
   'bias': -0.844,
