@@ -188,9 +188,8 @@ export const FIT_OPTIONS = { iterations: 1500, rate: 0.5, l2: 0.1 } as const;
  * rank fusion with newest first (k = 60), calls ordered by their item or charged their line's head
  * until it is open, and these weights shrunk toward a recency-only model — found no variant that
  * beat these weights on the tuning half and stayed within 0.01 of them on every tuning and Codex
- * tuning row (calls ordered by their item: tuning
- * @1K 0.447 → 0.591 but Codex @1K 0.44 → 0.28), so none was run on the report half ("Fewer free
- * choices").
+ * tuning row (calls ordered by their item: tuning @1K 0.447 → 0.591 but Codex @1K 0.44 → 0.28), so
+ * none was run on the report half ("Fewer free choices").
  */
 export const DEFAULT_VALUE_MODEL: ValueModel = {
   'bias': -0.844,
