@@ -15,6 +15,7 @@
  * scan. Ingest seals the turns and facts its readers sanitized; everything else is scanned here.
  */
 import { isPlaceholderValue, secretNameKind } from './assignment.js';
+import { cannotHoldSecret } from './inert.js';
 import { sanitize } from './redact.js';
 
 export { STORE_METHODS, SUBSTRATE_METHODS } from './write-methods.js';
@@ -96,10 +97,12 @@ const sanitizedMemo = new Map<string, string>();
 /**
  * `sanitize(text).text`, remembered for short strings: the same session id, tool name or path in
  * every record of a batch is scanned once. A pure function of the text, so the memo cannot be
- * steered by input; it is cleared when full.
+ * steered by input; it is cleared when full. Strings of a shape no rule can redact (unique ids:
+ * inert.ts) are neither scanned nor remembered.
  */
 function sanitizeText(text: string): string {
   if (text.length > MEMO_MAX_LENGTH) return sanitize(text).text;
+  if (cannotHoldSecret(text)) return text;
   let clean = sanitizedMemo.get(text);
   if (clean === undefined) {
     clean = sanitize(text).text;

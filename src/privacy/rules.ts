@@ -161,7 +161,8 @@ export interface PrefixHit {
 
 /** `.netrc` / `_netrc`: `password` after `machine host` or `login user` (on one line or the next). */
 const NETRC_BEFORE = /(?:^|\s)(?:machine|login|account|default)(?:[ \t]+\S+)?\s+$/;
-const NETRC_PASSWORD = /password[ \t]+([^\s]+)/y;
+/** A `.netrc` password and its value (exported for the proofs of test/privacy/inert.test.ts). */
+export const NETRC_PASSWORD = /password[ \t]+([^\s]+)/y;
 
 export function findNetrcPasswords(text: string): PrefixHit[] {
   const hits: PrefixHit[] = [];
