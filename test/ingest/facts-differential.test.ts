@@ -117,11 +117,11 @@ describe('fact extraction against its reference copy', () => {
 
   it('gives the same facts on random mixtures of what every scanner looks for', () => {
     const fragment = fc.constantFrom(
-      'src/a.ts', 'src/a.ts:12:3', 'C:\\Users\\me\\x.py', 'C:/x/y.rs', '/etc/hosts', 'README.md', 'Makefile', 'a.b.c', 'done.', '...', '../up/x.js', './',
+      'src/a.ts', 'src/a.ts:12:3', '~/x.txt', 'a+b@c.d', 'src\\x\\', 'C:\\new\\file.txt', 'C:\\Users\\me\\x.py', 'C:/x/y.rs', '/etc/hosts', 'README.md', 'Makefile', 'a.b.c', 'done.', '...', '../up/x.js', './',
       'file1.txt\\nfile2.txt', '\\\\srv\\s\\f.txt', 'https://e.com/p?q=1.', 'git@github.com:o/r.git', 'user@example.com', 'v1.2.3', 'node@20.1.0', 'Python 3.11.4',
       'go1.21.5', 'requests==2.31.0', 'TypeError: x', 'error[E0308]: mismatched', 'error TS2345', 'FAIL src/x.test.ts', 'panic: oops', 'Traceback (most recent call last):',
       'npm ERR! code 1', 'not ok 3 - y', 'ok 2 - z', ' ✓ works 3ms', ' × breaks', '❯ src/f.test.ts', '--- FAIL: TestA', 'PASSED t.py::test_b', 'test a::b ... ok', 'Exit code 1',
-      'function foo(a) {', 'def bar(x):', '  async method(a: T): R {', 'const f = (x) => x', 'class Baz', 'pool.map(x)', 'this.call(y)', 'if (x)', '`snake_case`', '`obj.method()`',
+      'function foo(a) {', 'def bar(x):', '  async method(a: T): R {', 'const f = (x) => x', 'class Baz', 'pool.map(x)', 'this.call(y)', 'self.run(z)', 'this.(x)', 'a.b.c.d.e.f(1)', 'if (x)', '`snake_case`', '`obj.method()`',
       '#123', 'PROJ-42', 'UTF-8', 'deadbeef12', '123e4567-e89b-12d3-a456-426614174000', 'FOO_BAR=baz', '--dry-run', '--accent: #fff;', 'key: value', '"k": 1,', '::error file=a.py::src/a.py:3:1',
       'a.ts(12,5)', 'x.py", line 4', 'sk-abcdefghijklmnopqrstuvwx1234', 'password: hunter2hunter2', '<private>s/e.cret</private>', '\uFFFD', '\r\n', '\n', '\t', ' ', '(', ')', '`', '```\n',
     );

@@ -150,7 +150,9 @@ export function scanCalls(text: string, sink: FactSink, source: CodeSource = {})
   for (let paren = code.indexOf('('); paren !== -1; paren = code.indexOf('(', paren + 1)) {
     const start = callBefore(code, paren);
     if (start < 0) continue;
-    const name = code.slice(start, paren).replace(/^(?:this|self)\./, '');
+    // A `this.` / `self.` receiver is dropped (`/^(?:this|self)\./`, without a regex per call).
+    const receiver = code.startsWith('this.', start) || code.startsWith('self.', start) ? 5 : 0;
+    const name = code.slice(start + receiver, paren);
     if (name.length < 4 || NOT_CALLS.has(name)) continue;
     if (regions !== null) {
       while (region < regions.length && (regions[region + 1] as number) <= paren) region += 2;

@@ -13,22 +13,22 @@ import type { ExtractedFact, FactSink } from './sink.js';
 /* Paths and path:line                                                                        */
 /* ------------------------------------------------------------------------------------------ */
 
-/** Characters of a path token: `[A-Za-z0-9_@+.~/\\-]`. */
+/** Characters of a path token, `[A-Za-z0-9_@+.~/\\-]`, by code below 128 (1: one of them). */
+const PATH_CHARS = new Uint8Array(128);
+for (const c of 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./\\-@+~') PATH_CHARS[c.charCodeAt(0)] = 1;
+
+/**
+ * Characters of a path token: `[A-Za-z0-9_@+.~/\\-]`. The hot loop of {@link scanPaths} repeats
+ * this look-up in place: under ingest's small inlining budget a call per character stays a call.
+ */
 function isPathChar(code: number): boolean {
-  return (
-    (code >= 97 && code <= 122) || // a-z
-    (code >= 65 && code <= 90) || // A-Z
-    (code >= 48 && code <= 57) || // 0-9
-    code === 95 || // _
-    code === 46 || // .
-    code === 47 || // /
-    code === 92 || // \
-    code === 45 || // -
-    code === 64 || // @
-    code === 43 || // +
-    code === 126 // ~
-  );
+  return code < 128 && PATH_CHARS[code] === 1;
 }
+
+/** A run of path characters without a backslash, from `lastIndex` (sticky: `test` moves `lastIndex` to its end). */
+const PATH_RUN_NO_BACKSLASH = /[A-Za-z0-9_@+.~/-]*/y;
+/** A run of path characters, from `lastIndex`. */
+const PATH_RUN = /[A-Za-z0-9_@+.~/\\-]*/y;
 
 /** Slots of {@link fileLikeAt}'s cache (a power of two; 10,880 distinct tokens over ../shared's transcripts). */
 const FILE_LIKE_SLOTS = 1 << 15;
@@ -133,14 +133,21 @@ export function scanPaths(text: string, sink: FactSink): void {
   SEPARATOR.lastIndex = 0;
   while (SEPARATOR.test(text)) {
     const at = SEPARATOR.lastIndex - 1;
+    // The token is the run of path characters around `at`: walked back in place, and forward by
+    // the engine (a sticky run without a backslash, then, only if one follows, the rest of the run).
     let start = at;
     let backslash = text.charCodeAt(at) === 92;
-    for (let code = text.charCodeAt(start - 1); start > 0 && isPathChar(code); code = text.charCodeAt(--start - 1)) {
+    for (let code = text.charCodeAt(start - 1); start > 0 && code < 128 && PATH_CHARS[code] === 1; code = text.charCodeAt(--start - 1)) {
       if (code === 92) backslash = true;
     }
-    let end = at + 1;
-    for (let code = text.charCodeAt(end); end < text.length && isPathChar(code); code = text.charCodeAt(++end)) {
-      if (code === 92) backslash = true;
+    PATH_RUN_NO_BACKSLASH.lastIndex = at + 1;
+    PATH_RUN_NO_BACKSLASH.test(text);
+    let end = PATH_RUN_NO_BACKSLASH.lastIndex;
+    if (text.charCodeAt(end) === 92) {
+      backslash = true;
+      PATH_RUN.lastIndex = end;
+      PATH_RUN.test(text);
+      end = PATH_RUN.lastIndex;
     }
     SEPARATOR.lastIndex = end;
     if (!backslash || !isEscapedToken(text, start, end)) {

@@ -51,10 +51,16 @@ export class FactSink {
   readonly facts: ExtractedFact[] = [];
   /** Facts dropped because a secret overlapped them. */
   redacted = 0;
-  private readonly keys = new Map<string, ExtractedFact>();
-  /** Outcome of each raw (kind, text) seen in this turn, kept or dropped. */
-  private readonly raw = new Map<string, ExtractedFact | null>();
-  private readonly counts = new Map<FactKind, number>();
+  /**
+   * Facts kept, by kind and then by (clean) text. Maps by kind, made when a kind is first met,
+   * rather than one map keyed by `kind + text`: no key string is concatenated for each fact found.
+   */
+  private readonly keys: Partial<Record<FactKind, Map<string, ExtractedFact>>> = {};
+  /** Outcome of each raw text seen in this turn, by kind: kept or dropped. */
+  private readonly raw: Partial<Record<FactKind, Map<string, ExtractedFact | null>>> = {};
+  /** Raw texts remembered, over every kind (at most {@link MAX_RAW_KEYS}). */
+  private rawCount = 0;
+  private readonly counts: Partial<Record<FactKind, number>> = {};
   private text = '';
   private readonly spans = new Map<number, { end: number; spans: SecretSpan[] }>();
   /** The secrets of the whole current text, once the line windows would cost more than one pass. */
@@ -83,7 +89,7 @@ export class FactSink {
   }
 
   full(kind: FactKind): boolean {
-    return (this.counts.get(kind) ?? 0) >= FACT_CAPS[kind];
+    return (this.counts[kind] ?? 0) >= FACT_CAPS[kind];
   }
 
   /**
@@ -94,22 +100,27 @@ export class FactSink {
     if (!force && this.full(kind)) return null;
     // The same detail again (a path:line on each of 200,000 lines): its first outcome stands, with
     // no second secret scan. Only the note of a test or a command can change (below).
-    const rawKey = `${kind}\0${text}`;
-    const seen = this.raw.get(rawKey);
+    let raw = this.raw[kind];
+    const seen = raw?.get(text);
     if (seen !== undefined) {
       if (seen !== null && extra.note === 'failed') seen.note = 'failed';
       return seen;
     }
     const clean = this.redact(text, start, end);
     const fact = this.keep(kind, clean, extra);
-    if (this.raw.size < MAX_RAW_KEYS) this.raw.set(rawKey, fact);
+    if (this.rawCount < MAX_RAW_KEYS) {
+      if (raw === undefined) raw = this.raw[kind] = new Map();
+      raw.set(text, fact);
+      this.rawCount++;
+    }
     return fact;
   }
 
   private keep(kind: FactKind, clean: string | null, extra: FactExtra): ExtractedFact | null {
     if (clean === null || clean.length === 0) return null;
-    const key = `${kind}\0${clean}`;
-    const known = this.keys.get(key);
+    let keys = this.keys[kind];
+    if (keys === undefined) keys = this.keys[kind] = new Map();
+    const known = keys.get(clean);
     if (known !== undefined) {
       // The same test failing after passing (or the reverse) in one output: the failure wins.
       if (extra.note === 'failed') known.note = 'failed';
@@ -118,8 +129,8 @@ export class FactSink {
     let note = extra.note ?? null;
     if (note !== null && kind === 'symbol') note = redactSecrets(note).text;
     const fact: ExtractedFact = { kind, text: clean, path: extra.path ?? null, line: extra.line ?? null, note };
-    this.keys.set(key, fact);
-    this.counts.set(kind, (this.counts.get(kind) ?? 0) + 1);
+    keys.set(clean, fact);
+    this.counts[kind] = (this.counts[kind] ?? 0) + 1;
     this.facts.push(fact);
     return fact;
   }
