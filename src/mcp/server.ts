@@ -44,7 +44,7 @@ export interface ToolHelpers {
    */
   tool<S extends z.ZodRawShape>(
     name: string,
-    config: { title: string; description: string; inputSchema: S; outputSchema?: z.ZodRawShape; annotations?: Record<string, boolean> },
+    config: { title: string; description: string; inputSchema: S; outputSchema?: z.ZodRawShape; annotations?: Record<string, boolean>; _meta?: Record<string, unknown> },
     handler: (args: z.infer<z.ZodObject<S>>) => Promise<CallToolResult>,
   ): void;
   options: McpServerOptions;

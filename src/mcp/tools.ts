@@ -16,6 +16,14 @@ import type { ToolHelpers } from './server.js';
 
 const loose: z.ZodRawShape = {};
 
+/**
+ * Claude Code (2.1.2xx on) defers MCP tools behind its ToolSearch tool: the model sees only their
+ * names until it loads a schema, one extra turn. The two tools the injected context tells the agent
+ * to use — `recall`, and `get` to expand an id — ask to stay loaded (the client's per-tool
+ * `anthropic/alwaysLoad`); the rest stay deferred. Other clients ignore `_meta`.
+ */
+const ALWAYS_LOAD = { 'anthropic/alwaysLoad': true } as const;
+
 const hitOutput = z.object({
   id: z.string(),
   kind: z.string(),
@@ -77,6 +85,7 @@ export function registerTools(cairn: Cairn, { guard, tool, options, budget }: To
       inputSchema: recallInput,
       outputSchema: { hits: z.array(hitOutput), hint: z.string().optional(), reranked: z.boolean().optional(), rerankNote: z.string().optional() },
       annotations: { readOnlyHint: true, openWorldHint: false },
+      _meta: ALWAYS_LOAD,
     },
     guard(true, async (args) => {
       const [result, window] = await Promise.all([cairn.recall({ ...args, k: args.k ?? 8 }), seen()]);
@@ -106,6 +115,7 @@ export function registerTools(cairn: Cairn, { guard, tool, options, budget }: To
       inputSchema: getInput,
       outputSchema: { items: z.array(z.record(z.string(), z.unknown())) },
       annotations: { readOnlyHint: true, openWorldHint: false },
+      _meta: ALWAYS_LOAD,
     },
     guard(true, async (args) => {
       const expanded = await expandIds(cairn, args.ids);
