@@ -23,10 +23,11 @@ import {
   toTime,
   type JsonObject,
 } from '../text.js';
+import { PASSED_OVER_TYPES, REQUEST_LOG_TYPES } from './claude-code-lines.js';
 import { boundedEntries, entriesOf, parseJsonLine, stateObject, type LineParser, isHeadlessEntrypoint } from './shared.js';
 
-/** Line types that carry nothing for the substrate. */
-const PASSED_OVER = new Set(['progress', 'file-history-snapshot', 'attachment', 'agent-name', 'pr-link']);
+/** Passed over when the line opens with its type: snapshots and the request log (whose lines are the largest). */
+const PASSED_AT_START = new Set(['file-history-snapshot', ...REQUEST_LOG_TYPES]);
 
 /**
  * `progress` lines are a fifth of a transcript's bytes and carry nothing we keep: recognise them
@@ -35,13 +36,17 @@ const PASSED_OVER = new Set(['progress', 'file-history-snapshot', 'attachment', 
  * not end with `}` and is parsed, so it is still counted as bad.
  */
 const PROGRESS = '"type":"progress","data":{';
-const SNAPSHOT = '"type":"file-history-snapshot"';
+/** Where the type's value starts in a line that opens with `{"type":"`. */
+const TYPE_VALUE = 9;
 
 function isPassedOverLine(text: string): boolean {
   if (text.charCodeAt(text.length - 1) !== 125) return false;
   const type = text.indexOf('"type":"');
   if (type < 0) return false;
-  return text.startsWith(PROGRESS, type) || (type === 1 && text.startsWith(SNAPSHOT, type));
+  if (text.startsWith(PROGRESS, type)) return true;
+  if (type !== 1) return false;
+  const end = text.indexOf('"', TYPE_VALUE);
+  return end > 0 && PASSED_AT_START.has(text.slice(TYPE_VALUE, end));
 }
 
 const INTERRUPT = '[Request interrupted by user';
@@ -503,7 +508,7 @@ export function createClaudeCodeParser(builder: BatchBuilder, path: string, raw:
           return;
         }
         default:
-          if (typeof type === 'string' && PASSED_OVER.has(type)) {
+          if (typeof type === 'string' && PASSED_OVER_TYPES.has(type)) {
             builder.pass('bookkeeping line');
             return;
           }
