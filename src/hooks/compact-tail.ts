@@ -2,6 +2,7 @@ import { closeSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Cairn } from '../cairn.js';
 import { LIMITS, bound, contentText, tagContent } from '../ingest/text.js';
+import { READ_TYPES } from '../ingest/readers/claude-code-lines.js';
 import { storable } from '../ingest/wellformed.js';
 import { sanitize } from '../privacy/redact.js';
 import type { TurnRecord } from '../types.js';
@@ -64,8 +65,6 @@ const COMMAND_NAME = '<command-name>';
 /** The meta line before a slash command's lines; ingest stores nothing from it, with or without `isMeta`. */
 const CAVEAT = '<local-command-caveat>';
 
-/** Line types ingest passes over whole (the reader's `PASSED_OVER`, and `mode` / `last-prompt`, which it counts as unknown and stores nothing from). */
-const NOTHING_STORED = new Set(['progress', 'file-history-snapshot', 'attachment', 'agent-name', 'pr-link', 'mode', 'last-prompt']);
 /** `system` subtypes ingest stores nothing from (bookkeeping). */
 const SYSTEM_NOTHING = new Set(['stop_hook_summary', 'turn_duration']);
 /** Queue operations that only change which prompts wait (kept in the cursor; a `remove` stores the prompt as a turn). */
@@ -79,7 +78,9 @@ const NOTHING: LineOutcome = { nothing: true };
 function tailLine(line: unknown, session: string): LineOutcome {
   if (!isObject(line)) return { ingest: 'a line that is not an object' };
   const type = line.type;
-  if (typeof type === 'string' && NOTHING_STORED.has(type)) return NOTHING;
+  // Types the reader does not read — bookkeeping, `mode`, `last-prompt`, Claude Code 2.1.3xx's
+  // `atis-latch` and request log, a type a newer client adds: it stores nothing from them.
+  if (typeof type === 'string' && !READ_TYPES.has(type)) return NOTHING;
   if (line.sessionId !== session || line.isSidechain === true) return { ingest: `a ${String(type)} line of another session or a sidechain` };
   if (type === 'queue-operation') return typeof line.operation === 'string' && QUEUE_NOTHING.has(line.operation) ? NOTHING : { ingest: `queue operation ${String(line.operation)}` };
   const at = timeOf(line.timestamp);

@@ -11,15 +11,17 @@ import { silentLogger } from '../../src/runtime.js';
 import type { TurnRecord } from '../../src/types.js';
 import { tempDirs } from '../helpers/cli.js';
 
-// SessionStart(compact) on the transcripts real clients write: what Claude Code 2.1.197 has written
-// past PreCompact's ingest when the hook runs (test/hooks/fixtures/claude-code-2.1.197-compact: a
-// `mode` line; the compaction comes after the hook), and the compactions in ../shared/data's
+// SessionStart(compact) on the transcripts real clients write: what Claude Code 2.1.197 and 2.1.332 have written
+// past PreCompact's ingest when the hook runs (test/hooks/fixtures/claude-code-VERSION-compact: a
+// `mode` line, and from 2.1.332 an `atis-latch` one; the compaction comes after the hook), and the compactions in ../shared/data's
 // Claude Code transcripts. Deferred or not, the hook injects the same bytes, and the detached
 // ingest stores the turns the synchronous one stores.
 
 const dir = tempDirs();
 const ROOT = resolve(import.meta.dirname, '..', '..');
-const FIXTURE = join(import.meta.dirname, 'fixtures', 'claude-code-2.1.197-compact');
+/** Transcripts of a real /compact, by client version (test/hooks/fixtures/claude-code-VERSION-compact). */
+const VERSIONS = ['2.1.197', '2.1.332'];
+const fixtureDir = (version: string): string => join(import.meta.dirname, 'fixtures', `claude-code-${version}-compact`);
 const FIXTURE_SESSION = '4d9e2f55-1b7a-4c1e-9a53-6f0c7e2b8a10';
 const SHARED = resolve(ROOT, '../shared/data/transcripts/claude-code');
 
@@ -36,9 +38,9 @@ function repoDir(remote: string): string {
  * interactive session writes them (`claude -p` marks them `sdk-cli`: a headless run, which distill
  * leaves without a continuation note).
  */
-function fixturePart(name: string, values: { cwd: string; transcript: string }): string {
+function fixturePart(version: string, name: string, values: { cwd: string; transcript: string }): string {
   const inJson = (text: string): string => JSON.stringify(text).slice(1, -1);
-  return readFileSync(join(FIXTURE, name), 'utf8')
+  return readFileSync(join(fixtureDir(version), name), 'utf8')
     .replaceAll('@CWD@', inJson(values.cwd))
     .replaceAll('@TRANSCRIPT@', inJson(values.transcript))
     .replaceAll('@CAIRN@', inJson(ROOT))
@@ -93,7 +95,7 @@ async function bothWays(home: string, cwd: string, input: Record<string, unknown
   return { deferred, synchronous, sync };
 }
 
-describe('SessionStart(compact) on the tail Claude Code 2.1.197 writes', () => {
+describe.each(VERSIONS)('SessionStart(compact) on the tail Claude Code %s writes', (version) => {
   async function beforeStart(): Promise<{ home: string; repo: string; transcript: string; input: Record<string, unknown> }> {
     const home = dir('cairn-crt-home-');
     const repo = repoDir('github.com/acme/release');
@@ -102,10 +104,10 @@ describe('SessionStart(compact) on the tail Claude Code 2.1.197 writes', () => {
       await c.remember({ text: 'The release checklist lives in docs/RELEASING.md: run make verify before tagging (ALPHA-7731).', kind: 'fact' });
       await c.remember({ text: 'Release tags are cut from the main branch by the on-call maintainer', kind: 'decision' });
     });
-    writeFileSync(transcript, fixturePart('pre-compact.jsonl', { cwd: repo, transcript }));
+    writeFileSync(transcript, fixturePart(version, 'pre-compact.jsonl', { cwd: repo, transcript }));
     const input = { session_id: FIXTURE_SESSION, cwd: repo, transcript_path: transcript };
     await hook('pre-compact', home, repo, { ...input, trigger: 'manual' });
-    appendFileSync(transcript, fixturePart('before-start.jsonl', { cwd: repo, transcript }));
+    appendFileSync(transcript, fixturePart(version, 'before-start.jsonl', { cwd: repo, transcript }));
     return { home, repo, transcript, input: { ...input, source: 'compact' } };
   }
 
@@ -118,7 +120,7 @@ describe('SessionStart(compact) on the tail Claude Code 2.1.197 writes', () => {
     // hook's) stores the same turns either way, and rewrites no memory: the continuation's minute is
     // the last turn's before the compaction (boundary, summary, /compact and its output).
     const later = (line: string): string => line.replace(/"timestamp":"([^"]*)"/, (_m, at: string) => `"timestamp":"${new Date(Date.parse(at) + 180_000).toISOString()}"`);
-    appendFileSync(transcript, fixturePart('after-start.jsonl', { cwd: repo, transcript }).split('\n').map(later).join('\n'));
+    appendFileSync(transcript, fixturePart(version, 'after-start.jsonl', { cwd: repo, transcript }).split('\n').map(later).join('\n'));
     const memories = (h: string) => withCairn(h, repo, FIXTURE_SESSION, async (c) => (await c.deps.store.listMemories({ limit: 1000 })).map((m) => `${m.id} ${m.text}`).sort());
     const before = await memories(sync);
     for (const h of [home, sync]) await withCairn(h, repo, FIXTURE_SESSION, (c) => ingestTranscript(c, { transcript_path: transcript }, silentLogger, false));
@@ -133,7 +135,7 @@ describe('SessionStart(compact) on the tail Claude Code 2.1.197 writes', () => {
 
   it('reads the compaction when the client writes it first: boundary, summary, caveat and /compact as ingest stores them; its output is left to ingest', async () => {
     const { home, repo, transcript, input } = await beforeStart();
-    const after = fixturePart('after-start.jsonl', { cwd: repo, transcript }).split('\n');
+    const after = fixturePart(version, 'after-start.jsonl', { cwd: repo, transcript }).split('\n');
     // The boundary, the summary, the caveat (isMeta) and the /compact command.
     appendFileSync(transcript, `${after.slice(0, 4).join('\n')}\n`);
     const tail = await withCairn(home, repo, FIXTURE_SESSION, (c) => compactTail(c, transcript, FIXTURE_SESSION));
