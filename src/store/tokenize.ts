@@ -352,12 +352,15 @@ export function wordIndexText(text: string): string {
     let lastSlashPart = -1; // index of the first part after the last / or \
     let hasUnderscore = false;
     let lineColon = -1; // number of parts before a final ':' joiner
+    // Whether a part holds an ASCII capital or any non-ASCII letter: when not, lower-casing changed
+    // none of its characters, and no part needs the camelCase look (hasInnerUpper would say false).
+    let cased = false;
     for (;;) {
       // A run of word characters; letters/digits split into parts at '_' and '$'.
       let partStart = -1;
       while (i < n) {
         const c = text.charCodeAt(i);
-        if (c < 128 ? (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) : isAlnum(c)) {
+        if (c < 128 ? (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || (c >= 65 && c <= 90 && (cased = true)) : isAlnum(c) && (cased = true)) {
           if (partStart < 0) partStart = i;
         } else if (c === 95 || c === 36) {
           if (c === 95) hasUnderscore = true;
@@ -405,7 +408,7 @@ export function wordIndexText(text: string): string {
       const to = partEnds[0] as number;
       if (sameLength) {
         if (to - from <= MAX_TERM) out.range(lowered, from, to);
-        if (to - from > 1 && hasInnerUpper(text, lowered, from, to, true)) writeCamel(text, lowered, from, to, out);
+        if (cased && to - from > 1 && hasInnerUpper(text, lowered, from, to, true)) writeCamel(text, lowered, from, to, out);
       } else {
         const lower = text.slice(from, to).toLowerCase();
         if (lower.length <= MAX_TERM) out.term(lower);
@@ -434,7 +437,7 @@ export function wordIndexText(text: string): string {
       const to = partEnds[k] as number;
       if (to - from <= MAX_TERM) out.range(lowered, from, to);
       // Split on the original's case, only when the part has an upper-case letter after its first.
-      if (to - from > 1 && hasInnerUpper(text, lowered, from, to, true)) writeCamel(text, lowered, from, to, out);
+      if (cased && to - from > 1 && hasInnerUpper(text, lowered, from, to, true)) writeCamel(text, lowered, from, to, out);
     }
     // Keep the joined form of snake_case too: process_workspace_changes → processworkspacechanges.
     if (hasUnderscore && letters <= MAX_TERM) out.joined(lowered, 0, count, -1);
