@@ -93,7 +93,7 @@ const MAX_PATH = 400;
 /** Whether `\n`, `\r` or `\t` written as two characters ends at `end`. */
 function isEscapeBefore(text: string, end: number): boolean {
   const code = text.charCodeAt(end - 1);
-  return (code === 110 || code === 114 || code === 116) && text.charCodeAt(end - 2) === 92;
+  return (code === 110 || code === 114 || code === 116) && end >= 2 && text.charCodeAt(end - 2) === 92;
 }
 
 /**
@@ -119,7 +119,7 @@ function isEscapedToken(text: string, start: number, end: number): boolean {
   if (text.charCodeAt(start) === 92 && isDriveAt(text, start)) return false;
   for (let i = start; i < end; i++) {
     if (text.charCodeAt(i) !== 92) continue;
-    const next = text.charCodeAt(i + 1);
+    const next = i + 1 < text.length ? text.charCodeAt(i + 1) : -1;
     if (next !== 110 && next !== 114 && next !== 116) return false; // n, r, t
     i++;
   }
@@ -141,15 +141,20 @@ export function scanPaths(text: string, sink: FactSink): void {
     const at = SEPARATOR.lastIndex - 1;
     // The token is the run of path characters around `at`: walked back in place, and forward by
     // the engine (a sticky run without a backslash, then, only if one follows, the rest of the run).
+    // No character is read outside the text (an out-of-bounds read, NaN, deoptimizes the
+    // compiled loop the first time a token starts or ends the text).
     let start = at;
     let backslash = text.charCodeAt(at) === 92;
-    for (let code = text.charCodeAt(start - 1); start > 0 && code < 128 && PATH_CHARS[code] === 1; code = text.charCodeAt(--start - 1)) {
+    while (start > 0) {
+      const code = text.charCodeAt(start - 1);
+      if (code >= 128 || PATH_CHARS[code] !== 1) break;
       if (code === 92) backslash = true;
+      start--;
     }
     PATH_RUN_NO_BACKSLASH.lastIndex = at + 1;
     PATH_RUN_NO_BACKSLASH.test(text);
     let end = PATH_RUN_NO_BACKSLASH.lastIndex;
-    if (text.charCodeAt(end) === 92) {
+    if (end < text.length && text.charCodeAt(end) === 92) {
       backslash = true;
       PATH_RUN.lastIndex = end;
       PATH_RUN.test(text);
@@ -164,8 +169,11 @@ export function scanPaths(text: string, sink: FactSink): void {
     for (let piece = start; piece < end; ) {
       let pieceEnd = piece;
       let separator = -1;
-      for (let code = text.charCodeAt(pieceEnd); pieceEnd < end && code !== 92; code = text.charCodeAt(++pieceEnd)) {
+      while (pieceEnd < end) {
+        const code = text.charCodeAt(pieceEnd);
+        if (code === 92) break;
         if (separator < 0 && isSeparatorCode(code)) separator = pieceEnd;
+        pieceEnd++;
       }
       // A piece without a separator is a word the scan never stops at.
       if (separator >= 0 && pathAt(text, piece, pieceEnd, separator, sink)) return;

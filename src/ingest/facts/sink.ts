@@ -55,12 +55,12 @@ export class FactSink {
    * Facts kept, by kind and then by (clean) text. Maps by kind, made when a kind is first met,
    * rather than one map keyed by `kind + text`: no key string is concatenated for each fact found.
    */
-  private readonly keys: Partial<Record<FactKind, Map<string, ExtractedFact>>> = {};
+  private readonly keys = new Map<FactKind, Map<string, ExtractedFact>>();
   /** Outcome of each raw text seen in this turn, by kind: kept or dropped. */
-  private readonly raw: Partial<Record<FactKind, Map<string, ExtractedFact | null>>> = {};
+  private readonly raw = new Map<FactKind, Map<string, ExtractedFact | null>>();
   /** Raw texts remembered, over every kind (at most {@link MAX_RAW_KEYS}). */
   private rawCount = 0;
-  private readonly counts: Partial<Record<FactKind, number>> = {};
+  private readonly counts = new Map<FactKind, number>();
   private text = '';
   private readonly spans = new Map<number, { end: number; spans: SecretSpan[] }>();
   /** The secrets of the whole current text, once the line windows would cost more than one pass. */
@@ -89,7 +89,7 @@ export class FactSink {
   }
 
   full(kind: FactKind): boolean {
-    return (this.counts[kind] ?? 0) >= FACT_CAPS[kind];
+    return (this.counts.get(kind) ?? 0) >= FACT_CAPS[kind];
   }
 
   /**
@@ -100,7 +100,7 @@ export class FactSink {
     if (!force && this.full(kind)) return null;
     // The same detail again (a path:line on each of 200,000 lines): its first outcome stands, with
     // no second secret scan. Only the note of a test or a command can change (below).
-    let raw = this.raw[kind];
+    let raw = this.raw.get(kind);
     const seen = raw?.get(text);
     if (seen !== undefined) {
       if (seen !== null && extra.note === 'failed') seen.note = 'failed';
@@ -109,7 +109,7 @@ export class FactSink {
     const clean = this.redact(text, start, end);
     const fact = this.keep(kind, clean, extra);
     if (this.rawCount < MAX_RAW_KEYS) {
-      if (raw === undefined) raw = this.raw[kind] = new Map();
+      if (raw === undefined) this.raw.set(kind, (raw = new Map()));
       raw.set(text, fact);
       this.rawCount++;
     }
@@ -118,8 +118,8 @@ export class FactSink {
 
   private keep(kind: FactKind, clean: string | null, extra: FactExtra): ExtractedFact | null {
     if (clean === null || clean.length === 0) return null;
-    let keys = this.keys[kind];
-    if (keys === undefined) keys = this.keys[kind] = new Map();
+    let keys = this.keys.get(kind);
+    if (keys === undefined) this.keys.set(kind, (keys = new Map()));
     const known = keys.get(clean);
     if (known !== undefined) {
       // The same test failing after passing (or the reverse) in one output: the failure wins.
@@ -130,7 +130,7 @@ export class FactSink {
     if (note !== null && kind === 'symbol') note = redactSecrets(note).text;
     const fact: ExtractedFact = { kind, text: clean, path: extra.path ?? null, line: extra.line ?? null, note };
     keys.set(clean, fact);
-    this.counts[kind] = (this.counts[kind] ?? 0) + 1;
+    this.counts.set(kind, (this.counts.get(kind) ?? 0) + 1);
     this.facts.push(fact);
     return fact;
   }
