@@ -14,6 +14,7 @@ import { expandTranscriptPaths, readTranscript } from '../../src/ingest/index.js
 import { turnIndexSource } from '../../src/store/substrate-rows.js';
 import { indexText, wordIndexText } from '../../src/store/tokenize.js';
 import { repoRoot } from '../ingest/helpers.js';
+import { mulberry32 } from '../helpers/prng.js';
 
 /** Both term strings of each text, in order, hashed (16 hex digits). */
 function termsDigest(texts: readonly string[]): string {
@@ -24,18 +25,6 @@ function termsDigest(texts: readonly string[]): string {
 
 /** What a63e38d's tokenizer gave on each set below. */
 const RECORDED = { edges: '141b1adf24fd807b', edgesReversed: 'a41a4690975a0051', random: 'ca4343bb2e44aa94', shared: '518dc4b89e88c55c', sharedTexts: 26_536 };
-
-/** A seeded generator (mulberry32), so a failure is reproducible. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Pieces the tokenizer treats specially: joiners, case changes, Latin-1 and wider letters, CJK, emoji, lone surrogates, letters that change length when lower-cased. */
 const PIECES = [
@@ -82,7 +71,7 @@ describe('the reused term writer', () => {
   });
 
   it('gives the recorded terms on 20,000 random texts of tricky pieces (seeded)', () => {
-    const next = random(1515);
+    const next = mulberry32(1515);
     const texts = Array.from({ length: 20_000 }, (_, i) => fuzzText(next, i % 97 === 0 ? 3_000 : 40));
     expect(termsDigest(texts)).toBe(RECORDED.random);
   });
