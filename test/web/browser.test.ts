@@ -124,6 +124,28 @@ describe.skipIf(!HAVE_CHROMIUM)(HAVE_CHROMIUM ? 'the memory browser in headless 
     await shot('04-edit-memory-saved');
   });
 
+  it('an e pressed while the last memory is still shown edits the one being opened', async () => {
+    await open(`#/memories?tags=config&open=${fx.ids.parseConfig}`);
+    await page.locator('.d-text', { hasText: 'parse_config(path: Path' }).waitFor();
+    // The list reloads before the detail does: hold its answer so the old detail stays on screen.
+    let held = 0;
+    await page.route(/\/api\/memories\?/, async (route) => {
+      held++;
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      await route.continue();
+    });
+    try {
+      await page.evaluate((id) => (location.hash = `#/memories?tags=workspace&open=${id}`), fx.ids.lock);
+      await expect.poll(() => held).toBeGreaterThan(0);
+      expect(await page.locator('.d-text').innerText()).toContain('parse_config(path: Path');
+      await page.keyboard.press('e');
+      await expect.poll(() => page.locator('.editor-text').inputValue()).toMatch(/^acquire_lock\(\) must run before/);
+      await page.keyboard.press('Escape');
+    } finally {
+      await page.unroute(/\/api\/memories\?/);
+    }
+  });
+
   it('forgets with # and undoes with u', async () => {
     await open('#/memories?kinds=procedure');
     await page.waitForSelector('.list .row');

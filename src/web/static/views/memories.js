@@ -362,6 +362,9 @@ export async function render(root, route, app) {
     async update(next) {
       const prev = params;
       params = next.params;
+      // Another memory is being opened: from now on the keys act on it, not on the detail still
+      // shown while the list reloads (an `e` pressed now edits it once it has loaded).
+      if ((prev.get('open') ?? '') !== (params.get('open') ?? '') && params.get('open')) app.actions = selectedRowActions;
       if (listKey(prev) !== listKey(params)) {
         renderFilters();
         await load();
