@@ -41,10 +41,12 @@ describe('HnswVectorIndex', { timeout: 60_000 }, () => {
     vectors.forEach((v, i) => exact.upsert(i + 1, v));
     expect(ann.size).toBe(N);
     expect(recallAt10(ann, exact, queries)).toBeGreaterThanOrEqual(0.95);
-    // Scores are cosine similarities, as the exact index reports them.
-    const top = ann.search(vectors[42] as Float32Array, 1)[0];
-    expect(top?.key).toBe(43);
-    expect(top?.score).toBeCloseTo(1, 4);
+    // A row's own vector finds it first, scored as the exact index scores it (cosine similarity).
+    // Counted over many rows: a graph built on several threads leaves a few rows (~0.2% here) that
+    // no search reaches, different ones from run to run.
+    const firsts = vectors.slice(0, 100).map((v) => ann.search(v, 1)[0]);
+    expect(firsts.filter((hit, i) => hit?.key === i + 1).length).toBeGreaterThanOrEqual(95);
+    for (const [i, hit] of firsts.entries()) if (hit?.key === i + 1) expect(hit.score).toBeCloseTo(1, 4);
   });
 
   it('replaces a key on upsert, drops it on remove, and honours accept', () => {
