@@ -79,11 +79,11 @@ export interface WriteThreadOptions {
 /**
  * A run read in this thread of at least this many changed bytes has the store commit in a thread
  * of its own (`SubstrateStore.startWriteThread`, SQLite only), so reading the next files here
- * overlaps writing the last ones there. Reading costs about twice the CPU of writing, so the
- * overlap can take up to a third off the wall time on a machine with a core to spare; it costs
- * the thread's start-up (its modules and connection) and a structured clone of every batch.
- * Off by default (no run is large enough) until same-run A/Bs show where it pays
- * (docs/BENCHMARKS.md, ingest notes, sixteenth round); `IngestDeps.writeThread` turns it on.
+ * overlaps writing the last ones there: the reading thread's CPU drops by about a third. Off
+ * (no run is large enough): on 2 shared cores the whole run cost 12–20% more CPU at 21 and 106 MB
+ * — the second isolate's start (~80 ms) and GC, the structured clone of every batch (~5 ms/MB),
+ * and commits ~13% slower there — and wall time improved only in the odd run that found a core
+ * idle (docs/BENCHMARKS.md, ingest notes, sixteenth round). `IngestDeps.writeThread` turns it on.
  */
 export const WRITE_THREAD_MIN_BYTES = Number.POSITIVE_INFINITY;
 

@@ -25,6 +25,8 @@ const local = join(repoRoot, 'node_modules', `.cairn-writer-test-${process.pid}`
 let writer: URL;
 /** The worker, exiting (a crash, an out-of-memory kill) right after it has committed its `nth` group. */
 let exitOnGroup: (nth: number) => URL;
+/** The worker, throwing an uncaught error right after it has committed its `nth` group. */
+let throwOnGroup: (nth: number) => URL;
 
 beforeAll(async () => {
   mkdirSync(local, { recursive: true });
@@ -49,6 +51,14 @@ beforeAll(async () => {
       path,
       // The worker's own listener first (it takes the messages posted before it loads), then this one.
       `import { parentPort } from 'node:worker_threads';\nawait import(${JSON.stringify(writer.href)});\nlet groups = 0;\nparentPort.on('message', (r) => { if (r.type === 'write' && ++groups === ${nth}) process.exit(3); });\n`,
+    );
+    return pathToFileURL(path);
+  };
+  throwOnGroup = (nth) => {
+    const path = join(local, `throw-${n++}.mjs`);
+    writeFileSync(
+      path,
+      `import { parentPort } from 'node:worker_threads';\nawait import(${JSON.stringify(writer.href)});\nlet groups = 0;\nparentPort.on('message', (r) => { if (r.type === 'write' && ++groups === ${nth}) throw new Error('planted failure'); });\n`,
     );
     return pathToFileURL(path);
   };
@@ -207,6 +217,17 @@ describe('the store write thread', () => {
     expect(again.skipped).toBe(0);
     expect(again.filesChanged).toBe(dead.length);
     expect(await contents(run.substrate, run.db)).toEqual(expected.held);
+    run.close();
+  }, 30_000);
+
+  it('a thread that throws fails the files not yet committed with its error, and the run returns', async () => {
+    const run = openSubstrate();
+    const summary = await ingest([fixtures], run.substrate, { workers: false, concurrency: 1, writeThread: { minBytes: 0, url: throwOnGroup(2) } });
+    expect(summary.writeThread).toBe(true);
+    expect(summary.skipped).toBeGreaterThan(0);
+    expect(new Set(summary.skippedSamples.map((s) => s.reason))).toEqual(new Set(["error: the store's write thread failed: planted failure"]));
+    expect(summary.filesChanged).toBe(2);
+    expect((await run.substrate.listCursors()).length).toBe(2);
     run.close();
   }, 30_000);
 
