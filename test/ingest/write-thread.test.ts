@@ -231,6 +231,41 @@ describe('the store write thread', () => {
     run.close();
   }, 30_000);
 
+  it('a batch that cannot cross to the thread is refused on its own; a database the thread cannot open fails the writes, never hangs', async () => {
+    const run = openSubstrate();
+    const thread = run.substrate.startWriteThread({ url: writer });
+    expect(thread).not.toBeNull();
+    const empty = { sessions: [], turns: [], compactions: [], corrections: [], cursor: null };
+    const unclonable = { ...empty, corrections: [{ id: 'c', kind: () => 'not data' }] } as unknown as SubstrateBatch;
+    await expect(run.substrate.writeSubstrate(unclonable)).rejects.toThrow(/could not be cloned/);
+    expect(await run.substrate.writeSubstrate(empty)).toEqual({ turnsAdded: 0 });
+    await thread?.close();
+    run.close();
+    // The file gone under the thread's feet: its connection cannot be opened.
+    const gone = openSubstrate();
+    const path = gone.db.name;
+    gone.db.close();
+    rmSync(path, { force: true });
+    const { createSqliteSubstrate } = await import('../../src/store/sqlite/substrate.js');
+    const { default: BetterSqlite3 } = await import('better-sqlite3');
+    const readonlyDir = tempDir();
+    const db = new BetterSqlite3(join(readonlyDir, 'x.db'));
+    db.exec(readFileSync(join(repoRoot, 'src/store/sqlite/migrations/002_substrate.sql'), 'utf8'));
+    db.exec(readFileSync(join(repoRoot, 'src/store/sqlite/migrations/007_session_facts.sql'), 'utf8'));
+    db.exec(readFileSync(join(repoRoot, 'src/store/sqlite/migrations/011_fact_refs_one_index.sql'), 'utf8'));
+    db.exec(readFileSync(join(repoRoot, 'src/store/sqlite/migrations/017_fact_refs_packed.sql'), 'utf8'));
+    const substrate = createSqliteSubstrate(db);
+    // A directory where the file should be: the thread's open fails.
+    rmSync(join(readonlyDir, 'x.db'));
+    mkdirSync(join(readonlyDir, 'x.db'));
+    const failing = substrate.startWriteThread({ url: writer });
+    expect(failing).not.toBeNull();
+    await expect(substrate.writeSubstrate(empty)).rejects.toThrow(/the store's write thread stopped: cannot open/);
+    await failing?.close();
+    db.close();
+    rmSync(readonlyDir, { recursive: true, force: true });
+  }, 30_000);
+
   it('another writer on the same store meanwhile succeeds (busy timeout), and the ingest stores everything', async () => {
     const dir = tempDir();
     const store = await openSqliteStore(join(dir, 'cairn.db'));

@@ -6,7 +6,7 @@
  * (`SqliteSubstrate.commitBatches`), every turn's and fact's index terms computed here. It answers
  * with each batch's outcome, in order.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import type { SubstrateBatch, TurnRole } from '../../types.js';
 import { factIndexText, turnIndexText } from '../substrate-rows.js';
@@ -17,6 +17,8 @@ import { createSqliteSubstrate, type SqliteSubstrate } from './substrate.js';
 export interface SubstrateWriterData {
   path: string;
   busyTimeoutMs: number;
+  /** Where to answer (a channel of its own: the caller reads it to the end if this thread dies). */
+  replies: MessagePort;
 }
 
 /** A group of batches to commit, or the end. */
@@ -25,7 +27,7 @@ export type WriteRequest = { type: 'write'; id: number; batches: SubstrateBatch[
 /** One batch's outcome: the turns it added, or why it was refused (SQLite's code kept). */
 export type WriteOutcome = { turnsAdded: number } | { error: { message: string; code: string | null } };
 
-/** What the worker posts: a group's outcomes, or that it could not open the database (it then stops). */
+/** What the worker answers on `replies`: a group's outcomes, or why it stops (a database it cannot open, a group it cannot receive). */
 export type WriteReply = { type: 'done'; id: number; outcomes: WriteOutcome[] } | { type: 'failed'; error: string };
 
 /**
@@ -63,20 +65,26 @@ function warmUp(): void {
 
 const port = parentPort;
 if (port !== null) {
-  const { path, busyTimeoutMs } = workerData as SubstrateWriterData;
+  const { path, busyTimeoutMs, replies } = workerData as SubstrateWriterData;
   let db: Database.Database | null = null;
   let substrate: SqliteSubstrate | null = null;
   try {
     db = openDatabase(path, { busyTimeoutMs, migrate: false });
     substrate = createSqliteSubstrate(db);
   } catch (error) {
-    port.postMessage({ type: 'failed', error: error instanceof Error ? error.message : String(error) } satisfies WriteReply);
+    replies.postMessage({ type: 'failed', error: `cannot open ${path}: ${error instanceof Error ? error.message : String(error)}` } satisfies WriteReply);
     db?.close();
     port.close();
   }
   if (substrate !== null) {
     const writer = substrate;
     warmUp();
+    // A group that cannot be read here is never answered: stop, so the calling thread fails what is in flight.
+    port.on('messageerror', (error) => {
+      replies.postMessage({ type: 'failed', error: `a group could not be received: ${error.message}` } satisfies WriteReply);
+      db?.close();
+      port.close();
+    });
     port.on('message', (request: WriteRequest) => {
       if (request.type === 'close') {
         db?.close();
@@ -88,7 +96,7 @@ if (port !== null) {
         const error = outcome.error as { message?: unknown; code?: unknown } | null;
         return { error: { message: typeof error?.message === 'string' ? error.message : String(outcome.error), code: typeof error?.code === 'string' ? error.code : null } };
       });
-      port.postMessage({ type: 'done', id: request.id, outcomes } satisfies WriteReply);
+      replies.postMessage({ type: 'done', id: request.id, outcomes } satisfies WriteReply);
     });
   }
 }

@@ -9,12 +9,14 @@
  *
  * It never hangs: a worker that stops (a crash, `process.exit`, a connection it cannot open)
  * rejects every write in flight and every later one with one line saying so; the runner reports
- * those files and keeps their cursors, so the next run reads them again. Writes that commit
- * before the stop stay committed (each group is one transaction, its cursors in it).
+ * those files and keeps their cursors, so the next run reads them again. Groups it committed
+ * before it stopped stay committed (each group is one transaction, its cursors in it) and are
+ * confirmed: its answers come on a channel of their own, read to the end before anything is
+ * rejected.
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import type { Logger, SubstrateBatch } from '../../types.js';
 import type { SubstrateWriterData, WriteReply, WriteRequest } from './substrate-writer-worker.js';
 
@@ -50,6 +52,8 @@ function revived(error: { message: string; code: string | null }): Error {
 
 export class SubstrateWriter {
   private readonly worker: Worker;
+  /** Where the worker's answers arrive (its own channel, so they can be read after it is gone). */
+  private readonly replies: MessagePort;
   private readonly inFlight = new Map<number, PendingWrite[]>();
   private nextId = 1;
   /** Why the worker stopped, once it has: every write from then on is rejected with it. */
@@ -65,24 +69,13 @@ export class SubstrateWriter {
   constructor(path: string, busyTimeoutMs: number, url: URL = defaultWriterUrl(), logger: Logger = silent) {
     // Not the parent's --input-type (a `node -e` parent): the worker is a module file.
     const execArgv = process.execArgv.filter((arg) => !arg.startsWith('--input-type'));
-    this.worker = new Worker(url, { workerData: { path, busyTimeoutMs } satisfies SubstrateWriterData, execArgv });
+    const { port1, port2 } = new MessageChannel();
+    this.replies = port1;
+    this.worker = new Worker(url, { workerData: { path, busyTimeoutMs, replies: port2 } satisfies SubstrateWriterData, transferList: [port2], execArgv });
     this.worker.unref();
-    this.worker.on('message', (reply: WriteReply) => {
-      if (reply.type === 'failed') {
-        this.stop(new Error(`the store's write thread cannot open ${path}: ${reply.error}`));
-        return;
-      }
-      const group = this.inFlight.get(reply.id);
-      if (group === undefined) return;
-      this.inFlight.delete(reply.id);
-      if (this.inFlight.size === 0) this.idle();
-      reply.outcomes.forEach((outcome, i) => {
-        const write = group[i];
-        if (write === undefined) return;
-        if ('turnsAdded' in outcome) write.resolve({ turnsAdded: outcome.turnsAdded });
-        else write.reject(revived(outcome.error));
-      });
-    });
+    // The worker, while it has writes in flight, keeps the process alive; its channel never does.
+    port1.on('message', (reply: WriteReply) => this.settle(reply));
+    port1.unref();
     this.worker.on('error', (error) => {
       logger.warn('ingest: the store write thread failed', { error: String(error) });
       this.stop(new Error(`the store's write thread failed: ${error.message}`));
@@ -96,6 +89,23 @@ export class SubstrateWriter {
     });
   }
 
+  private settle(reply: WriteReply): void {
+    if (reply.type === 'failed') {
+      this.stop(new Error(`the store's write thread stopped: ${reply.error}`));
+      return;
+    }
+    const group = this.inFlight.get(reply.id);
+    if (group === undefined) return;
+    this.inFlight.delete(reply.id);
+    if (this.inFlight.size === 0) this.idle();
+    reply.outcomes.forEach((outcome, i) => {
+      const write = group[i];
+      if (write === undefined) return;
+      if ('turnsAdded' in outcome) write.resolve({ turnsAdded: outcome.turnsAdded });
+      else write.reject(revived(outcome.error));
+    });
+  }
+
   /** Commit `group` (one transaction when it can be) in the worker; each write settles with its batch's outcome. */
   post(group: PendingWrite[]): void {
     if (this.stopped !== null) {
@@ -103,10 +113,16 @@ export class SubstrateWriter {
       return;
     }
     const id = this.nextId++;
+    try {
+      this.worker.postMessage({ type: 'write', id, batches: group.map((write) => write.batch) } satisfies WriteRequest);
+    } catch (error) {
+      // A batch that cannot be cloned (not plain data): refused as the store would refuse it.
+      for (const write of group) write.reject(error);
+      return;
+    }
     this.inFlight.set(id, group);
     // Writes in flight keep the process alive until they are answered; an idle worker does not.
     if (this.inFlight.size === 1) this.worker.ref();
-    this.worker.postMessage({ type: 'write', id, batches: group.map((write) => write.batch) } satisfies WriteRequest);
   }
 
   /** Wait for the groups in flight, then stop the worker (it closes its connection). */
@@ -117,6 +133,7 @@ export class SubstrateWriter {
     this.worker.ref();
     if (this.stopped === null) this.worker.postMessage({ type: 'close' } satisfies WriteRequest);
     await this.exited;
+    this.replies.close();
   }
 
   private idle(): void {
@@ -129,6 +146,8 @@ export class SubstrateWriter {
   private stop(reason: Error): void {
     if (this.stopped !== null) return;
     this.stopped = reason;
+    // What it answered before it stopped is settled first: a group it committed is confirmed.
+    for (let next = receiveMessageOnPort(this.replies); next !== undefined; next = receiveMessageOnPort(this.replies)) this.settle(next.message as WriteReply);
     const groups = [...this.inFlight.values()];
     this.inFlight.clear();
     for (const group of groups) for (const write of group) write.reject(reason);
