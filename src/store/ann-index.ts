@@ -12,7 +12,7 @@
  *
  * A mutable index does not insert a written row into the graph either: the row waits in the same
  * exact delta (searched exactly, so nothing pending is missed) and every {@link FOLD_AT} rows the
- * delta is added to the graph in one batch, on all cores ({@link HnswVectorIndex.fold}; a save
+ * delta is added to the graph in one batch ({@link HnswVectorIndex.fold}; a save
  * folds first). One insert into a 100K-vector graph cost ~1.9 ms of every remember with vectors.
  */
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
@@ -61,13 +61,24 @@ export interface HnswOptions {
    */
   expansionSearch?: number;
   /**
-   * Threads for bulk adds (0 = as many as cores). Searches always use the calling thread.
-   * @default 0
+   * Threads for adding rows to the graph: a build from the table and the delta's folds
+   * ({@link HnswVectorIndex.addBatch}; 0 = as many as cores). Searches always use the calling
+   * thread. One, because usearch's concurrent `add` strands rows: a row whose links to lower levels are
+   * not written yet can be taken as another inserter's entry point, which then links to it alone
+   * and is later pruned away — stored, yet reached by no search (unum-cloud/USearch#735, open in
+   * 2.25). Measured on clustered vectors (own vector as the query, top 1): 9 of 15,000 rows
+   * (5,000-row builds) and 4 of 20,000 unreachable built on all cores, none on one thread; the
+   * build took ×1.6 the wall time on 2 cores (2.9 → 4.8 s for 20,000 rows of 64 dimensions).
+   * Builds run in the background (vector-builder.ts) while exact search answers. Folds use the
+   * same count: an index cannot add on more threads than it was reserved for ("Reserve capacity
+   * ahead of insertions!"), and a fold of 256 rows into a 20,000-row graph took 74 ms on one
+   * thread against 89 on two under load (none of 5,120 folded rows unreachable either way).
+   * @default 1
    */
   buildThreads?: number;
 }
 
-const DEFAULTS: Required<HnswOptions> = { connectivity: 24, expansionAdd: 256, expansionSearch: 1024, buildThreads: 0 };
+const DEFAULTS: Required<HnswOptions> = { connectivity: 24, expansionAdd: 256, expansionSearch: 1024, buildThreads: 1 };
 
 /** Rows per native `add` call when building in bulk. */
 const ADD_BATCH = 8_192;
@@ -177,8 +188,8 @@ export class HnswVectorIndex implements VectorIndex {
   }
 
   /**
-   * Add many rows at once (rowids and a contiguous matrix), using `buildThreads`. Keys must not be
-   * in the index yet; used to build from the table.
+   * Add many rows at once (rowids and a contiguous matrix), on `buildThreads`. Keys must not be in
+   * the index yet; used to build from the table.
    */
   addBatch(keys: readonly number[], matrix: Float32Array): void {
     if (!this.mutable) throw new Error('addBatch on a mapped index');

@@ -49,6 +49,18 @@ describe('HnswVectorIndex', { timeout: 60_000 }, () => {
     for (const [i, hit] of firsts.entries()) if (hit?.key === i + 1) expect(hit.score).toBeCloseTo(1, 4);
   });
 
+  it('leaves no row of a build unreachable: each row’s own vector finds it first', () => {
+    // usearch's concurrent add strands a few rows (unum-cloud/USearch#735): built on all cores,
+    // 5,000-row builds of this kind left ~3 rows unreachable; builds run on one thread.
+    const ann = HnswVectorIndex.create(usearch, DIM);
+    ann.addBatch(
+      vectors.map((_, i) => i + 1),
+      concat(vectors, DIM),
+    );
+    const unreachable = vectors.map((v, i) => (ann.search(v, 1)[0]?.key === i + 1 ? -1 : i + 1)).filter((key) => key > 0);
+    expect(unreachable).toEqual([]);
+  });
+
   it('replaces a key on upsert, drops it on remove, and honours accept', () => {
     const ann = HnswVectorIndex.create(usearch, DIM);
     vectors.slice(0, 500).forEach((v, i) => ann.upsert(i + 1, v));
