@@ -11,10 +11,8 @@
  * files in one thread (the yardstick `cairn bench ingest` reports too), so figures from different
  * days or machines can be compared as ratios to it (`cpuPerBare`: ingest MB/s of CPU / bare MB/s).
  * Where `/proc/self/task` exists (Linux), each run's CPU is also split by thread, as medians in
- * ms: `writerMs` (the main thread: the runner and every store write, or only the reads and the
- * write boundary when the store commits in its write thread), `workersMs` (the threads started
- * during the ingest: the reader workers or the store's write thread, and libuv's pool, which does
- * next to nothing here)
+ * ms: `writerMs` (the main thread: the runner and every store write), `workersMs` (the threads
+ * started during the ingest: the reader workers, and libuv's pool, which does next to nothing here)
  * and `helpersMs` (threads that were already there: V8's compiler and GC helpers), so readers and
  * writer can be compared build by build.
  *
@@ -38,11 +36,10 @@
  * the write boundary and every store write) and its ratio to A. For changes to the writer or to
  * what crosses to it worth a few per cent, which a whole ingest does not resolve.
  *
- *   node scripts/ingest-ab.mjs --digest <build> <transcripts> [--json] [--here | --thread]
+ *   node scripts/ingest-ab.mjs --digest <build> <transcripts> [--json] [--here]
  * ingests the folder into a fresh store (one file at a time, in name order, through the reader
  * workers, or with `--here` in this thread as a run below the workers' threshold is: warmed up
- * in builds that warm up there; `--thread`: read here, the store committing in its write thread,
- * in builds that have one), distils every session, and prints a canonical sha256 of what was
+ * in builds that warm up there), distils every session, and prints a canonical sha256 of what was
  * stored, per table (sessions, turns, index terms of turns/facts/memories, compactions,
  * corrections, session facts and their references, memories without their ids and times,
  * cursors) and of the ingest summary's counts (lines, outcomes, redactions by kind, facts): a
@@ -133,7 +130,7 @@ function splitThreads(before, after, totalMs) {
   return { writerMs: writer, helpersMs: helpers, workersMs: Math.max(0, totalMs - writer - helpers) };
 }
 
-async function digest(build, data, withRows, here, thread) {
+async function digest(build, data, withRows, here) {
   const { createHash } = await import('node:crypto');
   const { createRequire } = await import('node:module');
   const Database = createRequire(join(build, 'package.json'))('better-sqlite3');
@@ -150,11 +147,11 @@ async function digest(build, data, withRows, here, thread) {
     // One file at a time in name order, read by the worker threads as a large ingest is (or, with
     // `--here`, in this thread as a run below the workers' threshold is): which file of a session
     // lands first must not depend on timing, or the hashes would.
-    const pool = here || thread ? null : createReaderPool({ size: 2 });
+    const pool = here ? null : createReaderPool({ size: 2 });
     let summary;
     try {
       const logger = { debug() {}, info() {}, warn() {}, error() {} };
-      const reading = pool === null ? { workers: false, writeThread: thread ? { minBytes: 0 } : false } : { reader: pool.read };
+      const reading = pool === null ? { workers: false } : { reader: pool.read };
       summary = await ingestPaths([data], { substrate: cairn.deps.store.substrate, clock, logger, ...reading, concurrency: 1 });
     } finally {
       await pool?.close();
@@ -192,8 +189,7 @@ async function digest(build, data, withRows, here, thread) {
       cursors: canonicalRows(db, 'SELECT path, size, "offset", head_hash, state FROM ingest_cursors'),
     };
     db.close();
-    if (thread && summary.writeThread !== true) throw new Error(`${build}: the run did not use a write thread`);
-    const { seconds, mbPerSecond, workers, writeThread, ...counts } = summary;
+    const { seconds, mbPerSecond, workers, ...counts } = summary;
     const sorted = (v) => (Array.isArray(v) ? v.map(sorted) : v !== null && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted(v[k])])) : v);
     tables.summary = [JSON.stringify(sorted(counts))];
     const hash = (rows) => createHash('sha256').update(rows.join('\n')).digest('hex').slice(0, 16);
@@ -206,7 +202,7 @@ async function digest(build, data, withRows, here, thread) {
 }
 
 if (args[0] === '--digest') {
-  await digest(resolve(args[1]), resolve(args[2]), args.includes('--json'), args.includes('--here'), args.includes('--thread'));
+  await digest(resolve(args[1]), resolve(args[2]), args.includes('--json'), args.includes('--here'));
 } else if (args[0] === '--read-one') {
   const [, build, data] = args;
   const dist = (path) => import(pathToFileURL(join(build, 'dist', path)).href);
@@ -326,7 +322,7 @@ if (args[0] === '--digest') {
     const threads = splitThreads(threadsBefore, threadTimes(), cpuMs);
     const stats = await store.substrate?.substrateStats();
     await store.close();
-    process.stdout.write(JSON.stringify({ ms, cpuMs, ...threads, bytes: summary.bytes, turns: stats?.turns ?? 0, facts: summary.facts ?? 0, workers: summary.workers, writeThread: summary.writeThread ?? false }));
+    process.stdout.write(JSON.stringify({ ms, cpuMs, ...threads, bytes: summary.bytes, turns: stats?.turns ?? 0, facts: summary.facts ?? 0, workers: summary.workers }));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

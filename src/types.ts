@@ -930,18 +930,4 @@ export interface SubstrateStore {
   /** One fact by its id with every occurrence; null when unknown. */
   getFact(id: string): Promise<SessionFactDetail | null>;
   substrateStats(): Promise<{ sessions: number; turns: number; compactions: number; corrections: number; files: number; lastIngestAt: number | null }>;
-  /**
-   * Optional (SQLite): commit `writeSubstrate`'s batches in a thread of their own, on a second
-   * connection to the same file, until the handle is closed, so a bulk ingest reads in this
-   * thread while the store writes. Each write still settles with its own batch's outcome. Null
-   * when the store cannot (an in-memory or read-only database, no built worker script). `url`:
-   * the worker script (tests point it at a build).
-   */
-  startWriteThread?(options?: { logger?: Logger; url?: URL }): SubstrateWriteThread | null;
-}
-
-/** A store's substrate writes in a thread of their own ({@link SubstrateStore.startWriteThread}). */
-export interface SubstrateWriteThread {
-  /** Wait for the writes handed to it, then stop it; later writes commit in the caller's thread. */
-  close(): Promise<void>;
 }

@@ -27,8 +27,6 @@ export function recordingSubstrate(substrate: SubstrateStore, touched: Set<strin
     searchFacts: (query, options) => substrate.searchFacts(query, options),
     getFact: (id) => substrate.getFact(id),
     substrateStats: () => substrate.substrateStats(),
-    // The batches still pass through writeSubstrate above; only where they commit changes.
-    ...(substrate.startWriteThread !== undefined ? { startWriteThread: (options) => substrate.startWriteThread?.(options) ?? null } : {}),
   };
 }
 

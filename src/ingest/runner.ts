@@ -9,22 +9,10 @@ import { join, resolve } from 'node:path';
 import type { Clock, IngestCursor, Logger, SubstrateBatch, SubstrateStore } from '../types.js';
 import { tuneJitForIngest } from './inlining.js';
 import { readWithTerms } from './pool.js';
-import {
-  IN_FLIGHT_BYTES,
-  LANES_PER_WORKER,
-  WRITE_GROUP_FILES,
-  WRITE_THREAD_LANES,
-  byteBudget,
-  gatheredWrites,
-  startPool,
-  startWriteThread,
-  warmUpHere,
-  type WorkerOptions,
-  type WriteThreadOptions,
-} from './schedule.js';
+import { IN_FLIGHT_BYTES, LANES_PER_WORKER, byteBudget, gatheredWrites, startPool, warmUpHere, type WorkerOptions } from './schedule.js';
 import { emptyOutcomes, type LineOutcomes, type ReadOptions, type ReadResult } from './types.js';
 
-export { WORKERS_MIN_BYTES, WRITE_THREAD_MIN_BYTES, type WorkerOptions, type WriteThreadOptions } from './schedule.js';
+export { WORKERS_MIN_BYTES, type WorkerOptions } from './schedule.js';
 
 /** Progress after each file. */
 export interface IngestProgress {
@@ -67,13 +55,6 @@ export interface IngestDeps {
    * @default { minBytes: 128 MiB, size: os.availableParallelism() up to 4, one per 64 MiB } (see schedule.ts)
    */
   workers?: false | WorkerOptions;
-  /**
-   * The store's commits in a thread of their own for a run read in this thread (no reader
-   * workers, no given `reader`) of at least `minBytes` changed bytes, where the store can
-   * (`SubstrateStore.startWriteThread`: SQLite). `false`: commit in this thread.
-   * @default { minBytes: WRITE_THREAD_MIN_BYTES } (see schedule.ts)
-   */
-  writeThread?: false | WriteThreadOptions;
 }
 
 /** The shape of {@link readTranscript}, possibly asynchronous (e.g. backed by a worker pool). */
@@ -119,8 +100,6 @@ export interface IngestSummary {
   mbPerSecond: number;
   /** Worker threads that read this run; 0 when it was read in this thread (or by a given `reader`). */
   workers: number;
-  /** Whether the store committed this run in a thread of its own (see `IngestDeps.writeThread`). */
-  writeThread: boolean;
 }
 
 const MAX_SAMPLES = 50;
@@ -258,7 +237,6 @@ export async function ingestPaths(paths: string[], deps: IngestDeps): Promise<In
     seconds: 0,
     mbPerSecond: 0,
     workers: 0,
-    writeThread: false,
   };
   const skip = (path: string, reason: string): void => {
     summary.skipped++;
@@ -301,38 +279,15 @@ export async function ingestPaths(paths: string[], deps: IngestDeps): Promise<In
   // Set before the workers start (V8's flags are the process's): see inlining.ts.
   const restoreJit = work.length > 0 ? tuneJitForIngest() : () => {};
   const pool = deps.reader === undefined ? startPool(deps.workers, deps.logger, bytesTotal, work.length) : null;
-  // A large run read here has the store commit in a thread of its own (started before the warm-up,
-  // which its start-up overlaps); the index terms are then computed there, by the store.
-  const thread = deps.reader === undefined && pool === null ? startWriteThread(substrate, deps.writeThread, logger, bytesTotal) : null;
   // Read here: the turns and facts come sealed, as from the workers (seal.ts); a given reader's do not.
   const read: TranscriptReader = deps.reader ?? pool?.read ?? ((path, cursor, options) => readWithTerms({ path, cursor, options, terms: false }));
   // A large run read here warms the readers up first, as a worker does (schedule.ts).
   if (deps.reader === undefined && pool === null) warmUpHere(bytesTotal);
-  const concurrency = deps.concurrency ?? (pool !== null ? LANES_PER_WORKER * pool.size : thread !== null ? WRITE_THREAD_LANES : 4);
-  // Lanes still running, and those waiting on their write: the rest are reading.
-  let lanesRunning = 0;
-  let lanesWriting = 0;
+  const concurrency = deps.concurrency ?? (pool !== null ? LANES_PER_WORKER * pool.size : 4);
   // Workers finish one file at a time: gathering their batches for a moment lets the store commit
-  // several at once. Files read here finish together anyway (the lanes read in the same tick),
-  // but with the write thread a group is handed over as soon as it is whole, so the other lanes
-  // read on while it commits.
-  const write =
-    pool !== null
-      ? gatheredWrites(substrate, undefined, () => pool.pending())
-      : thread !== null
-        ? gatheredWrites(substrate, undefined, () => lanesRunning - lanesWriting, WRITE_GROUP_FILES)
-        : null;
-  const writeBatch = async (batch: SubstrateBatch): Promise<{ turnsAdded: number }> => {
-    if (write === null) return substrate.writeSubstrate(batch);
-    lanesWriting++;
-    try {
-      return await write(batch);
-    } finally {
-      lanesWriting--;
-    }
-  };
+  // several at once. Files read here finish together anyway (the lanes read in the same tick).
+  const write = pool !== null ? gatheredWrites(substrate, undefined, () => pool.pending()) : (batch: SubstrateBatch) => substrate.writeSubstrate(batch);
   summary.workers = pool?.size ?? 0;
-  summary.writeThread = thread !== null;
   const budget = byteBudget(IN_FLIGHT_BYTES);
   const maxPass = deps.read?.maxBytes ?? 64 * 1024 * 1024;
   let filesDone = 0;
@@ -346,11 +301,6 @@ export async function ingestPaths(paths: string[], deps: IngestDeps): Promise<In
       for (;;) {
         held = Math.max(1, Math.min(maxPass, file.size - (cursor !== null && cursor.offset <= file.size ? cursor.offset : 0)));
         await budget.take(held);
-        // With the write thread, each read waits its turn of the event loop: a gathered group is
-        // then posted, and the thread's answers freeing other lanes are taken, before this
-        // thread reads on (reads here are synchronous: lanes resumed together would otherwise
-        // read one after another and hand their groups over only when all of them are done).
-        if (thread !== null) await new Promise<void>((wake) => setImmediate(wake));
         const result = await read(file.path, cursor, { now: deps.clock.now(), ...deps.read });
         if (result.skipped !== undefined) skip(file.path, result.skipped);
         const { batch, stats } = result;
@@ -359,7 +309,7 @@ export async function ingestPaths(paths: string[], deps: IngestDeps): Promise<In
           sessions.add(session.id);
         }
         if (batch.cursor !== null) {
-          const { turnsAdded } = await writeBatch(batch);
+          const { turnsAdded } = await write(batch);
           summary.turns += turnsAdded;
         }
         budget.give(held);
@@ -401,20 +351,15 @@ export async function ingestPaths(paths: string[], deps: IngestDeps): Promise<In
   // (worker threads), several are read at once while the store writes the finished ones.
   let next = 0;
   const lane = async (): Promise<void> => {
-    lanesRunning++;
     while (next < work.length) {
       const item = work[next++] as (typeof work)[number];
       await ingestFile(item.file, item.cursor);
     }
-    lanesRunning--;
-    // The lanes left may all be waiting on a gathered group: hand it over.
-    write?.poke();
   };
   try {
     await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, work.length)) }, lane));
   } finally {
     await pool?.close();
-    await thread?.close();
     restoreJit();
   }
 

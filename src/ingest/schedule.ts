@@ -1,13 +1,11 @@
 /**
  * How a large ingest run uses the cores: a pool of reader workers (pool.ts) when the changed
- * files are big enough to repay starting it, else reading here with the store's commits in a
- * thread of their own (the write thread) when the run is big enough for that; how many files are
- * in flight, a byte budget that bounds the memory they hold, and the gathering of finished
- * batches so the store commits several at once. The runner (runner.ts) decides what to read;
- * this decides how.
+ * files are big enough to repay starting it, how many files are in flight, a byte budget that
+ * bounds the memory they hold, and the gathering of finished batches so the store commits
+ * several at once. The runner (runner.ts) decides what to read; this decides how.
  */
 import { availableParallelism } from 'node:os';
-import type { Logger, SubstrateBatch, SubstrateStore, SubstrateWriteThread } from '../types.js';
+import type { Logger, SubstrateBatch, SubstrateStore } from '../types.js';
 import { createReaderPool, defaultWorkerUrl, workerScriptExists, type ReaderPool } from './pool.js';
 import { warmUpReaders } from './warmup.js';
 
@@ -67,42 +65,6 @@ export function warmUpHere(bytes: number, minBytes: number = WARM_MIN_BYTES, war
   return true;
 }
 
-
-/** The store's write thread for a run read in this thread (`IngestDeps.writeThread`). */
-export interface WriteThreadOptions {
-  /** @default {@link WRITE_THREAD_MIN_BYTES} */
-  minBytes?: number;
-  /** The worker script. @default the store's own (beside its module) */
-  url?: URL;
-}
-
-/**
- * A run read in this thread of at least this many changed bytes has the store commit in a thread
- * of its own (`SubstrateStore.startWriteThread`, SQLite only), so reading the next files here
- * overlaps writing the last ones there: the reading thread's CPU drops by about a third. Off
- * (no run is large enough): on 2 shared cores the whole run cost 12–20% more CPU at 21 and 106 MB
- * — the second isolate's start (~80 ms) and GC, the structured clone of every batch (~5 ms/MB),
- * and commits ~13% slower there — and wall time improved only in the odd run that found a core
- * idle (docs/BENCHMARKS.md, ingest notes, sixteenth round). `IngestDeps.writeThread` turns it on.
- */
-export const WRITE_THREAD_MIN_BYTES = Number.POSITIVE_INFINITY;
-
-/**
- * Batches handed to the write thread together (one commit), and files in flight while it runs:
- * twice as many, so one group is read here while the one before commits there.
- */
-export const WRITE_GROUP_FILES = 4;
-export const WRITE_THREAD_LANES = 32;
-
-/**
- * The store's write thread for a run of `bytes` changed bytes read here, or null to write in this
- * thread: a run below `minBytes`, `false`, a store that cannot (no SQLite file, no built script).
- */
-export function startWriteThread(substrate: SubstrateStore, options: false | WriteThreadOptions | undefined, logger: Logger, bytes: number): SubstrateWriteThread | null {
-  if (options === false || substrate.startWriteThread === undefined || bytes === 0) return null;
-  if (bytes < (options?.minBytes ?? WRITE_THREAD_MIN_BYTES)) return null;
-  return substrate.startWriteThread({ logger, ...(options?.url !== undefined ? { url: options.url } : {}) });
-}
 
 /** The worker pool for a run large enough to repay its start-up, or null to read in this thread. */
 export function startPool(workers: false | WorkerOptions | undefined, logger: Logger, bytes: number, files: number): ReaderPool | null {
@@ -169,27 +131,18 @@ export const GATHER_MS = 250;
 /** Text (chars) after which gathered batches are handed over at once. */
 const GATHER_CHARS = 4_000_000;
 
-/** A gathered `writeSubstrate` (see {@link gatheredWrites}). */
-export interface GatheredWrite {
-  (batch: SubstrateBatch): Promise<{ turnsAdded: number }>;
-  /** Hand over what is gathered if `readsPending` now says nothing more is being read (a lane ended). */
-  poke(): void;
-}
-
 /**
  * `substrate.writeSubstrate`, but calls arriving within `ms` of each other are made in the same
  * tick, so a store that commits same-tick writes together (SQLite) makes one transaction of them.
  * Each call still settles with its own batch's outcome. When `readsPending` says nothing more is
  * being read (the run's last file, or every lane waiting on its write), what is gathered is
- * written at once: waiting could only delay the run. With `groupSize`, a group is also handed
- * over once it holds that many batches (the write thread: so the lanes left read on).
+ * written at once: waiting could only delay the run.
  */
 export function gatheredWrites(
   substrate: SubstrateStore,
   ms: number = GATHER_MS,
   readsPending: () => number = () => 1,
-  groupSize: number = Number.POSITIVE_INFINITY,
-): GatheredWrite {
+): (batch: SubstrateBatch) => Promise<{ turnsAdded: number }> {
   let waiting: Array<{ batch: SubstrateBatch; resolve(result: { turnsAdded: number }): void; reject(error: unknown): void }> = [];
   let chars = 0;
   let timer: NodeJS.Timeout | null = null;
@@ -207,16 +160,11 @@ export function gatheredWrites(
       }
     }
   };
-  const write = (batch: SubstrateBatch): Promise<{ turnsAdded: number }> =>
+  return (batch) =>
     new Promise((resolve, reject) => {
       waiting.push({ batch, resolve, reject });
       for (const turn of batch.turns) chars += turn.text.length;
-      if (chars >= GATHER_CHARS || waiting.length >= groupSize || readsPending() === 0) release();
+      if (chars >= GATHER_CHARS || readsPending() === 0) release();
       else timer ??= setTimeout(release, ms);
     });
-  return Object.assign(write, {
-    poke(): void {
-      if (waiting.length > 0 && readsPending() === 0) release();
-    },
-  });
 }

@@ -78,6 +78,4 @@ export const SUBSTRATE_METHODS: Record<MethodsOf<SubstrateStore>, Treatment> = {
   listFacts: 'pass',
   searchFacts: 'pass',
   getFact: 'pass',
-  // Starts a thread; the batches still come through writeSubstrate (sanitized there).
-  startWriteThread: 'pass',
 };

@@ -60,12 +60,6 @@ export interface OpenOptions {
   busyTimeoutMs?: number;
   readonly?: boolean;
   migrations?: Migration[];
-  /**
-   * Bring the schema up to date. `false` for a second connection to a database the first has
-   * opened (the substrate's write thread): its schema is the first connection's, as it is.
-   * @default true
-   */
-  migrate?: boolean;
 }
 
 /**
@@ -100,9 +94,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database.
     // No mmap_size: mapped pages count in the process's resident memory, and the MCP server's idle
     // RSS at 100K went 77.6 → 225.2 MB with a 1 GiB mapping (SPEC §9: ≤ 80 MB; docs/BENCHMARKS.md `## write`).
     // An up-to-date database (every hook's case) is not sent the migrations' SQL, so it is not read.
-    if (options.migrate === false) {
-      // The schema is the first connection's.
-    } else if (options.migrations) migrate(db, options.migrations);
+    if (options.migrations) migrate(db, options.migrations);
     else if (schemaVersion(db) !== latestMigration()) migrate(db, loadMigrations());
   } catch (error) {
     db.close();

@@ -12,9 +12,7 @@
  * Batches written in the same tick (a bulk ingest's files finishing together) share one commit:
  * each batch stays all-or-nothing and its promise settles after the commit, but a commit per
  * batch cost bulk ingest a fifth of its write time and a third of its disk writes (FTS5 flushes
- * a segment per transaction). A bulk ingest may move those commits to a thread of their own
- * (`startWriteThread`, ./substrate-writer.ts): the same groups, committed by the same code on a
- * second connection.
+ * a segment per transaction).
  */
 import type Database from 'better-sqlite3';
 import type {
@@ -26,13 +24,11 @@ import type {
   FactRecord,
   FactSearchOptions,
   IngestCursor,
-  Logger,
   SessionFact,
   SessionFactDetail,
   SessionRecord,
   SubstrateBatch,
   SubstrateStore,
-  SubstrateWriteThread,
   TurnHit,
   TurnRecord,
   TurnRole,
@@ -57,7 +53,6 @@ import {
 } from '../substrate-rows.js';
 import { queryTerms } from '../tokenize.js';
 import { mergePacked, packRecords, PACKED_FACT_COLUMNS, unpackRows, type PackedFactRow } from './fact-refs.js';
-import { defaultWriterUrl, SubstrateWriter, writerScriptExists, type PendingWrite } from './substrate-writer.js';
 
 /** SQLite's turns row: the error mark as 0/1, flags as JSON text, and the rowid alias `pk`. */
 interface TurnRow extends StoredTurnRow {
@@ -242,8 +237,11 @@ function prepareStatements(db: Database.Database) {
   };
 }
 
-/** What became of one batch of a group commit: the turns it added, or the error that refused it. */
-export type CommitOutcome = { turnsAdded: number } | { error: unknown };
+interface PendingWrite {
+  batch: SubstrateBatch;
+  resolve(result: { turnsAdded: number }): void;
+  reject(error: unknown): void;
+}
 
 /** FTS5 `automerge` for the turns index (see SqliteSubstrate.tuneIndex). */
 const FTS_AUTOMERGE = 16;
@@ -279,8 +277,6 @@ export class SqliteSubstrate implements SubstrateStore {
   private flushScheduled = false;
   private tuned = false;
   private bulkTuned = false;
-  /** Where group commits are made while a write thread runs (startWriteThread); null: here. */
-  private thread: SubstrateWriter | null = null;
 
   constructor(db: Database.Database) {
     this.db = db;
@@ -297,80 +293,34 @@ export class SqliteSubstrate implements SubstrateStore {
     this.groupTransaction = (batches) => group.immediate(batches);
   }
 
-  /** Commit every pending batch, here or in the write thread. */
+  /** Commit every pending batch: together when they can be, else one by one so only a refused batch fails. */
   private flush(): void {
     this.flushScheduled = false;
     const group = this.pending;
     this.pending = [];
     this.pendingChars = 0;
     if (group.length === 0) return;
-    if (this.thread !== null) {
-      this.thread.post(group);
-      return;
-    }
-    this.commitBatches(group.map((w) => w.batch)).forEach((outcome, i) => {
-      const w = group[i] as PendingWrite;
-      if ('turnsAdded' in outcome) w.resolve(outcome);
-      else w.reject(outcome.error);
-    });
-  }
-
-  /**
-   * Commit `batches` now: together when they can be, else one by one so only a refused batch
-   * fails. Each outcome is its batch's, in order. (The write thread's worker calls this too.)
-   */
-  commitBatches(batches: readonly SubstrateBatch[]): CommitOutcome[] {
-    if (batches.length > 1) {
+    if (group.length > 1) {
       this.tuneBulk();
       try {
-        return this.groupTransaction([...batches]).map((turnsAdded) => ({ turnsAdded }));
+        const added = this.groupTransaction(group.map((w) => w.batch));
+        group.forEach((w, i) => w.resolve({ turnsAdded: added[i] ?? 0 }));
+        return;
       } catch (error) {
         // Another process held the lock past the busy timeout: one by one would wait as long again.
-        if ((error as { code?: unknown }).code === 'SQLITE_BUSY') return batches.map(() => ({ error }));
+        if ((error as { code?: unknown }).code === 'SQLITE_BUSY') {
+          for (const w of group) w.reject(error);
+          return;
+        }
       }
     }
-    return batches.map((batch) => {
+    for (const w of group) {
       try {
-        return { turnsAdded: this.transaction(batch) };
+        w.resolve({ turnsAdded: this.transaction(w.batch) });
       } catch (error) {
-        return { error };
+        w.reject(error);
       }
-    });
-  }
-
-  /**
-   * Make the group commits in a worker thread on a second connection to this file until the
-   * handle is closed (see ./substrate-writer.ts): for a bulk ingest, which reads in this thread.
-   * While it runs, batches written in the same run of microtasks are one group (a caller that
-   * gathers batches hands them over together) and are posted at once rather than on the next
-   * turn of the event loop, so this thread goes back to reading while they commit.
-   * Null for an in-memory or read-only database, when a thread already runs, or when the
-   * worker script is not built (running from TypeScript sources).
-   */
-  startWriteThread(options: { logger?: Logger; url?: URL } = {}): SubstrateWriteThread | null {
-    if (this.thread !== null || this.db.memory || this.db.readonly) return null;
-    const url = options.url ?? defaultWriterUrl();
-    if (!writerScriptExists(url)) {
-      options.logger?.debug('ingest: no built write-thread script, writing in this thread', { url: url.href });
-      return null;
     }
-    // What is queued already commits here first, so every batch keeps its order.
-    this.flush();
-    let thread: SubstrateWriter;
-    try {
-      thread = new SubstrateWriter(this.db.name, this.db.pragma('busy_timeout', { simple: true }) as number, url, options.logger);
-    } catch (error) {
-      options.logger?.warn('ingest: cannot start the store write thread, writing in this thread', { error: String(error) });
-      return null;
-    }
-    this.thread = thread;
-    return {
-      close: async () => {
-        this.flush();
-        if (this.thread === thread) this.thread = null;
-        await thread.close();
-      },
-    };
   }
 
   /**
@@ -541,8 +491,7 @@ export class SqliteSubstrate implements SubstrateStore {
       if (this.pendingChars >= GROUP_COMMIT_CHARS) this.flush();
       else if (!this.flushScheduled) {
         this.flushScheduled = true;
-        if (this.thread !== null) queueMicrotask(() => this.flush());
-        else setImmediate(() => this.flush());
+        setImmediate(() => this.flush());
       }
     });
   }
