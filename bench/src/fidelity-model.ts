@@ -5,7 +5,7 @@
  * (issue #15, items 2 and 9). Pure over `CutCandidates`; the suite measures and reports.
  */
 import type { ValueModel } from 'cairn-memory';
-import { adjusted, carries, FEATURES, FIT_OPTIONS, fitValueModel, learnedDelta, packDetails, valueOf, type Detail, type Example, type Feature, type LearnOptions } from 'cairn-memory/testing';
+import { adjusted, carries, FEATURES, FIT_OPTIONS, fitValueModel, learnedDelta, learnedDetails, learnKey, markLearned, packDetails, valueOf, type Detail, type Example, type Feature, type LearnOptions } from 'cairn-memory/testing';
 import type { OutcomeCounts } from 'cairn-memory';
 import { coverage } from './fidelity.js';
 import type { CutCandidates } from './fidelity-run.js';
@@ -86,9 +86,10 @@ export interface ReplayStep {
  * What one compaction shows the product (src/context/use.ts), per detail kind: the session facts
  * and memories the context injected at `budget` with `model` and whether each carried a needed
  * detail (used afterwards), and the session facts it left out and whether each did (missed).
- * Calls are not counted: the ledger records memories and session facts only.
+ * Calls are not counted: the ledger records memories and session facts only. `learned`: the
+ * needed details' `learnKey`s, what later sessions of the project learn from.
  */
-export function outcomeOf(cut: ModelCut, model: ValueModel, budget: number): { reason: 'compact'; kinds: Record<string, OutcomeCounts> } {
+export function outcomeOf(cut: ModelCut, model: ValueModel, budget: number): { reason: 'compact'; kinds: Record<string, OutcomeCounts>; learned: string[] } {
   const c = cut.candidates;
   const pack = packDetails(c.details, { budget: Math.max(0, budget - c.headerTokens), ranker: 'composite', seed: 42, model, endSeq: c.endSeq });
   const injected = new Set(pack.chosen.map((d) => d.key));
@@ -100,7 +101,16 @@ export function outcomeOf(cut: ModelCut, model: ValueModel, budget: number): { r
     if (injected.has(d.key)) (k.injected++, (k.used += label));
     else if (d.factId) ((k.left = (k.left ?? 0) + 1), (k.missed += label));
   }
-  return { reason: 'compact', kinds };
+  // What later sessions learn (use.ts): the details needed after it.
+  return { reason: 'compact', kinds, learned: c.needed.map(learnKey) };
+}
+
+/** The cut with `usedBefore` set on the details earlier sessions needed (learn.ts `markLearned`); the cut itself when none. */
+export function withLearned(cut: ModelCut, learned: ReadonlySet<string>): ModelCut {
+  if (learned.size === 0) return cut;
+  const details = cut.candidates.details.map((d) => ({ ...d, features: { ...d.features } }));
+  markLearned(details, learned);
+  return { ...cut, candidates: { ...cut.candidates, details } };
 }
 
 /**
@@ -110,31 +120,36 @@ export function outcomeOf(cut: ModelCut, model: ValueModel, budget: number): { r
  * with its own session's; then the session's outcomes, as the product would measure them with the
  * model it used, join what later sessions learn from.
  */
-export function replayLearning(cuts: readonly ReplayCut[], prior: ValueModel, budget: number, scope: 'project' | 'user', options: LearnOptions = {}): ReplayStep[] {
+export function replayLearning(cuts: readonly ReplayCut[], prior: ValueModel, budget: number, scope: 'project' | 'user', options: LearnOptions = {}, details = true): ReplayStep[] {
   const sessions = new Map<string, ReplayCut[]>();
   for (const cut of [...cuts].sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.sessionId.localeCompare(b.sessionId) || a.position - b.position)) {
     const list = sessions.get(cut.sessionId) ?? [];
     list.push(cut);
     sessions.set(cut.sessionId, list);
   }
-  const seen: Array<{ scope: string; reason: string; kinds: Record<string, OutcomeCounts> }> = [];
+  const seen: Array<{ scope: string; session: string; reason: string; kinds: Record<string, OutcomeCounts>; learned: string[] }> = [];
   const steps: ReplayStep[] = [];
   for (const list of sessions.values()) {
     const key = scope === 'user' ? '' : (list[0] as ReplayCut).project;
     const earlier = seen.filter((o) => o.scope === key);
     const model = adjusted(prior, learnedDelta(earlier, options));
+    const learned = details === false ? new Set<string>() : learnedDetails(earlier, (list[0] as ReplayCut).sessionId);
+    const taught: ModelCut[] = [];
     for (const cut of list) {
+      const marked = withLearned(cut, learned);
+      taught.push(marked);
       steps.push({
         cut: cut.cut,
         sessionId: cut.sessionId,
         half: cut.half,
         needed: cut.candidates.needed.length,
-        learned: round(shareAt(cut, model, budget).share),
+        learned: round(shareAt(marked, model, budget).share),
         prior: round(shareAt(cut, prior, budget).share),
         learnedFrom: earlier.length,
       });
     }
-    for (const cut of list) seen.push({ scope: key, ...outcomeOf(cut, model, budget) });
+    // The session's outcomes as the product measures them: with the model and features it packed with.
+    taught.forEach((cut) => seen.push({ scope: key, session: cut.sessionId, ...outcomeOf(cut, model, budget) }));
   }
   return steps;
 }

@@ -12,7 +12,7 @@ import { coreForInjection, readCores } from './core.js';
 import type { Candidate, RankContext } from './rankers.js';
 import { estimateTokens } from '../tokens.js';
 import { packSession, type ChosenDetail, type SessionBudget } from './session-context.js';
-import { LEARN_FROM_LAST, learnedDelta } from './learn.js';
+import { LEARN_FROM_LAST, learnedDelta, learnedDetails } from './learn.js';
 import { adjusted, DEFAULT_VALUE_MODEL, type ValueModel } from './value-model.js';
 import { workingSetLines, workingSetOf } from './working-set.js';
 import { itemLine, prepareContext, prepareItem, preparedTerms, type PreparedContext } from './prepare.js';
@@ -52,10 +52,11 @@ export interface ContextInput {
   valueModel?: ValueModel;
   /**
    * Learn from use: adjust the value model by what this project's earlier compactions showed
-   * (src/context/learn.ts: the use rate per fact kind, shrunk and bounded; nothing before two
-   * measured compactions). On by default since replayed in session order it raised the share on
-   * the report half and the external set at the 4K default (docs/BENCHMARKS.md, fidelity); `false`
-   * packs with the shipped model alone. Ignored when `valueModel` is given.
+   * (src/context/learn.ts: the use rate per fact kind, shrunk and bounded, nothing before two
+   * measured compactions; and the details other sessions of the project needed again after theirs,
+   * the `usedBefore` feature). On by default since replayed in session order it raised the share on
+   * the report half and the external set at the 4K default (docs/BENCHMARKS.md, fidelity and
+   * fidelity-external); `false` packs with the shipped model alone. Ignored when `valueModel` is given.
    * @default true
    */
   learnFromUse?: boolean;
@@ -308,6 +309,9 @@ export async function buildContext(deps: ContextDeps, input: ContextInput = {}):
   const sessionTurns = input.pendingTurns && input.pendingTurns.length > 0 && input.favorSession && storedTurns.length > 0 ? withPending(storedTurns, input.pendingTurns, input.favorSession) : storedTurns;
   if (input.favorSession && sessionTurns.length > 0 && !input.query) {
     const { candidates } = await gatherCandidates(deps, input, filter);
+    // Learning from use: the project's latest measured compactions adjust the kinds' weights and
+    // say which details earlier sessions needed again (learn.ts). One read of the ledger.
+    const learning = !input.valueModel && input.learnFromUse !== false && deps.store.ledger ? await deps.store.ledger.outcomes({ project: deps.project, reason: 'compact', last: LEARN_FROM_LAST }) : null;
     const pack = await packSession(deps, {
       session: input.favorSession,
       turns: sessionTurns,
@@ -315,7 +319,7 @@ export async function buildContext(deps: ContextDeps, input: ContextInput = {}):
       budget: Math.max(0, budget - used),
       ranker: rankerName,
       seed: input.seed ?? 1,
-      ...(input.valueModel ? { model: input.valueModel } : input.learnFromUse !== false && deps.store.ledger ? { model: adjusted(DEFAULT_VALUE_MODEL, learnedDelta(await deps.store.ledger.outcomes({ project: deps.project, reason: 'compact', last: LEARN_FROM_LAST }))) } : {}),
+      ...(input.valueModel ? { model: input.valueModel } : learning ? { model: adjusted(DEFAULT_VALUE_MODEL, learnedDelta(learning)), learned: learnedDetails(learning, input.favorSession) } : {}),
       ...(input.exclude || input.excludeFacts ? { exclude: new Set([...(input.exclude ?? []), ...(input.excludeFacts ?? [])]) } : {}),
       ...(input.omitSummarized ? { inContext: latestSummary(sessionTurns) } : {}),
       ...(input.sessionBudget ? { grow: { share: input.sessionBudget.share, max: Math.min(200_000, input.sessionBudget.max), spent: used } } : {}),

@@ -59,6 +59,12 @@ export interface Detail {
    * `line` stays the call's line on its own (what the ledger and the learning read).
    */
   group?: { key: string; head: string; item: string };
+  /**
+   * The detail as the matcher of learning from use reads it (a path, a command, `name(` for a
+   * symbol or a call): what earlier sessions' needed details are compared with (learn.ts
+   * `learnKey`, the `usedBefore` feature).
+   */
+  learn?: string;
 }
 
 const EDIT_TOOLS = new Set(['edit', 'write', 'multiedit', 'notebookedit', 'apply_patch', 'write_file', 'replace', 'edit_file', 'create_file', 'str_replace_editor', 'str_replace_based_edit_tool', 'search_replace', 'update_file']);
@@ -310,7 +316,7 @@ export function factDetails(facts: readonly SessionFact[], activity: SessionActi
       const text = fact.kind === 'symbol' ? `${fact.text}(` : fact.text.slice(0, 400);
       line = `- ${label}${code(text)}${why.length > 0 ? ` — ${why.join(', ')}` : ''}`;
     }
-    const detail: Detail = { key: fact.id, kind, line, features, lastSeq: fact.last.seq, memory: null, factId: fact.id };
+    const detail: Detail = { key: fact.id, kind, line, features, lastSeq: fact.last.seq, memory: null, factId: fact.id, learn: fact.kind === 'symbol' ? `${fact.text}(` : fact.text };
     if (generic) detail.generic = true;
     if (fact.kind === 'path' && path !== null && !hasSeparator(path) && editedAt === null && readAt === null && !fileNames.has(path) && !exists(path)) detail.notFile = true;
     out.push(detail);
@@ -389,7 +395,7 @@ export function callDetails(activity: SessionActivity, symbols: ReadonlySet<stri
     const why = info.inEdit ? 'in edits' : info.where ? `called at ${info.where}` : (info.seen ?? SEEN_OUTPUT);
     const span = code(`${name}(`);
     const line = `- ${span} — ${why}`;
-    const detail: Detail = { key: `call:${name}`, kind: 'call', line, features, lastSeq: info.lastSeq, memory: null, factId: null, group: groupOf(span, info, root, heads) };
+    const detail: Detail = { key: `call:${name}`, kind: 'call', line, features, lastSeq: info.lastSeq, memory: null, factId: null, group: groupOf(span, info, root, heads), learn: `${name}(` };
     if (!info.inEdit && !info.where) detail.generic = true;
     out.push(detail);
   }

@@ -15,6 +15,7 @@
  * Pure: `cairn bench fidelity` and `cairn bench fidelity-external` replay the same function in
  * session order.
  */
+import { createHash } from 'node:crypto';
 import type { OutcomeCounts } from '../types.js';
 import type { Feature } from './value-model.js';
 
@@ -109,15 +110,63 @@ export interface ProjectLearned {
   compactions: number;
   /** Change to each fact kind's weight (`symbol`, `path` …); empty before the project's `minOutcomes`th compaction. */
   weights: Record<string, number>;
+  /** Distinct details its sessions needed after their compactions (what later sessions rank up: `usedBefore`). */
+  details: number;
 }
 
 /** {@link learnedDelta} for one project of a list of outcomes of every project (oldest first or not). */
-export function learnedForProject(outcomes: ReadonlyArray<LearnOutcome & { project: string | null; measuredAt: number }>, project: string | null): ProjectLearned {
+export function learnedForProject(outcomes: ReadonlyArray<LearnOutcome & { session: string; project: string | null; measuredAt: number; learned?: readonly string[] }>, project: string | null): ProjectLearned {
   const compactions = outcomes
     .filter((o) => o.project === project && o.reason === 'compact')
     .sort((a, b) => a.measuredAt - b.measuredAt)
     .slice(-LEARN_FROM_LAST);
   const weights: Record<string, number> = {};
   for (const [feature, d] of Object.entries(learnedDelta(compactions))) if (d !== undefined && d !== 0) weights[feature.replace(/^kind:/, '')] = d;
-  return { compactions: compactions.length, weights };
+  return { compactions: compactions.length, weights, details: learnedDetails(compactions, null).size };
+}
+
+/** Keys a project's learned details keep at most per measured compaction (the ledger row stays small). */
+export const LEARNED_PER_OUTCOME = 256;
+
+/**
+ * A detail's identity across sessions: a hash (16 hex digits) of the detail as the matcher reads it
+ * (src/ledger/used-details.ts: a path, `path:line`, a call written `name(`, a flag, an error name, a
+ * command line). The ledger keeps these, never the text.
+ * @example learnKey('src/config.ts') // the same 16 hex digits in every session
+ */
+export function learnKey(detail: string): string {
+  return createHash('sha256').update(detail).digest('hex').slice(0, 16);
+}
+
+/**
+ * Set the `usedBefore` feature of each detail whose identity is among the `learned` keys
+ * (from {@link learnedDetails}); nothing is hashed when there are none.
+ * @returns how many details it set
+ */
+export function markLearned(details: ReadonlyArray<{ learn?: string; features: Record<Feature, number> }>, learned: ReadonlySet<string>): number {
+  if (learned.size === 0) return 0;
+  let marked = 0;
+  for (const d of details) {
+    if (d.learn === undefined || !learned.has(learnKey(d.learn))) continue;
+    d.features.usedBefore = 1;
+    marked++;
+  }
+  return marked;
+}
+
+/**
+ * The details earlier sessions of a project needed after their compactions (the `learned` keys of
+ * their outcomes, src/context/use.ts), for the value model's `usedBefore` feature: a detail that
+ * another session of the project needed again after a compaction is more often needed again after
+ * this one (docs/BENCHMARKS.md, fidelity-external). The session being built is left out: what it
+ * taught itself is not what earlier sessions taught. Outcomes of other reasons than `compact` are
+ * ignored.
+ */
+export function learnedDetails(outcomes: ReadonlyArray<{ session: string; reason: string; learned?: readonly string[] }>, session: string | null): Set<string> {
+  const out = new Set<string>();
+  for (const o of outcomes) {
+    if (o.reason !== 'compact' || o.session === session || !o.learned) continue;
+    for (const key of o.learned) out.add(key);
+  }
+  return out;
 }

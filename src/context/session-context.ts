@@ -14,6 +14,7 @@ import { FileReader } from '../workspace/files.js';
 import type { Memory, TurnRecord } from '../types.js';
 import { activityOf, addCallFacts, callDetails, factDetails, memoryDetail, memoryLine, mergePathVariants, type Detail, type DetailKind } from './details.js';
 import { estimateTokens } from '../tokens.js';
+import { markLearned } from './learn.js';
 import { DEFAULT_VALUE_MODEL, valueOf, type ValueModel } from './value-model.js';
 
 export interface SessionPackInput {
@@ -33,6 +34,8 @@ export interface SessionPackInput {
    * whole context spent before the details (its header, core memory), counted in the rule's total.
    */
   grow?: SessionBudget & { spent: number };
+  /** What earlier sessions of the project needed after their compactions (learn.ts `learnedDetails`): sets `usedBefore`. */
+  learned?: ReadonlySet<string>;
 }
 
 /**
@@ -175,6 +178,8 @@ export interface CandidateOptions {
    * post-compact context considers. @default false
    */
   deferStaleness?: boolean;
+  /** `learnKey` hashes of details earlier sessions of the project needed (learn.ts): their `usedBefore` is 1. */
+  learned?: ReadonlySet<string>;
 }
 
 /** Every candidate of a session with its features (the bench fits the model on these). */
@@ -194,7 +199,10 @@ export async function sessionCandidates(
   const symbols = new Set(facts.filter((f) => f.kind === 'symbol').map((f) => f.text));
   const root = deps.workspaceRoot;
   const exists = root ? (name: string): boolean => existsSync(join(root, name)) : undefined;
-  const details = mergePathVariants([...factDetails(facts, activity, root, exists), ...callDetails(activity, symbols, 1000, root)]);
+  const listedDetails = [...factDetails(facts, activity, root, exists), ...callDetails(activity, symbols, 1000, root)];
+  // Before path variants merge: a merged line keeps the feature if any of its variants had it.
+  if (options.learned) markLearned(listedDetails, options.learned);
+  const details = mergePathVariants(listedDetails);
   // Where we left off: only this session's latest continuation (older ones are stale).
   const files = new FileReader();
   const continuation = memories.filter((m) => m.kind === 'continuation' && m.session === session).sort((a, b) => b.updatedAt - a.updatedAt)[0];
@@ -422,7 +430,7 @@ function linesOf(details: readonly Detail[]): string[] {
 
 /** Rank a session's candidates and pack them into `budget` tokens (the packed text's tokens not counted: see {@link packLines}). */
 export async function packSession(deps: Deps, input: SessionPackInput): Promise<Omit<SessionPack, 'tokens'>> {
-  const candidates = await sessionCandidates(deps, input.session, input.turns, input.memories, { deferStaleness: true });
+  const candidates = await sessionCandidates(deps, input.session, input.turns, input.memories, { deferStaleness: true, ...(input.learned ? { learned: input.learned } : {}) });
   const { endSeq } = candidates;
   const exclude = input.exclude;
   const details = exclude && exclude.size > 0 ? candidates.details.filter((d) => !(d.factId && exclude.has(d.factId)) && !(d.memory && exclude.has(d.memory.id))) : candidates.details;

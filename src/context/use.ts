@@ -10,6 +10,7 @@ import type { Deps } from '../deps.js';
 import { readConversation, type Conversation, type ConversationTurn } from '../ingest/conversation.js';
 import type { LedgerInjection, LedgerOutcome, LedgerStore, LedgerWindow, Memory, OutcomeCounts, SessionFact } from '../types.js';
 import { carries, extractDetails, neededDetails } from '../ledger/used-details.js';
+import { LEARNED_PER_OUTCOME, learnKey } from './learn.js';
 
 /** What one pass over the ingested sessions measured. */
 export interface UseSummary {
@@ -186,6 +187,8 @@ export function measureWindow(input: WindowInput): { outcome: LedgerOutcome; use
       missed: missedDetails.length,
       missedFacts: missedFacts.sort(),
       kinds,
+      // What later sessions of the project learn from: the details needed after this compaction.
+      learned: [...new Set(needed.map(learnKey))].sort().slice(0, LEARNED_PER_OUTCOME),
     },
   };
 }

@@ -41,6 +41,7 @@ export const FEATURES = [
   'thisSession',
   'importance',
   'pinned',
+  'usedBefore',
 ] as const;
 export type Feature = (typeof FEATURES)[number];
 
@@ -89,6 +90,7 @@ export function valueOf(model: ValueModel, features: Readonly<Record<Feature, nu
   z += (model.thisSession ?? 0) * (features.thisSession ?? 0);
   z += (model.importance ?? 0) * (features.importance ?? 0);
   z += (model.pinned ?? 0) * (features.pinned ?? 0);
+  z += (model.usedBefore ?? 0) * (features.usedBefore ?? 0);
   return sigmoid(z);
 }
 
@@ -190,6 +192,13 @@ export const FIT_OPTIONS = { iterations: 1500, rate: 0.5, l2: 0.1 } as const;
  * beat these weights on the tuning half and stayed within 0.01 of them on every tuning and Codex
  * tuning row (calls ordered by their item: tuning @1K 0.447 → 0.591 but Codex @1K 0.44 → 0.28), so
  * none was run on the report half ("Fewer free choices").
+ *
+ * `usedBefore` (learning from use across sessions, learn.ts `learnedDetails`): 1 when an earlier
+ * session of the project needed the same detail after a compaction. It is 0 on every cut of the
+ * shared transcripts' suite (each is measured in a store of its own session), so its weight was
+ * chosen on the replay in session order of the external sessions' tuning repositories (by a hash of
+ * the name, fixed before any figure; docs/BENCHMARKS.md, fidelity-external): 0 … 4, the mean of the
+ * replayed shares @1K–8K highest from 1.5 on.
  */
 export const DEFAULT_VALUE_MODEL: ValueModel = {
   'bias': -0.844,
@@ -222,4 +231,5 @@ export const DEFAULT_VALUE_MODEL: ValueModel = {
   'thisSession': 0.079,
   'importance': 0.048,
   'pinned': 0,
+  'usedBefore': 1.5,
 };

@@ -108,14 +108,16 @@ export interface OutcomeRow {
   /** JSON text (SQLite) or parsed jsonb (PostgreSQL). */
   missed_facts: string | string[];
   kinds: string | Record<string, OutcomeCounts>;
+  /** JSON text (SQLite) or parsed jsonb (PostgreSQL); learnKey hashes. */
+  learned: string | string[];
 }
 
 /** The columns of `ledger_outcomes` in insert order, with the JSON columns as text. */
 export function outcomeValues(o: LedgerOutcome): unknown[] {
-  return [o.session, o.window, o.project, o.reason, o.measuredAt, o.turnsAfter, o.injected, o.used, o.needed, o.missed, JSON.stringify(o.missedFacts), JSON.stringify(o.kinds)];
+  return [o.session, o.window, o.project, o.reason, o.measuredAt, o.turnsAfter, o.injected, o.used, o.needed, o.missed, JSON.stringify(o.missedFacts), JSON.stringify(o.kinds), JSON.stringify(o.learned ?? [])];
 }
 
-export const OUTCOME_COLUMNS = 'session_id, win, project, reason, measured_at, turns_after, injected, used, needed, missed, missed_facts, kinds';
+export const OUTCOME_COLUMNS = 'session_id, win, project, reason, measured_at, turns_after, injected, used, needed, missed, missed_facts, kinds, learned';
 
 export function toOutcome(row: OutcomeRow): LedgerOutcome {
   const json = <T>(value: string | T): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value);
@@ -132,5 +134,6 @@ export function toOutcome(row: OutcomeRow): LedgerOutcome {
     missed: Number(row.missed),
     missedFacts: json<string[]>(row.missed_facts),
     kinds: json<Record<string, OutcomeCounts>>(row.kinds),
+    learned: json<string[]>(row.learned),
   };
 }

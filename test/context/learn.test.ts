@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig, openCairn } from '../../src/config.js';
 import { replayLearning, type ReplayCut } from '../../bench/src/fidelity-model.js';
-import { GLOBAL_USE_RATES, LEARN_DEFAULTS, learnedDelta, type LearnOutcome } from '../../src/context/learn.js';
+import { GLOBAL_USE_RATES, LEARN_DEFAULTS, learnedDelta, learnedDetails, learnKey, markLearned, type LearnOutcome } from '../../src/context/learn.js';
 import type { Detail } from '../../src/context/details.js';
 import { adjusted, DEFAULT_VALUE_MODEL, FEATURES, type Feature } from '../../src/context/value-model.js';
 import { TranscriptWriter } from '../hooks/transcript.js';
@@ -67,7 +67,7 @@ describe('learnedDelta', () => {
 function detail(key: string, kind: 'path' | 'command', line: string): Detail {
   const features = Object.fromEntries(FEATURES.map((f) => [f, 0])) as Record<Feature, number>;
   features[`kind:${kind}`] = 1;
-  return { key, kind, line, features, lastSeq: 1, memory: null, factId: key };
+  return { key, kind, line, features, lastSeq: 1, memory: null, factId: key, learn: /`([^`]+)`/.exec(line)?.[1] as string };
 }
 
 function cut(sessionId: string, startedAt: string, position: number, needed: string[]): ReplayCut {
@@ -91,6 +91,35 @@ describe('the learning replay', () => {
     const other = replayLearning([...cuts.slice(0, 3), { ...cuts[3]!, project: '/elsewhere' }], DEFAULT_VALUE_MODEL, 8, 'project');
     expect(other.at(-1)!.learnedFrom).toBe(0);
     expect(replayLearning(cuts, DEFAULT_VALUE_MODEL, 8, 'user').at(-1)!.learnedFrom).toBe(3);
+  });
+});
+
+describe('what earlier sessions needed (usedBefore)', () => {
+  it('keys details by a hash of the text, learns only from compactions of other sessions, and marks the candidates that match', () => {
+    expect(learnKey('npm run build')).toMatch(/^[0-9a-f]{16}$/);
+    expect(learnKey('npm run build')).not.toBe(learnKey('npm run test'));
+    const outcomes = [
+      { session: 'a', reason: 'compact', learned: [learnKey('npm run build')] },
+      { session: 'a', reason: 'startup', learned: [learnKey('src/other.ts')] },
+      { session: 'b', reason: 'compact', learned: [learnKey('src/app.ts')] },
+      { session: 'c', reason: 'compact' },
+    ];
+    expect(learnedDetails(outcomes, 'b')).toEqual(new Set([learnKey('npm run build')]));
+    const details = [detail('p', 'path', '- `src/app.ts`'), detail('c', 'command', '- ran `npm run build`')];
+    expect(markLearned(details, learnedDetails(outcomes, 'b'))).toBe(1);
+    expect(details.map((d) => d.features.usedBefore)).toEqual([0, 1]);
+    expect(markLearned(details, new Set())).toBe(0);
+  });
+
+  it('in the replay, a later session packs first what an earlier one needed after its compaction', () => {
+    const cuts = [cut('a', '2026-01-01', 10, ['npm run build']), cut('b', '2026-01-02', 10, ['npm run build'])];
+    // A budget for one of the two lines: the shipped model packs the shorter path line.
+    const budget = 20;
+    const [first, second] = replayLearning(cuts, DEFAULT_VALUE_MODEL, budget, 'project');
+    expect(first).toMatchObject({ prior: 0, learned: 0, learnedFrom: 0 });
+    expect(second).toMatchObject({ prior: 0, learned: 1, learnedFrom: 1 });
+    // Without what earlier sessions needed (kind weights only: nothing moves before two compactions).
+    expect(replayLearning(cuts, DEFAULT_VALUE_MODEL, budget, 'project', {}, false)[1]).toMatchObject({ prior: 0, learned: 0 });
   });
 });
 

@@ -89,7 +89,7 @@ function ledgerSuite(name: string, open: () => Promise<Store>): void {
 
     it('keeps one outcome per window, replaced when measured again, filtered by session and project', () =>
       withLedger(async (ledger, store) => {
-        const outcome = { session: 'o', window: 1, project: 'proj', reason: 'compact', measuredAt: 5, turnsAfter: 4, injected: 3, used: 1, needed: 6, missed: 2, missedFacts: ['f9'], kinds: { path: { injected: 2, used: 1, missed: 1 } } };
+        const outcome = { session: 'o', window: 1, project: 'proj', reason: 'compact', measuredAt: 5, turnsAfter: 4, injected: 3, used: 1, needed: 6, missed: 2, missedFacts: ['f9'], kinds: { path: { injected: 2, used: 1, missed: 1 } }, learned: ['0123456789abcdef', 'fedcba9876543210'] };
         await store.ledger!.recordOutcome(outcome);
         await store.ledger!.recordOutcome({ ...outcome, session: 'p', project: null, measuredAt: 6 });
         await store.ledger!.recordOutcome({ ...outcome, turnsAfter: 9, used: 2, measuredAt: 7 });
@@ -97,6 +97,10 @@ function ledgerSuite(name: string, open: () => Promise<Store>): void {
         expect((await ledger.outcomes()).map((o) => o.session)).toEqual(['p', 'o']);
         expect((await ledger.outcomes({ project: null })).map((o) => o.session)).toEqual(['p']);
         expect((await ledger.outcomes({ project: 'proj' })).map((o) => o.session)).toEqual(['o']);
+        // An outcome recorded without learned details (as before the column existed) reads back with none.
+        const { learned: _, ...older } = outcome;
+        await store.ledger!.recordOutcome({ ...older, session: 'q' });
+        expect((await ledger.outcomes({ session: 'q' }))[0]?.learned).toEqual([]);
       }));
 
     it('returns the latest outcomes of one reason, oldest first (what learning from use reads)', () =>

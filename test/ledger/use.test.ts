@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig, openCairn } from '../../src/config.js';
+import { learnKey } from '../../src/context/learn.js';
 import { measureUse, measureWindow } from '../../src/context/use.js';
 import { carries, extractDetails, neededDetails } from '../../src/ledger/used-details.js';
 import { runCli } from '../helpers/cli.js';
@@ -143,8 +144,44 @@ describe('learn from use', () => {
       expect(json.use).toEqual([expect.objectContaining({ project: deps.project, compactions: 1, injected: 5, used: 3, usedShare: 0.6, missed: remeasured.missed })]);
       const text = (await runCli(['status'], { home, cwd })).stdout;
       expect(text).toContain(`used after   ${deps.project}: 1 compaction · 5 items injected · 60% used afterwards · ${remeasured.missed} of ${remeasured.needed} needed details missed`);
-      expect(text).toContain('learned: nothing yet (learning starts once 2 compactions are measured)');
-      expect(json.use[0]?.learned).toEqual({ compactions: 1, weights: {} });
+      expect(text).toContain(`learned: ${remeasured.needed} details its sessions needed again after a compaction (ranked up in later sessions); kind weights start once 2 compactions are measured`);
+      expect(json.use[0]?.learned).toEqual({ compactions: 1, weights: {}, details: remeasured.needed });
+
+      // What later sessions learn: the details needed after the compaction, as hashes (no text).
+      expect(remeasured.learned).toHaveLength(remeasured.needed);
+      expect(remeasured.learned).toEqual(expect.arrayContaining([learnKey('src/config/load.ts'), learnKey(`${cwd}/src/config/load.ts`), learnKey('test/config.test.ts'), learnKey('parsePort(')]));
+      expect(remeasured.learned).not.toContain(learnKey('docs/CONFIG.md'));
+
+      // A later session of the project: the details the first one needed after its compaction are
+      // marked `usedBefore` among its candidates; what it never needed again is not.
+      const second = '7b2e1d3f-4c5e-4f60-9a1b-1d2e3f4a5b6c';
+      const later = join(work, `${second}.jsonl`);
+      writeFileSync(
+        later,
+        new TranscriptWriter(second, cwd, Date.now() - 60_000)
+          .user('The port is still wrong in production')
+          .tool('Read', { file_path: `${cwd}/src/config/load.ts` }, 'export function parsePort(raw: string): number {')
+          .tool('Read', { file_path: `${cwd}/docs/CONFIG.md` }, 'PORT: the port to listen on')
+          .tool('Bash', { command: 'npx vitest run test/config.test.ts' }, 'PASS test/config.test.ts')
+          .text(),
+      );
+      await cairn.ingest([later]);
+      const { cairn: next } = await openCairn(loadConfig({ home, env: {} }), { cwd, actor: 'test', session: second });
+      try {
+        // The model's value of each line as packed, with learning from use and without.
+        const values = async (learnFromUse: boolean) => {
+          const built = await next.context({ budget: 4000, favorSession: second, learnFromUse });
+          const of = (text: string) => built.details?.find((d) => d.factId !== null && d.line.includes(`\`${text}\``))?.value;
+          return { load: of(`${cwd}/src/config/load.ts`), test: of('test/config.test.ts'), docs: of(`${cwd}/docs/CONFIG.md`) };
+        };
+        const learned = await values(true);
+        const shipped = await values(false);
+        expect(learned.load).toBeGreaterThan((shipped.load as number) + 0.05);
+        expect(learned.test).toBeGreaterThan((shipped.test as number) + 0.1);
+        expect(learned.docs).toBe(shipped.docs);
+      } finally {
+        await next.close();
+      }
     } finally {
       await cairn.close();
     }
@@ -205,5 +242,7 @@ describe('learn from use', () => {
     });
     expect(used.get(7)).toEqual(['m1']);
     expect(outcome).toMatchObject({ injected: 2, used: 1, needed: 0, missed: 0, kinds: { fact: { injected: 1, used: 1, missed: 0 }, rule: { injected: 1, used: 0, missed: 0 } } });
+    // Only compactions teach later sessions.
+    expect(outcome.learned).toEqual([]);
   });
 });

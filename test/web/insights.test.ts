@@ -125,7 +125,7 @@ describe('what the hooks and tools injected, from the ledger', () => {
       // Learn from use, per project (what ingest measured after each window).
       await fx.cairn.deps.store.ledger!.recordOutcome({ session: 's1', window: 1, project: PROJECT, reason: 'compact', measuredAt: 9, turnsAfter: 3, injected: 4, used: 1, needed: 5, missed: 2, missedFacts: [], kinds: {} });
       expect((await injections(fx.cairn, home)).use).toEqual([
-        { project: PROJECT, compactions: 1, windows: 1, injected: 4, used: 1, usedShare: 0.25, needed: 5, missed: 2, lastMeasuredAt: 9, learned: { compactions: 1, weights: {} } },
+        { project: PROJECT, compactions: 1, windows: 1, injected: 4, used: 1, usedShare: 0.25, needed: 5, missed: 2, lastMeasuredAt: 9, learned: { compactions: 1, weights: {}, details: 0 } },
       ]);
       // From the second measured compaction on, what learning changed: symbols used more than usual, paths less.
       await fx.cairn.deps.store.ledger!.recordOutcome({ session: 's2', window: 1, project: PROJECT, reason: 'compact', measuredAt: 10, turnsAfter: 3, injected: 40, used: 21, needed: 30, missed: 4, missedFacts: [], kinds: { symbol: { injected: 20, used: 20, missed: 0 }, path: { injected: 20, used: 1, missed: 4 } } });

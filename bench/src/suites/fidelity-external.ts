@@ -14,7 +14,7 @@ import { DEFAULT_HOOK_SETTINGS, invalid } from 'cairn-memory/testing';
 import { cutPoints, neededDetails, splitAtCompactions, type CompactSplit } from '../fidelity.js';
 import { codexNeeded, codexRecency, codexSession, codexSplits } from '../fidelity-codex.js';
 import { tallyMisses } from '../fidelity-misses.js';
-import { replayLearning, replayRows, type ReplayCut } from '../fidelity-model.js';
+import { replayLearning, replayRows, replayShare, type ReplayCut } from '../fidelity-model.js';
 import { FIDELITY_BUDGETS, measureCut, type CutFigures } from '../fidelity-run.js';
 import { metric } from '../metrics.js';
 import type { BenchContext, Dataset, Metric, Suite, SuiteOutcome } from '../types.js';
@@ -163,14 +163,37 @@ function missRows(name: string, cuts: CutFigures[], top: number): Metric[] {
  * Learning from use replayed over the set in session order (issue #15 item 9): each cut scored by
  * the shipped model plus what EARLIER sessions of its project taught, never its own session's.
  * The cuts' candidates are kept as `fidelity-external-cuts.json` in the bench cache for offline replays.
+ *
+ * The weight of what earlier sessions needed (`usedBefore`) is the one number chosen on this set:
+ * on the replay of its tuning repositories ({@link learnHalf}), so the rows of its report
+ * repositories are the held-out figure; `kind weights only` is the learning without it.
  */
 function learnReplay(ctx: BenchContext, cuts: ReplayCut[]): Metric[] {
   if (cuts.length === 0) return [];
   mkdirSync(ctx.cacheDir, { recursive: true });
   writeFileSync(join(ctx.cacheDir, 'fidelity-external-cuts.json'), JSON.stringify(cuts));
-  const budgets = [...new Set([2000, 4000, DEFAULT_HOOK_SETTINGS.sessionStartBudget])].sort((a, b) => a - b);
+  const budgets = [...new Set([1000, 2000, 4000, DEFAULT_HOOK_SETTINGS.sessionStartBudget])].sort((a, b) => a - b);
   const hook = DEFAULT_HOOK_SETTINGS.sessionStartBudget;
-  return budgets.flatMap((b) => replayRows(`external: learn from use @${label(b)}${b === hook ? ' (hook default)' : ''}, per project`, replayLearning(cuts, DEFAULT_VALUE_MODEL, b, 'project')));
+  return budgets.flatMap((b) => {
+    const name = `external: learn from use @${label(b)}${b === hook ? ' (hook default)' : ''}, per project`;
+    const report = cuts.filter((c) => learnHalf(c.project) === 'report');
+    const kindsOnly = replayLearning(report, DEFAULT_VALUE_MODEL, b, 'project', {}, false);
+    return [
+      ...replayRows(name, replayLearning(cuts, DEFAULT_VALUE_MODEL, b, 'project')),
+      ...replayRows(`${name}, tuning repositories`, replayLearning(cuts.filter((c) => learnHalf(c.project) === 'tuning'), DEFAULT_VALUE_MODEL, b, 'project')),
+      ...replayRows(`${name}, report repositories`, replayLearning(report, DEFAULT_VALUE_MODEL, b, 'project')),
+      metric(`${name}, report repositories: kind weights only`, replayShare(kindsOnly, 'learned'), 'share', { note: 'learned without what earlier sessions needed (usedBefore)' }),
+    ];
+  });
+}
+
+/**
+ * Which part of the external set the learning's one chosen number (`usedBefore`'s weight) was tuned
+ * on: a repository is `tuning` when the first hex digit of the sha256 of its package name is below
+ * 8 (fixed before any figure was computed), else `report`.
+ */
+export function learnHalf(project: string): 'tuning' | 'report' {
+  return createHash('sha256').update(project).digest('hex').charCodeAt(0) < '8'.charCodeAt(0) ? 'tuning' : 'report';
 }
 
 export const fidelityExternalSuite: Suite = {

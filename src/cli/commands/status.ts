@@ -56,10 +56,16 @@ export function registerStatusCommand(program: Command, run: Run): void {
   );
 }
 
-/** `learned       symbol +0.12 · path −0.08 (from 3 compactions)`, or why nothing moved yet. */
+/**
+ * `learned: symbol +0.12 · path −0.08 (from 3 compactions; …) · 41 details needed again`, or why
+ * nothing moved yet.
+ */
 function learnedLine(l: ProjectLearned): string {
-  if (l.compactions < LEARN_DEFAULTS.minOutcomes) return `learned: nothing yet (learning starts once ${LEARN_DEFAULTS.minOutcomes} compactions are measured)`;
+  const needed = l.details > 0 ? `${l.details} detail${l.details === 1 ? '' : 's'} its sessions needed again after a compaction (ranked up in later sessions)` : null;
+  if (l.compactions < LEARN_DEFAULTS.minOutcomes) {
+    return needed ? `learned: ${needed}; kind weights start once ${LEARN_DEFAULTS.minOutcomes} compactions are measured` : `learned: nothing yet (learning starts once ${LEARN_DEFAULTS.minOutcomes} compactions are measured)`;
+  }
   const moved = Object.entries(l.weights).sort((a, b) => Math.abs(b[1]) - Math.abs(a[1]));
-  if (moved.length === 0) return `learned: no weight moved (from ${l.compactions} compactions)`;
-  return `learned: ${moved.map(([kind, d]) => `${kind} ${d > 0 ? '+' : '−'}${Math.abs(d).toFixed(2)}`).join(' · ')} (from ${l.compactions} compactions; weights of the post-compact ranking)`;
+  const weights = moved.length === 0 ? `no weight moved (from ${l.compactions} compactions)` : `${moved.map(([kind, d]) => `${kind} ${d > 0 ? '+' : '−'}${Math.abs(d).toFixed(2)}`).join(' · ')} (from ${l.compactions} compactions; weights of the post-compact ranking)`;
+  return `learned: ${weights}${needed ? ` · ${needed}` : ''}`;
 }

@@ -64,8 +64,8 @@ export const TABLES: TableSpec[] = [
   spec(
     'ledger_outcomes',
     ['session_id', 'win'],
-    ['session_id', 'win', 'project', 'reason', 'measured_at', 'turns_after', 'injected', 'used', 'needed', 'missed', 'missed_facts', 'kinds'],
-    { json: ['missed_facts', 'kinds'] },
+    ['session_id', 'win', 'project', 'reason', 'measured_at', 'turns_after', 'injected', 'used', 'needed', 'missed', 'missed_facts', 'kinds', 'learned'],
+    { json: ['missed_facts', 'kinds', 'learned'] },
   ),
   spec(
     'review_items',

@@ -133,11 +133,16 @@ function useSummary(use) {
   );
 }
 
-/** What learning from use changed in the project's post-compact ranking: ` · learned: symbol +0.12, path −0.08`. */
+/**
+ * What learning from use changed in the project's post-compact ranking:
+ * ` · learned: symbol +0.12, path −0.08 · 41 details needed again`.
+ */
 function learnedText(learned) {
   const moved = Object.entries(learned?.weights ?? {}).sort((a, b) => Math.abs(b[1]) - Math.abs(a[1]));
-  if (moved.length === 0) return '';
-  return ` · learned: ${moved.map(([kind, d]) => `${kind} ${d > 0 ? '+' : '−'}${Math.abs(d).toFixed(2)}`).join(', ')}`;
+  const parts = [];
+  if (moved.length > 0) parts.push(moved.map(([kind, d]) => `${kind} ${d > 0 ? '+' : '−'}${Math.abs(d).toFixed(2)}`).join(', '));
+  if (learned?.details > 0) parts.push(`${plural(learned.details, 'detail')} needed again`);
+  return parts.length === 0 ? '' : ` · learned: ${parts.join(' · ')}`;
 }
 
 /** What the bars' colours mean. */
