@@ -15,7 +15,6 @@
  * Pure: `cairn bench fidelity` and `cairn bench fidelity-external` replay the same function in
  * session order.
  */
-import { createHash } from 'node:crypto';
 import type { OutcomeCounts } from '../types.js';
 import type { Feature } from './value-model.js';
 
@@ -129,13 +128,28 @@ export function learnedForProject(outcomes: ReadonlyArray<LearnOutcome & { sessi
 export const LEARNED_PER_OUTCOME = 256;
 
 /**
- * A detail's identity across sessions: a hash (16 hex digits) of the detail as the matcher reads it
- * (src/ledger/used-details.ts: a path, `path:line`, a call written `name(`, a flag, an error name, a
- * command line). The ledger keeps these, never the text.
- * @example learnKey('src/config.ts') // the same 16 hex digits in every session
+ * A detail's identity across sessions: a 64-bit hash (16 hex digits) of the detail as the matcher
+ * reads it (src/ledger/used-details.ts: a path, `path:line`, a call written `name(`, a flag, an error
+ * name, a command line). The ledger keeps these, never the text. Two 32-bit multiply-xor lanes, not
+ * node:crypto: a post-compact hook hashes every candidate, and the first sha256 of a fresh process
+ * cost 10–15 ms there (OpenSSL's start), the lanes ~0.1 ms for a session's candidates. A collision
+ * only marks one more candidate `usedBefore`.
+ * @example learnKey('src/config.ts') // the same 16 hex digits in every session and process
  */
 export function learnKey(detail: string): string {
-  return createHash('sha256').update(detail).digest('hex').slice(0, 16);
+  let a = 0x811c9dc5;
+  let b = 0x9747b28c ^ detail.length;
+  for (let i = 0; i < detail.length; i++) {
+    const c = detail.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+    b ^= b >>> 15;
+  }
+  a = Math.imul(a ^ (a >>> 16), 0x85ebca6b);
+  a ^= a >>> 13;
+  b = Math.imul(b ^ (b >>> 16), 0xc2b2ae35);
+  b ^= b >>> 16;
+  return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
 }
 
 /**

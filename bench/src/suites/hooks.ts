@@ -39,7 +39,8 @@ import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readF
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { HOOK_NODE_FLAGS, SESSION_START_PARTS } from 'cairn-memory/testing';
+import { openSqliteStore } from 'cairn-memory';
+import { HOOK_NODE_FLAGS, learnKey, SESSION_START_PARTS } from 'cairn-memory/testing';
 import { datasetOf, ensureCorpusDb } from '../dataset.js';
 import { atMost, metric, sizeLabel } from '../metrics.js';
 import { summarize } from '../stats.js';
@@ -144,6 +145,45 @@ function transcriptOf(session: string, cwd: string, transcript: string, turns: n
   return { text: `${lines.join('\n')}\n`, beforeStart: `${beforeStart.join('\n')}\n`, afterStart: `${afterStart.join('\n')}\n` };
 }
 
+/** Measured compactions of earlier sessions the /compact hooks' project holds: learning from use reads the latest 200. */
+const LEARNING_HISTORY = 200;
+
+/**
+ * A project with a full learning history (the most a post-compact context reads): 200 measured
+ * compactions of earlier sessions, each with 50 learned details — 20 the bench's transcript names
+ * (its files, `refill…(` calls and test commands), 30 others — and per-kind counts that move the
+ * kinds' weights. The /compact hooks then pay for learning from use as a long-used project would.
+ */
+async function seedLearningHistory(dbPath: string, project: string, repo: string): Promise<void> {
+  const store = await openSqliteStore(dbPath);
+  try {
+    for (let j = 0; j < LEARNING_HISTORY; j++) {
+      const named = Array.from({ length: 20 }, (_, k) => {
+        const i = (j * 7 + k) % 60;
+        return k % 3 === 0 ? `${repo}/src/limiter/bucket${i % 7}.ts` : k % 3 === 1 ? `refill${i}(` : `npx vitest run test/limiter/bucket${i % 7}.test.ts`;
+      });
+      const others = Array.from({ length: 30 }, (_, k) => `src/history/module${j}-${k}.ts`);
+      await store.ledger!.recordOutcome({
+        session: `bench-history-${j}`,
+        window: 1,
+        project,
+        reason: 'compact',
+        measuredAt: Date.UTC(2026, 0, 1) + j * 3_600_000,
+        turnsAfter: 40,
+        injected: 60,
+        used: 20,
+        needed: 50,
+        missed: 10,
+        missedFacts: [],
+        kinds: { path: { injected: 30, used: 12, left: 40, missed: 5 }, symbol: { injected: 10, used: 6, left: 10, missed: 2 }, command: { injected: 8, used: 1, left: 5, missed: 3 } },
+        learned: [...new Set([...named, ...others].map(learnKey))].sort(),
+      });
+    }
+  } finally {
+    await store.close();
+  }
+}
+
 /** Wait (up to 30 s) until the hook log says the PreCompact child of `session` finished. */
 function preparedFor(home: string, session: string): boolean {
   const log = join(home, 'logs', 'hooks.log');
@@ -232,6 +272,7 @@ export const hooksSuite: Suite = {
         const compactHome = join(work, 'home-compact');
         mkdirSync(compactHome);
         copyFileSync(corpus.path, join(compactHome, 'cairn.db'));
+        await seedLearningHistory(join(compactHome, 'cairn.db'), project, repo);
         const compactEnv = { ...cleanEnv, CAIRN_HOME: compactHome };
         const start: number[] = [];
         const cold: number[] = [];
@@ -332,7 +373,7 @@ export const hooksSuite: Suite = {
             note: `${compactServed.hit}/${runs} served the pool PreCompact's detached child gathered (${childrenDone}/${2 * runs} children finished before SessionStart(compact)); ${compactNext}/${2 * runs} found only what Claude Code 2.1.197 writes before the hook (a mode line; the compaction's lines follow it), which ingest stores nothing from, and left it to the next ingest (no child); ${compactDeferred}/${2 * runs} read compaction turns and left their ingest to a detached child (${compactChildrenDone} had ingested it before the next hook, waited for untimed); the rest ingested first; ${compactInjected}/${runs} injected`,
           }),
           metric(`session-start after /compact p95 ${label}, prepared at PreCompact`, k.p95, 'ms'),
-          metric(`session-start after /compact p50 ${label}, not prepared`, kc.p50, 'ms', { target, anchor: ANCHOR, note: `${compactColdServed.miss}/${runs} built fresh (the child's entry removed before SessionStart(compact): a compaction that ended first, or a write since)` }),
+          metric(`session-start after /compact p50 ${label}, not prepared`, kc.p50, 'ms', { target, anchor: ANCHOR, note: `${compactColdServed.miss}/${runs} built fresh (the child's entry removed before SessionStart(compact): a compaction that ended first, or a write since); the project holds ${LEARNING_HISTORY} measured compactions of earlier sessions (learning from use)` }),
           metric(`session-start after /compact p95 ${label}, not prepared`, kc.p95, 'ms'),
           metric(`pre-compact p50 ${label}`, pc.p50, 'ms', { note: "ingests the session's 60-turn transcript, then starts the detached child; the client's compaction (an LLM call of seconds) follows it" }),
           metric(`prompt p50 ${label}`, p.p50, 'ms', { target, anchor: ANCHOR }),
