@@ -35,7 +35,7 @@ export { contextHeader, gatherCandidates } from './context/build.js';
 export { sessionCandidates, packDetails } from './context/session-context.js';
 export type { Detail, DetailKind } from './context/details.js';
 export { adjusted, FEATURES, FIT_OPTIONS, fitValueModel, learnStep, valueOf } from './context/value-model.js';
-export { GLOBAL_USE_RATES, LEARN_DEFAULTS, learnedDelta, learnedDetails, learnKey, markLearned, sumKinds } from './context/learn.js';
+export { GLOBAL_USE_RATES, LEARN_DEFAULTS, learnedCount, learnedDelta, learnedDetails, learnKey, markLearned, sumKinds, type Learned } from './context/learn.js';
 export type { LearnOptions } from './context/learn.js';
 export type { Example, Feature } from './context/value-model.js';
 export { forEachPiece, pieceCost, PIECE_COSTS, PIECE_KINDS, PIECE_TABLE_LENGTH, loadTokenCounter } from './tokens.js';

@@ -5,7 +5,7 @@
  * (issue #15, items 2 and 9). Pure over `CutCandidates`; the suite measures and reports.
  */
 import type { ValueModel } from 'cairn-memory';
-import { adjusted, carries, FEATURES, FIT_OPTIONS, fitValueModel, learnedDelta, learnedDetails, learnKey, markLearned, packDetails, valueOf, type Detail, type Example, type Feature, type LearnOptions } from 'cairn-memory/testing';
+import { adjusted, carries, FEATURES, FIT_OPTIONS, fitValueModel, learnedDelta, learnedDetails, learnKey, markLearned, packDetails, valueOf, type Detail, type Example, type Feature, type Learned, type LearnOptions } from 'cairn-memory/testing';
 import type { OutcomeCounts } from 'cairn-memory';
 import { coverage } from './fidelity.js';
 import type { CutCandidates } from './fidelity-run.js';
@@ -106,8 +106,8 @@ export function outcomeOf(cut: ModelCut, model: ValueModel, budget: number): { r
 }
 
 /** The cut with `usedBefore` set on the details earlier sessions needed (learn.ts `markLearned`); the cut itself when none. */
-export function withLearned(cut: ModelCut, learned: ReadonlySet<string>): ModelCut {
-  if (learned.size === 0) return cut;
+export function withLearned(cut: ModelCut, learned: Learned): ModelCut {
+  if (learned.lists.length === 0) return cut;
   const details = cut.candidates.details.map((d) => ({ ...d, features: { ...d.features } }));
   markLearned(details, learned);
   return { ...cut, candidates: { ...cut.candidates, details } };
@@ -133,7 +133,7 @@ export function replayLearning(cuts: readonly ReplayCut[], prior: ValueModel, bu
     const key = scope === 'user' ? '' : (list[0] as ReplayCut).project;
     const earlier = seen.filter((o) => o.scope === key);
     const model = adjusted(prior, learnedDelta(earlier, options));
-    const learned = details === false ? new Set<string>() : learnedDetails(earlier, (list[0] as ReplayCut).sessionId);
+    const learned = details === false ? { lists: [] } : learnedDetails(earlier, (list[0] as ReplayCut).sessionId);
     const taught: ModelCut[] = [];
     for (const cut of list) {
       const marked = withLearned(cut, learned);

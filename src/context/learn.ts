@@ -121,7 +121,7 @@ export function learnedForProject(outcomes: ReadonlyArray<LearnOutcome & { sessi
     .slice(-LEARN_FROM_LAST);
   const weights: Record<string, number> = {};
   for (const [feature, d] of Object.entries(learnedDelta(compactions))) if (d !== undefined && d !== 0) weights[feature.replace(/^kind:/, '')] = d;
-  return { compactions: compactions.length, weights, details: learnedDetails(compactions, null).size };
+  return { compactions: compactions.length, weights, details: learnedCount(learnedDetails(compactions, null)) };
 }
 
 /** Keys a project's learned details keep at most per measured compaction (the ledger row stays small). */
@@ -152,20 +152,10 @@ export function learnKey(detail: string): string {
   return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
 }
 
-/**
- * Set the `usedBefore` feature of each detail whose identity is among the `learned` keys
- * (from {@link learnedDetails}); nothing is hashed when there are none.
- * @returns how many details it set
- */
-export function markLearned(details: ReadonlyArray<{ learn?: string; features: Record<Feature, number> }>, learned: ReadonlySet<string>): number {
-  if (learned.size === 0) return 0;
-  let marked = 0;
-  for (const d of details) {
-    if (d.learn === undefined || !learned.has(learnKey(d.learn))) continue;
-    d.features.usedBefore = 1;
-    marked++;
-  }
-  return marked;
+/** What earlier sessions of a project needed after their compactions: their keys, not yet gathered into a set. */
+export interface Learned {
+  /** Each outcome's `learned` keys (compactions of other sessions only). */
+  readonly lists: ReadonlyArray<readonly string[]>;
 }
 
 /**
@@ -174,13 +164,46 @@ export function markLearned(details: ReadonlyArray<{ learn?: string; features: R
  * another session of the project needed again after a compaction is more often needed again after
  * this one (docs/BENCHMARKS.md, fidelity-external). The session being built is left out: what it
  * taught itself is not what earlier sessions taught. Outcomes of other reasons than `compact` are
- * ignored.
+ * ignored. The keys stay in their lists: a hook looks up its ~100–1,500 candidates' keys in them
+ * rather than gathering ~10,000 keys of 200 compactions into a set ({@link markLearned}).
  */
-export function learnedDetails(outcomes: ReadonlyArray<{ session: string; reason: string; learned?: readonly string[] }>, session: string | null): Set<string> {
-  const out = new Set<string>();
-  for (const o of outcomes) {
-    if (o.reason !== 'compact' || o.session === session || !o.learned) continue;
-    for (const key of o.learned) out.add(key);
+export function learnedDetails(outcomes: ReadonlyArray<{ session: string; reason: string; learned?: readonly string[] }>, session: string | null): Learned {
+  const lists: Array<readonly string[]> = [];
+  for (const o of outcomes) if (o.reason === 'compact' && o.session !== session && o.learned && o.learned.length > 0) lists.push(o.learned);
+  return { lists };
+}
+
+/** How many distinct details `learned` holds (`cairn status`, the browser). */
+export function learnedCount(learned: Learned): number {
+  const keys = new Set<string>();
+  for (const list of learned.lists) for (const key of list) keys.add(key);
+  return keys.size;
+}
+
+/**
+ * Set the `usedBefore` feature of each detail whose identity is among the `learned` keys; nothing
+ * is hashed when there are none.
+ * @returns how many details it set
+ */
+export function markLearned(details: ReadonlyArray<{ learn?: string; features: Record<Feature, number> }>, learned: Learned): number {
+  if (learned.lists.length === 0) return 0;
+  const byKey = new Map<string, Array<{ features: Record<Feature, number> }>>();
+  for (const d of details) {
+    if (d.learn === undefined) continue;
+    const key = learnKey(d.learn);
+    const same = byKey.get(key);
+    if (same) same.push(d);
+    else byKey.set(key, [d]);
   }
-  return out;
+  let marked = 0;
+  for (const list of learned.lists) {
+    for (const key of list) {
+      const same = byKey.get(key);
+      if (!same) continue;
+      for (const d of same) d.features.usedBefore = 1;
+      marked += same.length;
+      byKey.delete(key);
+    }
+  }
+  return marked;
 }

@@ -14,7 +14,7 @@ import { FileReader } from '../workspace/files.js';
 import type { Memory, TurnRecord } from '../types.js';
 import { activityOf, addCallFacts, callDetails, factDetails, memoryDetail, memoryLine, mergePathVariants, type Detail, type DetailKind } from './details.js';
 import { estimateTokens } from '../tokens.js';
-import { markLearned } from './learn.js';
+import { markLearned, type Learned } from './learn.js';
 import { DEFAULT_VALUE_MODEL, valueOf, type ValueModel } from './value-model.js';
 
 export interface SessionPackInput {
@@ -35,7 +35,7 @@ export interface SessionPackInput {
    */
   grow?: SessionBudget & { spent: number };
   /** What earlier sessions of the project needed after their compactions (learn.ts `learnedDetails`): sets `usedBefore`. */
-  learned?: ReadonlySet<string>;
+  learned?: Learned;
 }
 
 /**
@@ -179,7 +179,7 @@ export interface CandidateOptions {
    */
   deferStaleness?: boolean;
   /** `learnKey` hashes of details earlier sessions of the project needed (learn.ts): their `usedBefore` is 1. */
-  learned?: ReadonlySet<string>;
+  learned?: Learned;
 }
 
 /** Every candidate of a session with its features (the bench fits the model on these). */

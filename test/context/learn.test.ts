@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig, openCairn } from '../../src/config.js';
 import { replayLearning, type ReplayCut } from '../../bench/src/fidelity-model.js';
-import { GLOBAL_USE_RATES, LEARN_DEFAULTS, learnedDelta, learnedDetails, learnKey, markLearned, type LearnOutcome } from '../../src/context/learn.js';
+import { GLOBAL_USE_RATES, LEARN_DEFAULTS, learnedCount, learnedDelta, learnedDetails, learnKey, markLearned, type LearnOutcome } from '../../src/context/learn.js';
 import type { Detail } from '../../src/context/details.js';
 import { adjusted, DEFAULT_VALUE_MODEL, FEATURES, type Feature } from '../../src/context/value-model.js';
 import { TranscriptWriter } from '../hooks/transcript.js';
@@ -104,11 +104,12 @@ describe('what earlier sessions needed (usedBefore)', () => {
       { session: 'b', reason: 'compact', learned: [learnKey('src/app.ts')] },
       { session: 'c', reason: 'compact' },
     ];
-    expect(learnedDetails(outcomes, 'b')).toEqual(new Set([learnKey('npm run build')]));
-    const details = [detail('p', 'path', '- `src/app.ts`'), detail('c', 'command', '- ran `npm run build`')];
-    expect(markLearned(details, learnedDetails(outcomes, 'b'))).toBe(1);
-    expect(details.map((d) => d.features.usedBefore)).toEqual([0, 1]);
-    expect(markLearned(details, new Set())).toBe(0);
+    expect(learnedDetails(outcomes, 'b')).toEqual({ lists: [[learnKey('npm run build')]] });
+    expect(learnedCount(learnedDetails(outcomes, null))).toBe(2);
+    const details = [detail('p', 'path', '- `src/app.ts`'), detail('c', 'command', '- ran `npm run build`'), detail('c2', 'command', '- ran `npm run build`')];
+    expect(markLearned(details, learnedDetails(outcomes, 'b'))).toBe(2);
+    expect(details.map((d) => d.features.usedBefore)).toEqual([0, 1, 1]);
+    expect(markLearned(details, { lists: [] })).toBe(0);
   });
 
   it('in the replay, a later session packs first what an earlier one needed after its compaction', () => {
