@@ -402,9 +402,9 @@ export interface LedgerOutcome {
   missedFacts: string[];
   kinds: Record<string, OutcomeCounts>;
   /**
-   * Compaction windows: the details needed after it that a session fact or call line held — used
-   * from what was injected, or missed from what was left out — as `learnKey` hashes (src/context/learn.ts),
-   * what later sessions of the project learn from. Absent or empty for other windows.
+   * Compaction windows: the needed details (used after it, known before it) as `learnKey` hashes
+   * (src/context/learn.ts), what later sessions of the project learn from. Absent or empty for
+   * other windows.
    */
   learned?: string[];
 }

@@ -178,7 +178,7 @@ export interface CandidateOptions {
    * post-compact context considers. @default false
    */
   deferStaleness?: boolean;
-  /** `learnKey` hashes of details earlier sessions of the project needed (learn.ts): their `usedBefore` is 1. */
+  /** What earlier sessions of the project needed after their compactions (learn.ts `learnedDetails`): sets `usedBefore`. */
   learned?: Learned;
 }
 

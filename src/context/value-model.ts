@@ -197,8 +197,8 @@ export const FIT_OPTIONS = { iterations: 1500, rate: 0.5, l2: 0.1 } as const;
  * session of the project needed the same detail after a compaction. It is 0 on every cut of the
  * shared transcripts' suite (each is measured in a store of its own session), so its weight was
  * chosen on the replay in session order of the external sessions' tuning repositories (by a hash of
- * the name, fixed before any figure; docs/BENCHMARKS.md, fidelity-external): 0 … 4, the mean of the
- * replayed shares @1K–8K highest from 1.5 on.
+ * the name, fixed before any figure; docs/BENCHMARKS.md, fidelity-external): over 0 … 8, the
+ * smallest weight within 0.002 of the best mean of the replayed shares @1K–8K.
  */
 export const DEFAULT_VALUE_MODEL: ValueModel = {
   'bias': -0.844,
