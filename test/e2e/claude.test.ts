@@ -2,6 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig, openCairn } from '../../src/config.js';
+import { learnKey } from '../../src/context/learn.js';
 import { startFakeModel, type FakeModel, type RecordedRequest, type Script } from './fake-model.js';
 import { baseEnv, cairn, CLAUDE, linkCairnBin, occurrences, ROOT, run, sandbox, SCORING_INTERNALS, skipReason, type Sandbox } from './harness.js';
 import { oneCpuHeavyFileAtATime } from '../helpers/cpu-heavy.js';
@@ -20,6 +22,21 @@ if (reason) console.warn(`[e2e] Claude Code tests skipped: ${reason}`);
 const M1 = 'The release checklist lives in docs/RELEASING.md: run make verify before tagging (ALPHA-7731).';
 /** A memory stored during the session (by another agent): only a recall can bring it. */
 const M2 = 'Deploy with scripts/ship.sh --prod from the repository root (BRAVO-5512).';
+
+/** Details earlier sessions of the project needed after their compactions (as the ledger keeps them: hashes). */
+const LEARNED = ['docs/RELEASING.md', 'make verify', 'scripts/ship.sh', 'release/v2'];
+
+/** Record 200 measured compactions of earlier sessions of the sandbox's project (the most learning reads). */
+async function seedLearningHistory(box: Sandbox): Promise<void> {
+  const { cairn: lib } = await openCairn(loadConfig({ home: box.cairnHome, env: {} }), { cwd: box.project, actor: 'e2e' });
+  try {
+    for (let j = 0; j < 200; j++) {
+      await lib.deps.store.ledger!.recordOutcome({ session: `earlier-${j}`, window: 1, project: lib.deps.project, reason: 'compact', measuredAt: Date.now() - (200 - j) * 60_000, turnsAfter: 10, injected: 8, used: 3, needed: LEARNED.length, missed: 1, missedFacts: [], kinds: { path: { injected: 5, used: 2, left: 4, missed: 1 } }, learned: LEARNED.map(learnKey) });
+    }
+  } finally {
+    await lib.close();
+  }
+}
 
 interface AnthropicBody {
   system?: unknown;
@@ -152,6 +169,9 @@ describe.skipIf(reason !== null)('Claude Code (real client) with cairn', () => {
     expect((await claude(box, fake, ['--session-id', session, 'Remember we are preparing the release.'])).code).toBe(0);
     // Claude Code compacts only a conversation with a few turns in it.
     for (const prompt of ['Which branch do we tag from?', 'And who signs the release?']) expect((await claude(box, fake, ['--resume', session, prompt])).code).toBe(0);
+    // A long-used project: 200 measured compactions of earlier sessions, whose needed details the
+    // post-compact context reads (learning from use); the real client's hooks go through it.
+    await seedLearningHistory(box);
     const before = fake.requests.length;
     const compact = await claude(box, fake, ['--resume', session, '/compact']);
     expect(compact.code, compact.stderr).toBe(0);
@@ -173,6 +193,9 @@ describe.skipIf(reason !== null)('Claude Code (real client) with cairn', () => {
     expect(next, 'a request after /compact').toBeDefined();
     expect(readable(next!)).toContain('the conversation was just compacted');
     expect(readable(next!)).toContain('ALPHA-7731');
+    // `cairn status` counts what the project's earlier sessions needed again.
+    const use = (JSON.parse(cairn(box, ['status', '--json'])) as { use: Array<{ learned: { details: number } }> }).use;
+    expect(use.map((u) => u.learned.details)).toContain(LEARNED.length);
     sessions.compact = [next!];
   });
 
